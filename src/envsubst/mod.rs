@@ -1,0 +1,1 @@
+//! drone/envsubst v2 semantics and clusterctl's SimpleProcessor (placeholder).

@@ -1,0 +1,24 @@
+//! capi-render: offline, deterministic rendering of Cluster API manifests.
+//!
+//! The library is organised by pipeline stage (see ARCHITECTURE.md):
+//! `yaml` (read/write, Go-compatible), `envsubst` (clusterctl's variable engine),
+//! `config` (clusterctl config + variable lookup), `provider`, `version`,
+//! `repository` (local clusterctl repositories), `image` (image references and
+//! overrides), `typed` (side effects of clusterctl's typed round trips),
+//! `components` (the provider components pipeline), `template` (cluster templates),
+//! and `generate` (the `generate provider` / `generate cluster` / `list-images` flows).
+
+pub mod config;
+pub mod envsubst;
+pub mod error;
+pub mod generate;
+pub mod image;
+pub mod provider;
+pub mod repository;
+pub mod template;
+pub mod typed;
+pub mod version;
+pub mod yaml;
+pub mod components;
+
+pub use error::{Error, Result};

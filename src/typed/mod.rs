@@ -1,0 +1,1 @@
+//! Side effects of clusterctl's typed round trips (placeholder).

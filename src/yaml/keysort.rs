@@ -1,0 +1,1 @@
+//! go-yaml v2 key order (placeholder).

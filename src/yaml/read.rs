@@ -1,0 +1,302 @@
+//! One YAML document → `serde_json::Value`, as `sigs.k8s.io/yaml.Unmarshal` into a
+//! `map[string]interface{}` gives it (R5.4).
+//!
+//! serde-saphyr resolves plain scalars with YAML 1.1 rules close to go-yaml v2's
+//! (y/yes/on booleans, `1_000`, legacy octal with `legacy_octal_numbers`); merge keys
+//! are merged, duplicate keys resolve last-wins, aliases are expanded within a budget.
+//! On top of that we apply what Go's YAML→JSON→`interface{}` path does:
+//! non-string keys are stringified and every number becomes an `f64`.
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+use serde_saphyr::{DuplicateKeyPolicy, Options};
+
+use super::split::split_documents;
+use crate::error::{Error, Result};
+
+/// A parsed value before Go's JSON step: keys may still be non-strings.
+enum Raw {
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Raw>),
+    Map(Vec<(Raw, Raw)>),
+}
+
+struct RawVisitor;
+
+impl<'de> Visitor<'de> for RawVisitor {
+    type Value = Raw;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_bool<E>(self, v: bool) -> std::result::Result<Raw, E> {
+        Ok(Raw::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> std::result::Result<Raw, E> {
+        Ok(Raw::Int(v as i128))
+    }
+    fn visit_i128<E>(self, v: i128) -> std::result::Result<Raw, E> {
+        Ok(Raw::Int(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> std::result::Result<Raw, E> {
+        Ok(Raw::Int(v as i128))
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> std::result::Result<Raw, E> {
+        Ok(Raw::Float(v as f64))
+    }
+    fn visit_f64<E>(self, v: f64) -> std::result::Result<Raw, E> {
+        Ok(Raw::Float(v))
+    }
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Raw, E> {
+        Ok(Raw::Str(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> std::result::Result<Raw, E> {
+        Ok(Raw::Str(v))
+    }
+    fn visit_bytes<E>(self, v: &[u8]) -> std::result::Result<Raw, E> {
+        Ok(Raw::Str(String::from_utf8_lossy(v).into_owned()))
+    }
+    fn visit_byte_buf<E>(self, v: Vec<u8>) -> std::result::Result<Raw, E> {
+        Ok(Raw::Str(String::from_utf8_lossy(&v).into_owned()))
+    }
+    fn visit_none<E>(self) -> std::result::Result<Raw, E> {
+        Ok(Raw::Null)
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Raw, E> {
+        Ok(Raw::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Raw, D::Error> {
+        d.deserialize_any(RawVisitor)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Raw, A::Error> {
+        let mut v = Vec::new();
+        while let Some(x) = seq.next_element::<Raw>()? {
+            v.push(x);
+        }
+        Ok(Raw::Seq(v))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Raw, A::Error> {
+        let mut v = Vec::new();
+        while let Some((k, x)) = map.next_entry::<Raw, Raw>()? {
+            v.push((k, x));
+        }
+        Ok(Raw::Map(v))
+    }
+}
+
+impl<'de> Deserialize<'de> for Raw {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Raw, D::Error> {
+        d.deserialize_any(RawVisitor)
+    }
+}
+
+fn options() -> Options {
+    let mut o = Options::default();
+    o.legacy_octal_numbers = true;
+    o.duplicate_keys = DuplicateKeyPolicy::LastWins;
+    o
+}
+
+fn number(f: f64) -> Result<Value> {
+    Number::from_f64(f)
+        .map(Value::Number)
+        .ok_or_else(|| Error::new(format!("json: unsupported value: {}", go_special_float(f))))
+}
+
+fn go_special_float(f: f64) -> &'static str {
+    if f.is_nan() {
+        "NaN"
+    } else if f > 0.0 {
+        "+Inf"
+    } else {
+        "-Inf"
+    }
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 64)` for map keys that are floats.
+fn go_float_key(f: f64) -> String {
+    crate::yaml::emit::format_go_float_g(f)
+}
+
+fn key_string(k: Raw) -> Result<String> {
+    Ok(match k {
+        Raw::Str(s) => s,
+        Raw::Bool(b) => b.to_string(),
+        Raw::Int(i) => i.to_string(),
+        Raw::Float(f) => go_float_key(f),
+        Raw::Null => "null".to_string(),
+        Raw::Seq(_) | Raw::Map(_) => {
+            return Err(Error::new("error converting YAML to JSON: unsupported map key type"))
+        }
+    })
+}
+
+fn to_json(r: Raw) -> Result<Value> {
+    Ok(match r {
+        Raw::Null => Value::Null,
+        Raw::Bool(b) => Value::Bool(b),
+        Raw::Int(i) => number(i as f64)?,
+        Raw::Float(f) => number(f)?,
+        Raw::Str(s) => Value::String(s),
+        Raw::Seq(v) => Value::Array(v.into_iter().map(to_json).collect::<Result<_>>()?),
+        Raw::Map(entries) => {
+            let mut m = Map::new();
+            for (k, v) in entries {
+                m.insert(key_string(k)?, to_json(v)?);
+            }
+            Value::Object(m)
+        }
+    })
+}
+
+/// Parse one document to a value. An empty or comment-only document is `Null`.
+pub fn parse_value(doc: &str) -> Result<Value> {
+    if doc.trim().is_empty() {
+        return Ok(Value::Null);
+    }
+    let raw: Option<Raw> = serde_saphyr::from_str_with_options(doc, options())
+        .map_err(|e| Error::new(format!("error converting YAML to JSON: {}", first_line(&e.to_string()))))?;
+    match raw {
+        None => Ok(Value::Null),
+        Some(r) => to_json(r),
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or(s)
+}
+
+/// Go's `util.Ordinalize`: the suffix depends on the last digit only.
+pub fn ordinalize(n: usize) -> String {
+    let suffix = match n % 10 {
+        1 => "st",
+        2 => "nd",
+        3 => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// clusterctl's `utilyaml.ToUnstructured`: split, parse every document to an object,
+/// drop documents that are null, fail on documents that are not mappings.
+pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
+    let mut out = Vec::new();
+    let docs = split_documents(text).map_err(|e| e.wrap("failed to read yaml"))?;
+    for doc in docs {
+        let v = parse_value(&doc).map_err(|e| {
+            e.wrap(format!(
+                "failed to unmarshal the {} yaml document: {}",
+                ordinalize(out.len() + 1),
+                go_quote(&doc)
+            ))
+        })?;
+        match v {
+            Value::Null => continue,
+            Value::Object(_) => out.push(v),
+            other => {
+                let what = match other {
+                    Value::Array(_) => "array",
+                    Value::Bool(_) => "bool",
+                    Value::Number(_) => "number",
+                    _ => "string",
+                };
+                return Err(Error::new(format!(
+                    "failed to unmarshal the {} yaml document: {}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {what} into Go value of type map[string]interface {{}}",
+                    ordinalize(out.len() + 1),
+                    go_quote(&doc)
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Go's `%q` of a string (strconv.Quote): printable runes raw, others escaped.
+pub fn go_quote(s: &str) -> String {
+    let mut o = String::with_capacity(s.len() + 2);
+    o.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            '\n' => o.push_str("\\n"),
+            '\r' => o.push_str("\\r"),
+            '\t' => o.push_str("\\t"),
+            '\u{7}' => o.push_str("\\a"),
+            '\u{8}' => o.push_str("\\b"),
+            '\u{c}' => o.push_str("\\f"),
+            '\u{b}' => o.push_str("\\v"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => o.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_control() => {
+                if (c as u32) < 0x10000 {
+                    o.push_str(&format!("\\u{:04x}", c as u32))
+                } else {
+                    o.push_str(&format!("\\U{:08x}", c as u32))
+                }
+            }
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn yaml11_scalars_resolve_as_go_does() {
+        let v = parse_value("a: yes\nb: off\nc: 017\nd: 0x1F\ne: 1_000\nf: '017'\ng: 2001-12-14\nh: ~\n").unwrap();
+        assert_eq!(
+            v,
+            json!({"a": true, "b": false, "c": 15.0, "d": 31.0, "e": 1000.0, "f": "017", "g": "2001-12-14", "h": null})
+        );
+    }
+
+    #[test]
+    fn numbers_become_float64() {
+        let v = parse_value("num: 12345678901234567890\n").unwrap();
+        assert_eq!(v["num"].as_f64(), Some(12345678901234567890u64 as f64), "{v:?}");
+    }
+
+    #[test]
+    fn non_string_keys_are_stringified() {
+        let v = parse_value("1: a\ntrue: b\n").unwrap();
+        assert_eq!(v, json!({"1": "a", "true": "b"}));
+    }
+
+    #[test]
+    fn duplicate_keys_last_wins_and_merge_keys_merge() {
+        assert_eq!(parse_value("a: 1\na: 2\n").unwrap(), json!({"a": 2.0}));
+        let v = parse_value("base: &b {x: 1}\nd:\n  <<: *b\n  z: 2\n").unwrap();
+        assert_eq!(v["d"], json!({"x": 1.0, "z": 2.0}));
+    }
+
+    #[test]
+    fn documents_null_dropped_non_map_rejected() {
+        let objs = parse_documents("# only a comment\n---\na: 1\n---\n{}\n").unwrap();
+        assert_eq!(objs, vec![json!({"a": 1.0}), json!({})]);
+        let e = parse_documents("a: 1\n---\n- x\n").unwrap_err();
+        assert!(e.message().starts_with("failed to unmarshal the 2nd yaml document: \"- x\\n\""), "{e}");
+    }
+
+    #[test]
+    fn ordinals_use_last_digit_only() {
+        assert_eq!(ordinalize(1), "1st");
+        assert_eq!(ordinalize(11), "11st");
+        assert_eq!(ordinalize(12), "12nd");
+        assert_eq!(ordinalize(4), "4th");
+    }
+
+    #[test]
+    fn infinity_is_rejected() {
+        assert!(parse_value("a: .inf\n").is_err());
+    }
+}

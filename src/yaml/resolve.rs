@@ -1,0 +1,1 @@
+//! YAML 1.1 resolution (placeholder).
