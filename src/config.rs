@@ -1,1 +1,390 @@
-//! config
+//! clusterctl configuration: the config file, variable lookup, image overrides
+//! (R1.3, R2.1–R2.3) and our `--repository` shortcut.
+//!
+//! Everything is an explicit input: the environment is passed in as a map (the
+//! CLI snapshots the process environment), and the config file is read only when
+//! named. clusterctl's implicit `$XDG_CONFIG_HOME`/`$HOME` config discovery and its
+//! implicit overrides folder are not used: capi-render never reads undeclared files.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::provider::{
+    builtin_providers, dns1123_subdomain_errors, manifest_label, Provider, ProviderType,
+};
+
+/// An image override entry (`images:` in the config file).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImageMeta {
+    pub repository: String,
+    pub tag: String,
+}
+
+/// The clusterctl configuration as capi-render sees it.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// Path of the config file, if any (relative provider URLs resolve against its directory).
+    pub file: Option<PathBuf>,
+    /// Top-level keys of the config file, lower-cased as viper does, values stringified.
+    values: BTreeMap<String, Option<String>>,
+    /// The environment (a snapshot; tests pass their own).
+    env: BTreeMap<String, String>,
+    /// Values set by the program with top precedence (`generate cluster` common variables).
+    overrides: BTreeMap<String, String>,
+    /// User `providers:` entries, in file order.
+    user_providers: Vec<Provider>,
+    /// `images:` entries keyed by lower-cased component key.
+    pub images: Option<BTreeMap<String, ImageMeta>>,
+    /// `--repository DIR`: every provider without a config entry resolves under DIR.
+    pub repository: Option<PathBuf>,
+}
+
+/// viper's `cast.ToString` on a YAML value.
+fn stringify(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(if let Some(i) = n.as_i64() {
+            i.to_string()
+        } else if let Some(u) = n.as_u64() {
+            u.to_string()
+        } else {
+            let f = n.as_f64().unwrap_or(0.0);
+            if f.fract() == 0.0 && f.abs() < 1e21 {
+                format!("{}", f as i128)
+            } else {
+                format!("{f}")
+            }
+        }),
+        // viper returns "" for maps and lists asked as strings; the variable is still set.
+        Value::Array(_) | Value::Object(_) => Some(String::new()),
+    }
+}
+
+fn parse_config_yaml(text: &str, file: &Path) -> Result<Value> {
+    let mut o = serde_saphyr::Options::default();
+    // viper reads YAML with yaml.v3: YAML 1.2 booleans only.
+    o.strict_booleans = true;
+    o.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::LastWins;
+    let v: Option<Value> = serde_saphyr::from_str_with_options(text, o).map_err(|e| {
+        Error::new(format!(
+            "failed to read clusterctl config file {}: {}",
+            file.display(),
+            e.to_string().lines().next().unwrap_or("")
+        ))
+    })?;
+    match v {
+        None => Ok(Value::Object(Default::default())),
+        Some(Value::Object(m)) => Ok(Value::Object(m)),
+        Some(_) => Err(Error::new(format!(
+            "failed to read clusterctl config file {}: the top level must be a mapping",
+            file.display()
+        ))),
+    }
+}
+
+fn field<'a>(m: &'a Value, key: &str) -> Option<&'a Value> {
+    m.as_object()?
+        .iter()
+        .find(|(k, _)| k.to_lowercase() == key)
+        .map(|(_, v)| v)
+}
+
+fn str_field(m: &Value, key: &str) -> String {
+    field(m, key).and_then(stringify).unwrap_or_default()
+}
+
+impl Config {
+    /// A config with no file.
+    pub fn new(env: BTreeMap<String, String>) -> Config {
+        Config {
+            env,
+            ..Default::default()
+        }
+    }
+
+    /// Load the config file at `path` (R2.1).
+    pub fn load(path: &Path, env: BTreeMap<String, String>) -> Result<Config> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::new(format!(
+                "failed to check if clusterctl config file exists: {}: {e}",
+                path.display()
+            ))
+        })?;
+        Self::from_text(&text, path, env)
+    }
+
+    /// Parse config text that came from `path`.
+    pub fn from_text(text: &str, path: &Path, env: BTreeMap<String, String>) -> Result<Config> {
+        let root = parse_config_yaml(text, path)?;
+        let mut cfg = Config {
+            file: Some(path.to_path_buf()),
+            env,
+            ..Default::default()
+        };
+        if let Some(m) = root.as_object() {
+            for (k, v) in m {
+                cfg.values.insert(k.to_lowercase(), stringify(v));
+            }
+        }
+        if let Some(list) = field(&root, "providers") {
+            let items = list.as_array().ok_or_else(|| {
+                Error::new(format!(
+                    "{}: providers: must be a list of {{name, url, type}}",
+                    path.display()
+                ))
+            })?;
+            for (i, it) in items.iter().enumerate() {
+                if !it.is_object() {
+                    return Err(Error::new(format!(
+                        "{}: providers[{i}]: must be a mapping",
+                        path.display()
+                    )));
+                }
+                cfg.user_providers.push(cfg.validate_user_provider(
+                    &str_field(it, "name"),
+                    &str_field(it, "type"),
+                    &str_field(it, "url"),
+                )?);
+            }
+        }
+        if let Some(imgs) = field(&root, "images") {
+            let m = imgs.as_object().ok_or_else(|| {
+                Error::new(format!("{}: images: must be a mapping", path.display()))
+            })?;
+            let mut out = BTreeMap::new();
+            for (k, v) in m {
+                out.insert(
+                    k.to_lowercase(),
+                    ImageMeta {
+                        repository: str_field(v, "repository"),
+                        tag: str_field(v, "tag"),
+                    },
+                );
+            }
+            cfg.images = Some(out);
+        }
+        Ok(cfg)
+    }
+
+    /// R1.3 validation of one `providers:` entry. The URL is expanded against the
+    /// environment first; a relative path is resolved against the config file's
+    /// directory (our extension: clusterctl requires absolute paths).
+    fn validate_user_provider(&self, name: &str, ptype: &str, url: &str) -> Result<Provider> {
+        let url = crate::envsubst::parse(url)
+            .map(|t| t.execute(&|k: &str| self.env.get(k).cloned()))
+            .map_err(|e| Error::new(format!("unable to evaluate url: \"{url}\": {e}")))?;
+        let wrap = |msg: String| {
+            Error::new(format!(
+                "error validating configuration for the {ptype} with name {name}. Please fix the providers value in clusterctl configuration file: {msg}"
+            ))
+        };
+        if name.is_empty() {
+            return Err(wrap("name value cannot be empty".into()));
+        }
+        if name.to_lowercase() != name {
+            return Err(wrap(format!("provider name {name} must be in lower case")));
+        }
+        if (name == "cluster-api") != (ptype == "CoreProvider") {
+            return Err(wrap(format!(
+                "name cluster-api must be used with the CoreProvider type (name: {name}, type: {ptype})"
+            )));
+        }
+        let errs = dns1123_subdomain_errors(name);
+        if !errs.is_empty() {
+            return Err(wrap(format!("invalid provider name: {}", errs.join("; "))));
+        }
+        if url.is_empty() {
+            return Err(wrap("provider URL value cannot be empty".into()));
+        }
+        let t = ProviderType::parse(ptype).ok_or_else(|| {
+            wrap("invalid provider type. Allowed values are [CoreProvider, BootstrapProvider, InfrastructureProvider, ControlPlaneProvider, IPAMProvider, RuntimeExtensionProvider, AddonProvider]".into())
+        })?;
+        Ok(Provider {
+            name: name.to_string(),
+            ptype: t,
+            url: self.resolve_relative(&url),
+        })
+    }
+
+    fn resolve_relative(&self, url: &str) -> String {
+        if url.contains("://") || url.starts_with('/') {
+            return url.to_string();
+        }
+        match self.file.as_ref().and_then(|f| f.parent()) {
+            Some(dir) => dir.join(url).to_string_lossy().into_owned(),
+            None => url.to_string(),
+        }
+    }
+
+    /// Set a variable with top precedence (R2.2 step 1).
+    pub fn set(&mut self, key: &str, value: &str) {
+        self.overrides.insert(key.to_lowercase(), value.to_string());
+    }
+
+    /// R2.2: programmatic values, then the environment (key upper-cased, `-` → `_`;
+    /// empty values count as set), then the config file. Case-insensitive.
+    pub fn get(&self, key: &str) -> Option<String> {
+        let lk = key.to_lowercase();
+        if let Some(v) = self.overrides.get(&lk) {
+            return Some(v.clone());
+        }
+        let ek = key.to_uppercase().replace('-', "_");
+        if let Some(v) = self.env.get(&ek) {
+            return Some(v.clone());
+        }
+        self.values.get(&lk).cloned().flatten()
+    }
+
+    /// The OS environment value of a variable (used where clusterctl reads env only).
+    pub fn env_var(&self, key: &str) -> Option<&String> {
+        self.env.get(key)
+    }
+
+    /// The provider list: built-ins, replaced/extended by user entries, then sorted (R1.3).
+    /// With `--repository DIR`, every provider that has no user entry resolves to
+    /// `DIR/<manifest-label>/latest/<type's components file>`.
+    pub fn providers(&self) -> Vec<Provider> {
+        let mut list = builtin_providers();
+        if let Some(dir) = &self.repository {
+            for p in list.iter_mut() {
+                p.url = repo_url(dir, &p.name, p.ptype);
+            }
+        }
+        for u in &self.user_providers {
+            match list.iter_mut().find(|p| p.same_as(u)) {
+                Some(p) => *p = u.clone(),
+                None => list.push(u.clone()),
+            }
+        }
+        list.sort_by(|a, b| a.cmp_order(b));
+        list
+    }
+
+    /// R1.3 `Get(name, type)`. With `--repository`, an unknown provider resolves there too.
+    pub fn provider(&self, name: &str, t: ProviderType) -> Result<Provider> {
+        if let Some(p) = self
+            .providers()
+            .into_iter()
+            .find(|p| p.name == name && p.ptype == t)
+        {
+            return Ok(p);
+        }
+        if let Some(dir) = &self.repository {
+            return Ok(Provider {
+                name: name.to_string(),
+                ptype: t,
+                url: repo_url(dir, name, t),
+            });
+        }
+        Err(Error::new(format!(
+            "failed to get configuration for the {t} with name {name}. Please check the provider name and/or add configuration for new providers using the .clusterctl config file"
+        )))
+    }
+
+    /// The `overridesFolder` variable, if set and non-blank.
+    pub fn overrides_folder(&self) -> Option<PathBuf> {
+        let v = self.get("overridesFolder")?;
+        if v.trim().is_empty() {
+            return None;
+        }
+        let v = crate::envsubst::parse(&v)
+            .map(|t| t.execute(&|k: &str| self.env.get(k).cloned()))
+            .unwrap_or(v);
+        Some(PathBuf::from(v))
+    }
+}
+
+fn repo_url(dir: &Path, name: &str, t: ProviderType) -> String {
+    dir.join(manifest_label(name, t))
+        .join("latest")
+        .join(t.default_components_file())
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn lookup_precedence_and_case() {
+        let mut c = Config::from_text(
+            "FOO: fromfile\nbar: 3\nflag: yes\nEMPTY: x\n",
+            Path::new("/cfg/clusterctl.yaml"),
+            env(&[("FOO", "fromenv"), ("EMPTY", ""), ("A_B", "dash")]),
+        )
+        .unwrap();
+        assert_eq!(c.get("foo").as_deref(), Some("fromenv"));
+        assert_eq!(c.get("BAR").as_deref(), Some("3"));
+        assert_eq!(c.get("flag").as_deref(), Some("yes"));
+        assert_eq!(c.get("EMPTY").as_deref(), Some(""));
+        assert_eq!(c.get("a-b").as_deref(), Some("dash"));
+        assert_eq!(c.get("missing"), None);
+        c.set("FOO", "set");
+        assert_eq!(c.get("FOO").as_deref(), Some("set"));
+    }
+
+    #[test]
+    fn user_providers_replace_builtins_and_resolve_relative_urls() {
+        let c = Config::from_text(
+            "providers:\n- name: docker\n  type: InfrastructureProvider\n  url: repo/infrastructure-docker/latest/infrastructure-components.yaml\n- name: mine\n  type: AddonProvider\n  url: file:///r/addon-mine/v1.0.0/addon-components.yaml\n",
+            Path::new("/cfg/clusterctl.yaml"),
+            BTreeMap::new(),
+        )
+        .unwrap();
+        let d = c.provider("docker", ProviderType::Infrastructure).unwrap();
+        assert_eq!(
+            d.url,
+            "/cfg/repo/infrastructure-docker/latest/infrastructure-components.yaml"
+        );
+        assert!(c.provider("mine", ProviderType::Addon).is_ok());
+        let e = c.provider("nope", ProviderType::Addon).unwrap_err();
+        assert!(e
+            .message()
+            .starts_with("failed to get configuration for the AddonProvider with name nope."));
+    }
+
+    #[test]
+    fn user_provider_validation_messages() {
+        let bad = |y: &str| {
+            Config::from_text(y, Path::new("/c.yaml"), BTreeMap::new())
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(
+            bad("providers:\n- name: Foo\n  type: AddonProvider\n  url: /x\n")
+                .ends_with("provider name Foo must be in lower case")
+        );
+        assert!(bad("providers:\n- name: cluster-api\n  type: AddonProvider\n  url: /x\n")
+            .ends_with("name cluster-api must be used with the CoreProvider type (name: cluster-api, type: AddonProvider)"));
+        assert!(bad("providers:\n- name: x\n  type: Bogus\n  url: /x\n")
+            .contains("invalid provider type"));
+        assert!(bad("providers:\n- name: x\n  type: AddonProvider\n")
+            .ends_with("provider URL value cannot be empty"));
+    }
+
+    #[test]
+    fn images_are_read() {
+        let c = Config::from_text(
+            "images:\n  all:\n    repository: myreg.io/mirror\n  cluster-api:\n    tag: v9\n",
+            Path::new("/c.yaml"),
+            BTreeMap::new(),
+        )
+        .unwrap();
+        let i = c.images.unwrap();
+        assert_eq!(i["all"].repository, "myreg.io/mirror");
+        assert_eq!(i["cluster-api"].tag, "v9");
+    }
+}

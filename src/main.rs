@@ -1,1 +1,342 @@
-fn main() {}
+//! The `capi-render` command line: argument parsing and printing only; the work is
+//! done by the `capi_render` library.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use capi_render::config::Config;
+use capi_render::generate::{self, ClusterOptions, ProviderOutput};
+use capi_render::provider::ProviderType;
+use capi_render::Error;
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "capi-render",
+    version,
+    about = "Offline, deterministic rendering of Cluster API manifests"
+)]
+struct Cli {
+    /// clusterctl configuration file (providers, images, variables). Relative
+    /// provider URLs resolve against the file's directory.
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Local provider repository: every provider resolves to DIR/<manifest-label>/<version>/
+    /// unless the config file names it.
+    #[arg(long, global = true, value_name = "DIR")]
+    repository: Option<PathBuf>,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Generate provider components or cluster templates (as clusterctl generate).
+    Generate {
+        #[command(subcommand)]
+        what: GenerateCmd,
+    },
+    /// Initialisation helpers (as clusterctl init).
+    Init {
+        #[command(subcommand)]
+        what: InitCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum GenerateCmd {
+    /// Provider components, as `clusterctl generate provider`.
+    Provider(ProviderArgs),
+    /// A workload cluster from a template, as `clusterctl generate cluster`.
+    Cluster(ClusterArgs),
+}
+
+#[derive(Subcommand)]
+enum InitCmd {
+    /// The images the given providers run, as `clusterctl init list-images`.
+    ListImages(ListImagesArgs),
+}
+
+#[derive(Args)]
+struct ProviderArgs {
+    /// Core provider NAME[:VERSION].
+    #[arg(long)]
+    core: Option<String>,
+    /// Bootstrap provider NAME[:VERSION].
+    #[arg(short = 'b', long)]
+    bootstrap: Option<String>,
+    /// Control plane provider NAME[:VERSION].
+    #[arg(short = 'c', long = "control-plane")]
+    control_plane: Option<String>,
+    /// Infrastructure provider NAME[:VERSION].
+    #[arg(short = 'i', long)]
+    infrastructure: Option<String>,
+    /// IPAM provider NAME[:VERSION].
+    #[arg(long)]
+    ipam: Option<String>,
+    /// Runtime extension provider NAME[:VERSION].
+    #[arg(long = "runtime-extension")]
+    runtime_extension: Option<String>,
+    /// Add-on provider NAME[:VERSION].
+    #[arg(long)]
+    addon: Option<String>,
+    /// The namespace the provider is installed in (default: its own Namespace).
+    #[arg(short = 'n', long = "target-namespace", default_value = "")]
+    target_namespace: String,
+    /// Skip variable substitution; the YAML is still transformed.
+    #[arg(long)]
+    raw: bool,
+    /// Print a summary (variables, images) instead of YAML.
+    #[arg(long)]
+    describe: bool,
+    /// Write to FILE instead of stdout.
+    #[arg(long = "write-to", value_name = "FILE")]
+    write_to: Option<String>,
+}
+
+#[derive(Args)]
+struct ClusterArgs {
+    /// The cluster name.
+    name: Option<String>,
+    /// Infrastructure provider NAME:VERSION (VERSION may be `latest`).
+    #[arg(short = 'i', long, default_value = "")]
+    infrastructure: String,
+    /// Template flavor (cluster-template-<flavor>.yaml).
+    #[arg(short = 'f', long, default_value = "")]
+    flavor: String,
+    /// Kubernetes version (sets KUBERNETES_VERSION).
+    #[arg(long = "kubernetes-version", default_value = "")]
+    kubernetes_version: String,
+    /// Control plane machine count (CONTROL_PLANE_MACHINE_COUNT), default 1.
+    #[arg(long = "control-plane-machine-count")]
+    control_plane_machine_count: Option<i64>,
+    /// Worker machine count (WORKER_MACHINE_COUNT), default 0.
+    #[arg(long = "worker-machine-count")]
+    worker_machine_count: Option<i64>,
+    /// Target namespace (NAMESPACE). Required offline.
+    #[arg(short = 'n', long = "target-namespace", default_value = "")]
+    target_namespace: String,
+    /// Read the template from FILE (`-` for stdin) instead of the repository.
+    #[arg(long, value_name = "FILE")]
+    from: Option<String>,
+    /// List the template's variables instead of rendering it.
+    #[arg(long = "list-variables")]
+    list_variables: bool,
+    /// Write to FILE instead of stdout.
+    #[arg(long = "write-to", value_name = "FILE")]
+    write_to: Option<String>,
+}
+
+#[derive(Args)]
+struct ListImagesArgs {
+    /// Core provider NAME[:VERSION] (default cluster-api).
+    #[arg(long)]
+    core: Option<String>,
+    /// Bootstrap providers (default kubeadm).
+    #[arg(short = 'b', long, value_delimiter = ',')]
+    bootstrap: Vec<String>,
+    /// Control plane providers (default kubeadm).
+    #[arg(short = 'c', long = "control-plane", value_delimiter = ',')]
+    control_plane: Vec<String>,
+    /// Infrastructure providers.
+    #[arg(short = 'i', long, value_delimiter = ',')]
+    infrastructure: Vec<String>,
+    /// IPAM providers.
+    #[arg(long, value_delimiter = ',')]
+    ipam: Vec<String>,
+    /// Runtime extension providers.
+    #[arg(long = "runtime-extension", value_delimiter = ',')]
+    runtime_extension: Vec<String>,
+    /// Add-on providers.
+    #[arg(long, value_delimiter = ',')]
+    addon: Vec<String>,
+    /// A local cert-manager manifest whose images are listed too.
+    #[arg(long = "cert-manager", value_name = "FILE")]
+    cert_manager: Option<PathBuf>,
+}
+
+fn load_config(cli: &Cli) -> Result<Config, Error> {
+    let env: BTreeMap<String, String> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect();
+    let mut cfg = match &cli.config {
+        Some(p) => Config::load(p, env)?,
+        None => Config::new(env),
+    };
+    if let Some(r) = &cli.repository {
+        let abs = std::path::absolute(r)
+            .map_err(|e| Error::new(format!("--repository {}: {e}", r.display())))?;
+        cfg.repository = Some(abs);
+    }
+    Ok(cfg)
+}
+
+fn provider_flag(a: &ProviderArgs) -> Result<(ProviderType, String), Error> {
+    let set: Vec<(ProviderType, &String)> = [
+        (ProviderType::Core, &a.core),
+        (ProviderType::Bootstrap, &a.bootstrap),
+        (ProviderType::ControlPlane, &a.control_plane),
+        (ProviderType::Infrastructure, &a.infrastructure),
+        (ProviderType::Ipam, &a.ipam),
+        (ProviderType::RuntimeExtension, &a.runtime_extension),
+        (ProviderType::Addon, &a.addon),
+    ]
+    .into_iter()
+    .filter_map(|(t, v)| v.as_ref().filter(|s| !s.is_empty()).map(|s| (t, s)))
+    .collect();
+    const ALL: &str =
+        "--core, --bootstrap, --control-plane, --infrastructure, --ipam, --extension, --addon";
+    match set.as_slice() {
+        [] => Err(Error::new(format!("at least one of {ALL} should be set"))),
+        [(t, v)] => Ok((*t, v.to_string())),
+        _ => Err(Error::new(format!("only one of {ALL} should be set"))),
+    }
+}
+
+/// `printYamlOutput`: stdout unless `--write-to` names a file (mode 0600).
+fn emit(text: &str, write_to: Option<&str>) -> Result<(), Error> {
+    match write_to.map(str::trim) {
+        None | Some("") | Some("-") => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .and_then(|_| out.flush())
+                .map_err(|e| Error::new(format!("failed to write to stdout: {e}")))
+        }
+        Some(path) => write_private(path, text),
+    }
+}
+
+fn write_private(path: &str, text: &str) -> Result<(), Error> {
+    use std::fs::OpenOptions;
+    #[cfg(unix)]
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut o = OpenOptions::new();
+    o.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    o.mode(0o600);
+    let mut f = o
+        .open(path)
+        .map_err(|e| Error::new(format!("failed to write {path}: {e}")))?;
+    f.write_all(text.as_bytes())
+        .map_err(|e| Error::new(format!("failed to write {path}: {e}")))
+}
+
+fn run(cli: Cli) -> Result<(), Error> {
+    let cfg = load_config(&cli)?;
+    match &cli.cmd {
+        Cmd::Generate {
+            what: GenerateCmd::Provider(a),
+        } => {
+            let (t, arg) = provider_flag(a)?;
+            let out = if a.describe {
+                ProviderOutput::Describe
+            } else if a.raw {
+                ProviderOutput::Raw
+            } else {
+                ProviderOutput::Yaml
+            };
+            let text = generate::generate_provider(&cfg, t, &arg, &a.target_namespace, out)?;
+            if out == ProviderOutput::Describe {
+                emit(&text, None)
+            } else {
+                emit(&text, a.write_to.as_deref())
+            }
+        }
+        Cmd::Generate {
+            what: GenerateCmd::Cluster(a),
+        } => {
+            let name = a
+                .name
+                .clone()
+                .ok_or_else(|| Error::new("please specify a cluster name"))?;
+            let from = match a.from.as_deref() {
+                None => None,
+                Some("-") => {
+                    let mut s = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| {
+                        Error::new(format!("failed to read template from stdin: {e}"))
+                    })?;
+                    Some(("-".to_string(), s))
+                }
+                Some(p) => Some((
+                    p.to_string(),
+                    std::fs::read_to_string(p)
+                        .map_err(|e| Error::new(format!("failed to read template {p}: {e}")))?,
+                )),
+            };
+            let o = ClusterOptions {
+                cluster_name: name,
+                infrastructure: a.infrastructure.clone(),
+                flavor: a.flavor.clone(),
+                target_namespace: a.target_namespace.clone(),
+                kubernetes_version: a.kubernetes_version.clone(),
+                control_plane_machine_count: a.control_plane_machine_count,
+                worker_machine_count: a.worker_machine_count,
+                from,
+                list_variables: a.list_variables,
+            };
+            let text = generate::generate_cluster(&cfg, &o)?;
+            if a.list_variables {
+                emit(&text, None)
+            } else {
+                emit(&text, a.write_to.as_deref())
+            }
+        }
+        Cmd::Init {
+            what: InitCmd::ListImages(a),
+        } => {
+            let mut ps: Vec<(ProviderType, String)> = Vec::new();
+            ps.push((
+                ProviderType::Core,
+                a.core.clone().unwrap_or_else(|| "cluster-api".into()),
+            ));
+            let defaults = |v: &Vec<String>| {
+                if v.is_empty() {
+                    vec!["kubeadm".to_string()]
+                } else {
+                    v.clone()
+                }
+            };
+            ps.extend(
+                defaults(&a.bootstrap)
+                    .into_iter()
+                    .map(|s| (ProviderType::Bootstrap, s)),
+            );
+            ps.extend(
+                defaults(&a.control_plane)
+                    .into_iter()
+                    .map(|s| (ProviderType::ControlPlane, s)),
+            );
+            for (t, list) in [
+                (ProviderType::Infrastructure, &a.infrastructure),
+                (ProviderType::Ipam, &a.ipam),
+                (ProviderType::RuntimeExtension, &a.runtime_extension),
+                (ProviderType::Addon, &a.addon),
+            ] {
+                ps.extend(list.iter().map(|s| (t, s.clone())));
+            }
+            let cm = match &a.cert_manager {
+                Some(p) => Some(
+                    std::fs::read_to_string(p)
+                        .map_err(|e| Error::new(format!("failed to read {}: {e}", p.display())))?,
+                ),
+                None => None,
+            };
+            let text = generate::list_images(&cfg, &ps, cm.as_deref())?;
+            emit(&text, None)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,1 +1,274 @@
-//! template
+//! Workload-cluster templates (R8.1, R8.2, R8.4): flavors, substitution, namespace
+//! enforcement, and the ClusterClasses a topology Cluster needs.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::components::filters::{
+    group, kind, namespace, target_namespace::fix_target_namespace, version,
+};
+use crate::config::Config;
+use crate::envsubst::processor;
+use crate::error::{Error, Result};
+use crate::repository::LocalRepository;
+
+/// A processed template.
+#[derive(Debug, Clone, Default)]
+pub struct Template {
+    /// Variable names, sorted.
+    pub variables: Vec<String>,
+    /// name → default (first occurrence), `None` when there is none.
+    pub variable_map: BTreeMap<String, Option<String>>,
+    pub target_namespace: String,
+    /// The objects; empty in list-variables mode.
+    pub objs: Vec<Value>,
+}
+
+impl Template {
+    pub fn yaml(&self) -> String {
+        crate::yaml::from_objects(&self.objs)
+    }
+}
+
+/// `cluster-template.yaml` or `cluster-template-<flavor>.yaml`.
+pub fn template_file_name(flavor: &str) -> String {
+    if flavor.is_empty() {
+        "cluster-template.yaml".to_string()
+    } else {
+        format!("cluster-template-{flavor}.yaml")
+    }
+}
+
+/// `clusterclass-<name>.yaml`.
+pub fn clusterclass_file_name(name: &str) -> String {
+    format!("clusterclass-{name}.yaml")
+}
+
+/// R8.2 `NewTemplate` on raw text.
+pub fn new_template(
+    raw: &str,
+    target_namespace: &str,
+    skip_process: bool,
+    config: &Config,
+) -> Result<Template> {
+    let variables = processor::get_variables(raw)?;
+    let variable_map = processor::get_variable_map(raw)?.into_iter().collect();
+    let mut t = Template {
+        variables,
+        variable_map,
+        target_namespace: target_namespace.to_string(),
+        objs: vec![],
+    };
+    if skip_process {
+        return Ok(t);
+    }
+    let processed = processor::process(raw, &|k: &str| config.get(k))?;
+    let mut objs =
+        crate::yaml::parse_documents(&processed).map_err(|e| e.wrap("failed to parse yaml"))?;
+    if !target_namespace.is_empty() {
+        fix_target_namespace(&mut objs, target_namespace)
+            .map_err(|e| e.wrap("failed to set the TargetNamespace in the template"))?;
+    }
+    t.objs = objs;
+    Ok(t)
+}
+
+/// Read a file of the template set (cluster template or ClusterClass) from the repository.
+fn read(repo: &LocalRepository, version: &str, file: &str) -> Result<String> {
+    repo.read_with_override(version, file)
+        .map(|(t, _)| t)
+        .map_err(|e| {
+            e.wrap(format!(
+                "failed to read {file:?} from provider's repository {:?}",
+                repo.label
+            ))
+        })
+}
+
+/// R8.1: the template of `flavor` at `version` ("" → default, `latest` → latest release).
+pub fn get(
+    repo: &LocalRepository,
+    version: &str,
+    flavor: &str,
+    target_namespace: &str,
+    skip_process: bool,
+    config: &Config,
+) -> Result<Template> {
+    if target_namespace.is_empty() {
+        return Err(Error::new(
+            "invalid arguments: please provide a targetNamespace",
+        ));
+    }
+    let raw = read(repo, version, &template_file_name(flavor))?;
+    new_template(&raw, target_namespace, skip_process, config)
+}
+
+/// The (namespace, name) class keys of the topology Clusters in `objs` (R8.4).
+pub fn cluster_class_keys(objs: &[Value]) -> Result<Vec<(String, String)>> {
+    let mut keys = Vec::new();
+    for o in objs
+        .iter()
+        .filter(|o| group(o) == "cluster.x-k8s.io" && kind(o) == "Cluster")
+    {
+        let v = version(o);
+        if v != "v1beta1" {
+            return Err(Error::new(format!(
+                "no kind \"Cluster\" is registered for version \"cluster.x-k8s.io/{v}\" in scheme \"pkg/runtime/scheme.go:100\""
+            ))
+            .wrap("failed to convert object to Cluster"));
+        }
+        let Some(topo) = o
+            .get("spec")
+            .and_then(|s| s.get("topology"))
+            .filter(|t| !t.is_null())
+        else {
+            continue;
+        };
+        let field = |k: &str| -> Result<String> {
+            match topo.get(k) {
+                None | Some(Value::Null) => Ok(String::new()),
+                Some(Value::String(s)) => Ok(s.clone()),
+                Some(_) => Err(Error::new(format!(
+                    "failed to convert object to Cluster: .spec.topology.{k}: expected a string"
+                ))),
+            }
+        };
+        let class = field("class")?;
+        let class_ns = field("classNamespace")?;
+        let ns = if class_ns.is_empty() {
+            namespace(o).to_string()
+        } else {
+            class_ns
+        };
+        keys.push((ns, class));
+    }
+    Ok(keys)
+}
+
+/// `MergeTemplates`: objects concatenated, variables the sorted union, the first
+/// non-nil default wins, the target namespace blanked if they differ.
+pub fn merge(templates: Vec<Template>) -> Option<Template> {
+    let mut it = templates.into_iter();
+    let first = it.next()?;
+    let mut merged = Template {
+        target_namespace: first.target_namespace.clone(),
+        ..Default::default()
+    };
+    for t in std::iter::once(first).chain(it) {
+        let mut vars: std::collections::BTreeSet<String> = merged.variables.drain(..).collect();
+        vars.extend(t.variables.iter().cloned());
+        merged.variables = vars.into_iter().collect();
+        for (k, v) in t.variable_map {
+            let slot = merged.variable_map.entry(k).or_insert(None);
+            if slot.is_none() {
+                *slot = v;
+            }
+        }
+        if merged.target_namespace != t.target_namespace {
+            merged.target_namespace.clear();
+        }
+        merged.objs.extend(t.objs);
+    }
+    Some(merged)
+}
+
+/// R8.4 offline: every class key, in order, pulls `clusterclass-<name>.yaml` from the
+/// same repository and version (no de-duplication); ClusterClasses come first.
+pub fn add_cluster_classes(
+    template: Template,
+    repo: &LocalRepository,
+    version: &str,
+    skip_process: bool,
+    config: &Config,
+) -> Result<Template> {
+    let keys = cluster_class_keys(&template.objs)?;
+    if keys.is_empty() {
+        return Ok(template);
+    }
+    let mut classes = Vec::new();
+    for (ns, name) in keys {
+        let t = (|| {
+            if ns.is_empty() {
+                return Err(Error::new(
+                    "invalid arguments: please provide a targetNamespace",
+                ));
+            }
+            let raw = read(repo, version, &clusterclass_file_name(&name))?;
+            new_template(&raw, &ns, skip_process, config)
+        })()
+        .map_err(|e| {
+            e.wrap(format!(
+                "failed to get the cluster class template for \"{ns}/{name}\""
+            ))
+        })?;
+        classes.push(t);
+    }
+    let mut all: Vec<Template> = merge(classes).into_iter().collect();
+    all.push(template);
+    Ok(merge(all).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn file_names() {
+        assert_eq!(template_file_name(""), "cluster-template.yaml");
+        assert_eq!(template_file_name("dev"), "cluster-template-dev.yaml");
+        assert_eq!(
+            clusterclass_file_name("quick-start"),
+            "clusterclass-quick-start.yaml"
+        );
+    }
+
+    #[test]
+    fn class_keys_use_class_namespace_then_cluster_namespace() {
+        let objs = vec![
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster", "metadata": {"namespace": "a"},
+                   "spec": {"topology": {"class": "c1"}}}),
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster", "metadata": {"namespace": "a"},
+                   "spec": {"topology": {"class": "c2", "classNamespace": "shared"}}}),
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster", "spec": {}}),
+        ];
+        assert_eq!(
+            cluster_class_keys(&objs).unwrap(),
+            vec![
+                ("a".to_string(), "c1".to_string()),
+                ("shared".to_string(), "c2".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn old_cluster_versions_are_rejected_like_clusterctl() {
+        let objs = vec![json!({"apiVersion": "cluster.x-k8s.io/v1alpha4", "kind": "Cluster"})];
+        assert!(cluster_class_keys(&objs)
+            .unwrap_err()
+            .message()
+            .starts_with("failed to convert object to Cluster: no kind"));
+    }
+
+    #[test]
+    fn merge_keeps_first_non_nil_default() {
+        let t = |vars: &[(&str, Option<&str>)], ns: &str| Template {
+            variables: vars.iter().map(|(k, _)| k.to_string()).collect(),
+            variable_map: vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+                .collect(),
+            target_namespace: ns.into(),
+            objs: vec![],
+        };
+        let m = merge(vec![
+            t(&[("A", None), ("B", Some("b"))], "x"),
+            t(&[("A", Some("a")), ("C", None)], "y"),
+        ])
+        .unwrap();
+        assert_eq!(m.variables, ["A", "B", "C"]);
+        assert_eq!(m.variable_map["A"].as_deref(), Some("a"));
+        assert_eq!(m.target_namespace, "");
+    }
+}

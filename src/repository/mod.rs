@@ -1,1 +1,217 @@
-//! repository
+//! clusterctl local repositories (R3.1–R3.9): `{basepath}/{provider-label}/{version}/`.
+//!
+//! capi-render never contacts the network: a provider whose URL is a GitHub or
+//! GitLab release is an error that says how to point it at a local folder.
+
+pub mod metadata;
+pub mod versions;
+
+use std::path::{Path, PathBuf};
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::provider::Provider;
+
+pub use metadata::Metadata;
+
+/// The contract clusterctl v1.10.10 calls current.
+pub const CURRENT_CONTRACT: &str = "v1beta1";
+
+/// A provider's local repository.
+#[derive(Debug, Clone)]
+pub struct LocalRepository {
+    pub provider: Provider,
+    /// `{basepath}`.
+    pub base: PathBuf,
+    /// The provider's manifest label (the folder under `base`).
+    pub label: String,
+    /// The components file name (the last segment of the URL).
+    pub components_file: String,
+    /// The version in the URL, or the resolved `latest`.
+    pub default_version: String,
+    /// `overridesFolder`, if configured.
+    pub overrides: Option<PathBuf>,
+}
+
+/// Go's `os` error text for a failed read of `path`.
+pub fn go_os_error(op: &str, path: &Path, e: &std::io::Error) -> String {
+    let reason = match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        std::io::ErrorKind::IsADirectory => "is a directory".to_string(),
+        _ => {
+            let s = e.to_string();
+            s.split(" (os error").next().unwrap_or(&s).to_lowercase()
+        }
+    };
+    format!("{op} {}: {reason}", path.display())
+}
+
+/// The path part of a provider URL, or the clusterctl error for other schemes (R3.1).
+fn local_path(p: &Provider) -> Result<String> {
+    let url = p.url.as_str();
+    let wrap = |e: Error| {
+        e.wrap("error creating the local filesystem repository client")
+            .wrap(format!(
+                "failed to get repository client for the {} with name {}",
+                p.ptype, p.name
+            ))
+    };
+    if let Some(rest) = url.strip_prefix("https://") {
+        let host = rest.split('/').next().unwrap_or("");
+        if host == "github.com" || host.starts_with("gitlab.") {
+            return Err(Error::new(format!(
+                "provider {} ({}) points at a remote release ({url}); capi-render works offline: \
+                 use --repository DIR or a local `providers:` URL in the config file",
+                p.name, p.ptype
+            )));
+        }
+        return Err(Error::new(
+            "invalid provider url. Only GitHub and GitLab are supported for \"https\" schema",
+        ));
+    }
+    if let Some(rest) = url.strip_prefix("file://") {
+        // file:///a/b → /a/b ; file://host/a → /a (the host is ignored, as url.Parse does)
+        let path = match rest.find('/') {
+            Some(i) => &rest[i..],
+            None => "",
+        };
+        return Ok(path.to_string());
+    }
+    if let Some((scheme, _)) = url.split_once("://") {
+        return Err(wrap(Error::new(format!(
+            "invalid provider url. there are no provider implementation for \"{scheme}\" schema"
+        ))));
+    }
+    Ok(url.to_string())
+}
+
+impl LocalRepository {
+    /// R3.2: build the repository from the provider's URL.
+    pub fn new(p: &Provider, config: &Config) -> Result<LocalRepository> {
+        let wrap = |e: Error| {
+            e.wrap("error creating the local filesystem repository client")
+                .wrap(format!(
+                    "failed to get repository client for the {} with name {}",
+                    p.ptype, p.name
+                ))
+        };
+        let path = local_path(p)?;
+        if !path.starts_with('/') {
+            return Err(wrap(Error::new(format!(
+                "invalid path: path {:?} must be an absolute path",
+                p.url
+            ))));
+        }
+        let parts: Vec<&str> = path.split('/').collect();
+        if parts.len() < 3 {
+            return Err(wrap(Error::new(
+                "invalid path: path should be in the form {basepath}/{provider-name}/{version}/{components.yaml}",
+            )));
+        }
+        let n = parts.len();
+        let file = parts[n - 1];
+        let version = parts[n - 2];
+        if version != "latest" && crate::version::Version::parse(version).is_err() {
+            return Err(wrap(Error::new(format!(
+                "invalid version: {version:?}. Version must obey the syntax and semantics of the \"Semantic Versioning\" specification (http://semver.org/) and path format {{basepath}}/{{provider-name}}/{{version}}/{{components.yaml}}"
+            ))));
+        }
+        let label = p.manifest_label();
+        if parts[n - 3] != label {
+            return Err(wrap(Error::new(format!(
+                "invalid path: path {:?} must contain provider {:?} in the format {{basepath}}/{{provider-label}}/{{version}}/{{components.yaml}}",
+                p.url, label
+            ))));
+        }
+        let base_str = parts[..n - 3].join("/");
+        let base = PathBuf::from(if base_str.is_empty() {
+            "/".to_string()
+        } else {
+            base_str
+        });
+        let mut repo = LocalRepository {
+            provider: p.clone(),
+            base,
+            label,
+            components_file: file.to_string(),
+            default_version: version.to_string(),
+            overrides: config.overrides_folder(),
+        };
+        if version == "latest" {
+            repo.default_version = repo
+                .latest_contract_release(CURRENT_CONTRACT)
+                .map_err(|e| wrap(e.wrap("failed to get latest version")))?;
+        }
+        Ok(repo)
+    }
+
+    /// The folder of the provider (`{basepath}/{label}`).
+    pub fn provider_dir(&self) -> PathBuf {
+        self.base.join(&self.label)
+    }
+
+    /// R3.3 `GetFile(version, file)`, returning the bytes as text and the path read.
+    pub fn get_file(&self, version: &str, file: &str) -> Result<(String, PathBuf)> {
+        let version = match version {
+            "latest" => self
+                .latest_release()
+                .map_err(|e| e.wrap("failed to get the latest release"))?,
+            "" => self.default_version.clone(),
+            v => v.to_string(),
+        };
+        let abs = self.provider_dir().join(&version).join(file);
+        if abs.is_dir() {
+            return Err(Error::new(format!(
+                "invalid path: file {file:?} is actually a directory {:?}",
+                abs.display().to_string()
+            )));
+        }
+        let bytes = std::fs::read(&abs).map_err(|e| {
+            Error::new(format!(
+                "failed to read file {:?} from local release {version}: {}",
+                abs.display().to_string(),
+                go_os_error("open", &abs, &e)
+            ))
+        })?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            Error::new(format!(
+                "file {:?} is not valid UTF-8",
+                abs.display().to_string()
+            ))
+        })?;
+        Ok((text, abs))
+    }
+
+    /// Read a file, honouring the overrides folder (R3.9). `version` is the
+    /// unresolved string (`""` and `latest` are used literally for the override path).
+    pub fn read_with_override(&self, version: &str, file: &str) -> Result<(String, PathBuf)> {
+        if let Some(dir) = &self.overrides {
+            let p = dir.join(&self.label).join(version).join(file);
+            match std::fs::read_to_string(&p) {
+                Ok(t) => return Ok((t, p)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::new(go_os_error("open", &p, &e))),
+            }
+        }
+        self.get_file(version, file)
+    }
+
+    /// The metadata of `version` (R3.7).
+    pub fn metadata(&self, version: &str) -> Result<Metadata> {
+        let (text, _) = self
+            .read_with_override(version, "metadata.yaml")
+            .map_err(|e| {
+                e.wrap(format!(
+                    "failed to read \"metadata.yaml\" from the repository for provider \"{}\"",
+                    self.label
+                ))
+            })?;
+        Metadata::parse(&text).map_err(|e| {
+            e.wrap(format!(
+                "error decoding \"metadata.yaml\" for provider \"{}\"",
+                self.label
+            ))
+        })
+    }
+}

@@ -1,0 +1,225 @@
+//! Move every object into the target namespace (R7.5); shared by components and
+//! cluster templates.
+
+use serde_json::Value;
+
+use super::{kind, metadata_mut, name, namespace, set_metadata_field, string_map, version};
+use crate::error::{Error, Result};
+
+/// Kinds clusterctl treats as cluster-scoped, by kind name only (group ignored).
+pub const CLUSTER_SCOPED_KINDS: [&str; 16] = [
+    "Namespace",
+    "Node",
+    "PersistentVolume",
+    "PodSecurityPolicy",
+    "CertificateSigningRequest",
+    "ClusterRoleBinding",
+    "ClusterRole",
+    "VolumeAttachment",
+    "StorageClass",
+    "CSIDriver",
+    "CSINode",
+    "ValidatingWebhookConfiguration",
+    "MutatingWebhookConfiguration",
+    "CustomResourceDefinition",
+    "PriorityClass",
+    "RuntimeClass",
+];
+
+pub fn is_namespaced(kind: &str) -> bool {
+    !CLUSTER_SCOPED_KINDS.contains(&kind)
+}
+
+/// Apply R7.5 to every object, in order.
+pub fn fix_target_namespace(objs: &mut [Value], target: &str) -> Result<()> {
+    for o in objs.iter_mut() {
+        fix_one(o, target)?;
+    }
+    Ok(())
+}
+
+fn fix_one(o: &mut Value, target: &str) -> Result<()> {
+    let k = kind(o).to_string();
+    if k == "Namespace" {
+        set_metadata_field(o, "name", Value::String(target.to_string()));
+    }
+    let original_ns = namespace(o).to_string();
+    if is_namespaced(&k) {
+        set_metadata_field(o, "namespace", Value::String(target.to_string()));
+    }
+    match k.as_str() {
+        "ClusterRoleBinding" | "RoleBinding" => {
+            let mut t = crate::typed::round_trip(o)?;
+            set_subject_namespaces(&mut t, target);
+            *o = t;
+        }
+        "MutatingWebhookConfiguration"
+        | "ValidatingWebhookConfiguration"
+        | "CustomResourceDefinition" => {
+            fix_inject_ca_from(o, target)?;
+            let v = version(o).to_string();
+            if !matches!(v.as_str(), "v1" | "v1beta1") {
+                return Err(Error::new(format!("failed to patch {v} {k}")));
+            }
+            let mut t = crate::typed::round_trip(o)?;
+            if k == "CustomResourceDefinition" {
+                set_crd_conversion_namespace(&mut t, &v, target);
+            } else {
+                set_webhook_service_namespaces(&mut t, target);
+            }
+            *o = t;
+        }
+        "Certificate" => fix_certificate(o, &original_ns, target)?,
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Subjects with a non-empty namespace move to the target.
+fn set_subject_namespaces(o: &mut Value, target: &str) {
+    if let Some(Value::Array(subjects)) = o.get_mut("subjects") {
+        for s in subjects.iter_mut() {
+            if let Some(m) = s.as_object_mut() {
+                if m.get("namespace")
+                    .and_then(Value::as_str)
+                    .is_some_and(|n| !n.is_empty())
+                {
+                    m.insert("namespace".into(), Value::String(target.to_string()));
+                }
+            }
+        }
+    }
+}
+
+/// `cert-manager.io/inject-ca-from: <ns>/<name>` → `<target>/<name>`.
+fn fix_inject_ca_from(o: &mut Value, target: &str) -> Result<()> {
+    const KEY: &str = "cert-manager.io/inject-ca-from";
+    let Some(mut ann) = string_map(o, "annotations") else {
+        return Ok(());
+    };
+    let Some(v) = ann.get(KEY).and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let parts: Vec<&str> = v.split('/').collect();
+    if parts.len() != 2 {
+        return Err(Error::new(format!(
+            "object {} {} does not have a correct value for {KEY}",
+            kind(o),
+            name(o)
+        )));
+    }
+    let new = format!("{target}/{}", parts[1]);
+    ann.insert(KEY.into(), Value::String(new));
+    metadata_mut(o).insert("annotations".into(), Value::Object(ann));
+    Ok(())
+}
+
+/// Every webhook whose `clientConfig.service` is set gets the target namespace.
+fn set_webhook_service_namespaces(o: &mut Value, target: &str) {
+    if let Some(Value::Array(hooks)) = o.get_mut("webhooks") {
+        for h in hooks.iter_mut() {
+            if let Some(svc) = h.get_mut("clientConfig").and_then(|c| c.get_mut("service")) {
+                if let Some(m) = svc.as_object_mut() {
+                    m.insert("namespace".into(), Value::String(target.to_string()));
+                }
+            }
+        }
+    }
+}
+
+/// The CRD conversion webhook's service namespace (v1 and v1beta1 paths).
+fn set_crd_conversion_namespace(o: &mut Value, version: &str, target: &str) {
+    let conv = o.get_mut("spec").and_then(|s| s.get_mut("conversion"));
+    let svc = match (version, conv) {
+        ("v1beta1", Some(c)) => c
+            .get_mut("webhookClientConfig")
+            .and_then(|w| w.get_mut("service")),
+        ("v1", Some(c)) => c
+            .get_mut("webhook")
+            .and_then(|w| w.get_mut("clientConfig"))
+            .and_then(|w| w.get_mut("service")),
+        _ => None,
+    };
+    if let Some(m) = svc.and_then(Value::as_object_mut) {
+        m.insert("namespace".into(), Value::String(target.to_string()));
+    }
+}
+
+/// Certificate dnsNames: the first `.<original>.` becomes `.<target>.`.
+fn fix_certificate(o: &mut Value, original: &str, target: &str) -> Result<()> {
+    let Some(dns) = o.get("spec").and_then(|s| s.get("dnsNames")) else {
+        return Ok(());
+    };
+    let list = dns.as_array().filter(|a| a.iter().all(Value::is_string)).ok_or_else(|| {
+        Error::new(format!(
+            "failed to get .spec.dnsNames from Certificate {}/{}: .spec.dnsNames accessor error: {} is of the type {}, expected []interface{{}}",
+            namespace(o),
+            name(o),
+            crate::yaml::read::go_quote(&dns.to_string()),
+            "unexpected"
+        ))
+    })?;
+    let needle = format!(".{original}.");
+    let repl = format!(".{target}.");
+    let fixed: Vec<Value> = list
+        .iter()
+        .map(|d| Value::String(d.as_str().unwrap_or("").replacen(&needle, &repl, 1)))
+        .collect();
+    if let Some(spec) = o.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.insert("dnsNames".into(), Value::Array(fixed));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn namespaced_kinds_move_cluster_scoped_do_not() {
+        let mut objs = vec![
+            json!({"kind": "Namespace", "metadata": {"name": "old"}}),
+            json!({"kind": "ClusterIssuer", "metadata": {"name": "x"}}),
+            json!({"kind": "ClusterRole", "metadata": {"name": "r"}}),
+            json!({"kind": "Service"}),
+        ];
+        fix_target_namespace(&mut objs, "new").unwrap();
+        assert_eq!(objs[0]["metadata"], json!({"name": "new"}));
+        assert_eq!(objs[1]["metadata"]["namespace"], "new");
+        assert!(objs[2]["metadata"].get("namespace").is_none());
+        assert_eq!(objs[3]["metadata"], json!({"namespace": "new"}));
+    }
+
+    #[test]
+    fn certificate_first_occurrence_replaced() {
+        let mut objs = vec![
+            json!({"kind": "Certificate", "metadata": {"namespace": "a"},
+            "spec": {"dnsNames": ["svc.a.svc", "x.a.a.svc", "nomatch"]}}),
+        ];
+        fix_target_namespace(&mut objs, "b").unwrap();
+        assert_eq!(
+            objs[0]["spec"]["dnsNames"],
+            json!(["svc.b.svc", "x.b.a.svc", "nomatch"])
+        );
+    }
+
+    #[test]
+    fn bad_inject_ca_from_is_an_error() {
+        let mut objs = vec![json!({"apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": "MutatingWebhookConfiguration",
+            "metadata": {"name": "m", "annotations": {"cert-manager.io/inject-ca-from": "a/b/c"}}})];
+        let e = fix_target_namespace(&mut objs, "t").unwrap_err();
+        assert_eq!(e.message(), "object MutatingWebhookConfiguration m does not have a correct value for cert-manager.io/inject-ca-from");
+    }
+
+    #[test]
+    fn unsupported_webhook_version_is_an_error() {
+        let mut objs = vec![json!({"apiVersion": "admissionregistration.k8s.io/v2",
+            "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "m"}})];
+        assert_eq!(
+            fix_target_namespace(&mut objs, "t").unwrap_err().message(),
+            "failed to patch v2 ValidatingWebhookConfiguration"
+        );
+    }
+}
