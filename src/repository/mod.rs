@@ -171,7 +171,7 @@ impl LocalRepository {
             Error::new(format!(
                 "failed to read file {:?} from local release {version}: {}",
                 abs.display().to_string(),
-                go_os_error("open", &abs, &e)
+                go_os_error("stat", &abs, &e)
             ))
         })?;
         let text = String::from_utf8(bytes).map_err(|_| {

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Conformance: capi-render against the real clusterctl v1.10.10 (and our Go oracles).
+#
+#   conformance/run.sh            regenerate every golden file into a scratch directory,
+#                                 fail if any committed golden differs (stale or hand-edited),
+#                                 then compare capi-render with clusterctl on the fixtures
+#                                 and on every provider/version/template of $CAPI_CORPUS.
+#   conformance/run.sh update     regenerate the committed golden files in place.
+#
+# Needs Go (the module proxy) to install clusterctl v1.10.10 when it is missing.
+# Golden files only ever come from the real tools, never from capi-render.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+mode=${1:-check}
+CAPI_CORPUS=${CAPI_CORPUS:-$root/../shared/corpus}
+CAPI_CORPUS=$(cd "$CAPI_CORPUS" && pwd)
+CLUSTERCTL_VERSION=v1.10.10
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/home" "$work/xdg"
+
+# --- tools ----------------------------------------------------------------------------
+gobin=$(go env GOPATH)/bin
+clusterctl=${CLUSTERCTL:-$gobin/clusterctl}
+have_version() { go version -m "$1" 2>/dev/null | grep -q "mod[[:space:]]*sigs.k8s.io/cluster-api[[:space:]]*$CLUSTERCTL_VERSION"; }
+if ! have_version "$clusterctl"; then
+  echo "installing clusterctl $CLUSTERCTL_VERSION with go install" >&2
+  GOBIN="$work/bin" go install "sigs.k8s.io/cluster-api/cmd/clusterctl@$CLUSTERCTL_VERSION"
+  mkdir -p "$gobin"; cp "$work/bin/clusterctl" "$gobin/clusterctl"; clusterctl="$gobin/clusterctl"
+fi
+(cd "$root" && cargo build --release --quiet)
+capi="$root/target/release/capi-render"
+
+# Run a tool in an isolated environment: no config discovery, no version check,
+# only the variables the case names.
+run_tool() { # tool outdir name envstring args...
+  local tool=$1 out=$2 name=$3 envs=$4; shift 4
+  local -a envv=()
+  [ "$envs" != "-" ] && read -r -a envv <<<"$envs"
+  set +e
+  env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/xdg" CLUSTERCTL_DISABLE_VERSIONCHECK=true \
+    "${envv[@]}" "$tool" "$@" >"$out/$name.stdout" 2>"$out/$name.stderr" </dev/null
+  echo $? >"$out/$name.status"
+  set -e
+}
+
+# Rewrite a fixture config's relative provider URLs to absolute ones (clusterctl needs them).
+absolute_config() { # in out
+  sed -E "s#^([[:space:]]*url:[[:space:]]*)(repository/)#\1$root/fixtures/\2#" "$1" >"$2"
+}
+
+normalise() { # file: machine paths → placeholders
+  sed -i -e "s#$root/fixtures#@FIXTURES@#g" -e "s#$CAPI_CORPUS#@CORPUS@#g" "$1"
+}
+
+fail=0
+note() { echo "$*" >&2; }
+
+# --- 1. fixture cases -> golden/clusterctl ----------------------------------------------
+gold="$work/golden/clusterctl"; ours="$work/ours"; mkdir -p "$gold" "$ours"
+for cfg in "$root"/fixtures/clusterctl*.yaml; do absolute_config "$cfg" "$work/$(basename "$cfg")"; done
+ncases=0
+while IFS='|' read -r name envs cfg args; do
+  name=$(echo "$name" | xargs); envs=$(echo "$envs" | xargs); cfg=$(echo "$cfg" | xargs)
+  [ -z "$name" ] && continue; case "$name" in \#*) continue;; esac
+  read -r -a argv <<<"$args"
+  run_tool "$clusterctl" "$gold" "$name" "$envs" "${argv[@]}" --config "$work/$cfg"
+  for f in stdout stderr; do normalise "$gold/$name.$f"; done
+  run_tool "$capi" "$ours" "$name" "$envs" "${argv[@]}" --config "$work/$cfg"
+  normalise "$ours/$name.stdout"
+  ncases=$((ncases + 1))
+done <"$root/fixtures/cases.txt"
+
+# --- 2. our Go oracles (yaml, envsubst, typed) -----------------------------------------
+for regen in "$here"/regen-*.sh; do
+  [ -x "$regen" ] && "$regen" "$work/golden"
+done
+
+if [ "$mode" = update ]; then
+  rm -rf "$root/golden/clusterctl"; mkdir -p "$root/golden"
+  cp -r "$work/golden/." "$root/golden/"
+  echo "golden files regenerated ($ncases clusterctl cases)"
+  exit 0
+fi
+
+if ! diff -r "$root/golden" "$work/golden" >"$work/golden.diff"; then
+  note "FAIL: committed golden files differ from what the real tools produce now:"; head -50 "$work/golden.diff" >&2; fail=1
+fi
+
+# --- 3. capi-render vs clusterctl on the fixtures ----------------------------------------
+compare() { # dirA dirB name -> 0 if same status class and same stdout
+  local a=$1 b=$2 n=$3 sa sb
+  sa=$(cat "$a/$n.status"); sb=$(cat "$b/$n.status")
+  if { [ "$sa" = 0 ] && [ "$sb" != 0 ]; } || { [ "$sa" != 0 ] && [ "$sb" = 0 ]; }; then
+    note "DIFF $n: clusterctl exit $sa, capi-render exit $sb"; sed 's/^/  clusterctl: /' "$a/$n.stderr" | head -3 >&2; sed 's/^/  capi-render: /' "$b/$n.stderr" | head -3 >&2; return 1
+  fi
+  if [ "$sa" = 0 ] && ! cmp -s "$a/$n.stdout" "$b/$n.stdout"; then
+    note "DIFF $n: stdout differs"; diff -u "$a/$n.stdout" "$b/$n.stdout" | head -30 >&2; return 1
+  fi
+  return 0
+}
+fixture_diffs=0
+for s in "$gold"/*.status; do
+  n=$(basename "$s" .status)
+  compare "$gold" "$ours" "$n" || fixture_diffs=$((fixture_diffs + 1))
+done
+echo "fixtures: $ncases cases, $fixture_diffs differences"
+
+# --- 4. the corpus ----------------------------------------------------------------------
+cc="$work/corpus-clusterctl"; cr="$work/corpus-capi"; mkdir -p "$cc" "$cr"
+corpus_env="AWS_B64ENCODED_CREDENTIALS=Cg== KUBERNETES_VERSION=v1.32.0 CNI_RESOURCES=cni DOCKER_POD_CIDRS=[\"192.168.0.0/16\"] DOCKER_SERVICE_CIDRS=[\"10.128.0.0/12\"] DOCKER_SERVICE_DOMAIN=cluster.local DOCKER_POD_IPV6_CIDRS=[\"fd00:100:96::/48\"] DOCKER_SERVICE_IPV6_CIDRS=[\"fd00:100:64::/108\"] AWS_REGION=eu-west-1 AWS_SSH_KEY_NAME=key AWS_CONTROL_PLANE_MACHINE_TYPE=t3.large AWS_NODE_MACHINE_TYPE=t3.large AWS_AVAILABILITY_ZONE=eu-west-1a AWS_S3_BUCKET_NAME=bucket AWS_ACCOUNT_ID=123456789012 ACCOUNT_ROLES_PREFIX=acc OPERATOR_ROLES_PREFIX=op OIDC_CONFIG_ID=oidc OPENSHIFT_VERSION=4.15.0 PRIVATE_SUBNET_ID=subnet-1 PUBLIC_SUBNET_ID=subnet-2 COREOS_EC2_HOSTNAME=host CLUSTER_CLASS_NAME=cc MULTI_TENANCY_JUMP_IDENTITY_NAME=jump MULTI_TENANCY_JUMP_ROLE_ARN=arn:jump MULTI_TENANCY_NESTED_IDENTITY_NAME=nested MULTI_TENANCY_NESTED_ROLE_ARN=arn:nested SERVER=https://127.0.0.1:6443 TOKEN=token"
+type_of() { case "$1" in cluster-api) echo "CoreProvider core";; bootstrap-*) echo "BootstrapProvider b";; control-plane-*) echo "ControlPlaneProvider c";; infrastructure-*) echo "InfrastructureProvider i";; esac; }
+name_of() { case "$1" in cluster-api) echo cluster-api;; *) echo "$1" | sed -E 's/^(bootstrap|control-plane|infrastructure)-//';; esac; }
+corpus_cases=0; corpus_diffs=0
+for repo in "$CAPI_CORPUS/repository" "$CAPI_CORPUS/e2e-repository" "$CAPI_CORPUS/stress/repository"; do
+  for pdir in "$repo"/*/; do
+    label=$(basename "$pdir"); read -r ptype flag <<<"$(type_of "$label")"; pname=$(name_of "$label")
+    for vdir in "$pdir"*/; do
+      ver=$(basename "$vdir"); comp=$(cd "$vdir" && ls *components*.yaml | head -1)
+      cfg="$work/corpus-$label-$ver.yaml"; key=$(basename "$repo")-$label-$ver
+      printf 'providers:\n  - name: %s\n    type: %s\n    url: %s\n' "$pname" "$ptype" "$vdir$comp" >"$cfg"
+      if [ "$flag" = core ]; then fl=--core; else fl=-$flag; fi
+      for variant in plain ns; do
+        extra=(); [ $variant = ns ] && extra=(-n capi-conformance)
+        run_tool "$clusterctl" "$cc" "$key-$variant" "$corpus_env" generate provider "$fl" "$pname:$ver" "${extra[@]}" --config "$cfg"
+        run_tool "$capi" "$cr" "$key-$variant" "$corpus_env" generate provider "$fl" "$pname:$ver" "${extra[@]}" --config "$cfg"
+        corpus_cases=$((corpus_cases + 1)); compare "$cc" "$cr" "$key-$variant" || corpus_diffs=$((corpus_diffs + 1))
+      done
+      [ "$ptype" = InfrastructureProvider ] || continue
+      for tpl in "$vdir"cluster-template*.yaml; do
+        [ -e "$tpl" ] || continue
+        flavor=$(basename "$tpl" .yaml); flavor=${flavor#cluster-template}; flavor=${flavor#-}
+        for variant in render vars; do
+          extra=(); [ $variant = vars ] && extra=(--list-variables)
+          n="$key-tpl-${flavor:-default}-$variant"
+          args=(generate cluster conformance-cluster -i "$pname:$ver" -n capi-conformance --worker-machine-count 2 --config "$cfg")
+          [ -n "$flavor" ] && args+=(-f "$flavor")
+          run_tool "$clusterctl" "$cc" "$n" "$corpus_env" "${args[@]}" "${extra[@]}"
+          run_tool "$capi" "$cr" "$n" "$corpus_env" "${args[@]}" "${extra[@]}"
+          corpus_cases=$((corpus_cases + 1)); compare "$cc" "$cr" "$n" || corpus_diffs=$((corpus_diffs + 1))
+        done
+      done
+    done
+  done
+done
+rendered=$(grep -lx 0 "$cc"/*.status | wc -l)
+echo "corpus: $corpus_cases cases ($rendered rendered by clusterctl, the rest are errors in both), $corpus_diffs differences"
+
+[ "$fixture_diffs" = 0 ] && [ "$corpus_diffs" = 0 ] && [ "$fail" = 0 ] || { echo "conformance: FAILED"; exit 1; }
+echo "conformance: OK"
