@@ -215,7 +215,7 @@ func generate() []Case {
 		for _, op := range []string{"^", "^^", ",", ",,", "#?", "%?", "##?", "%%?", "#*", "%*", "//?/-"} {
 			in := "${B:=${A:1:1}}+${C:=${A:1:1}}"
 			in = "${B" + op + "}" + in
-			cases = append(cases, Case{Kind: "bytes", Input: in, Vars: map[string]string{"A": v, "B": v[:len(v)-1]}})
+			cases = append(cases, Case{Kind: "bytes", Input: in, Vars: map[string]string{"A": v, "B": string([]rune(v)[1:])}})
 		}
 	}
 	// Glob patterns against many values.

@@ -156,6 +156,11 @@ func main() {
 		if !utf8.ValidString(cases[i].Input) {
 			panic("generated input is not valid UTF-8: " + cases[i].Input)
 		}
+		for k, v := range cases[i].Vars {
+			if !utf8.ValidString(k) || !utf8.ValidString(v) {
+				panic("generated variable is not valid UTF-8: " + k + "=" + v)
+			}
+		}
 		runDrone(&cases[i])
 		runProcessor(&cases[i])
 	}
