@@ -225,8 +225,58 @@ func generate() []Case {
 			cases = append(cases, Case{Kind: "glob", Input: in, Vars: map[string]string{"A": pick(values), "B": pick(values)}})
 		}
 	}
-	for len(cases) < 3600 {
+	// Character soup over the grammar's alphabet: explores parser states.
+	for i := 0; i < 1500; i++ {
+		cases = append(cases, Case{Kind: "soup", Input: soup(), Vars: randomVars()})
+	}
+	// Nested substitutions in every argument position.
+	for i := 0; i < 600; i++ {
+		cases = append(cases, Case{Kind: "nested", Input: nestedExpr(3), Vars: randomVars()})
+	}
+	for len(cases) < 5800 {
 		cases = append(cases, Case{Kind: "random", Input: randomInput(), Vars: randomVars()})
 	}
 	return cases
+}
+
+var soupAlphabet = []string{
+	"$", "$", "{", "${", "${", "}", "}", ":", "=", "-", "?", "+", ",", "^", "#", "%", "/",
+	"\\", "*", "[", "]", "A", "B", "a", "1", "0", "-1", "é", "😀", " ", "\t", "_", "!", "\u0000",
+}
+
+func soup() string {
+	var b strings.Builder
+	b.WriteString(pick([]string{"", "${", "${A", "${A", "${AB", "x${B"}))
+	n := 1 + rng.Intn(12)
+	for i := 0; i < n; i++ {
+		b.WriteString(pick(soupAlphabet))
+	}
+	if rng.Intn(2) == 0 {
+		b.WriteString("}")
+	}
+	return b.String()
+}
+
+func nestedExpr(depth int) string {
+	if depth == 0 || rng.Intn(3) == 0 {
+		return expr()
+	}
+	inner := func() string { return nestedExpr(depth - 1) }
+	n := pick(names[:6])
+	switch rng.Intn(7) {
+	case 0:
+		return "${" + n + pick([]string{":=", ":-", "=", ":+"}) + inner() + pick([]string{"", "x", inner()}) + "}"
+	case 1:
+		return "${" + n + ":" + inner() + "}"
+	case 2:
+		return "${" + n + ":" + pick(nums) + ":" + inner() + "}"
+	case 3:
+		return "${" + n + pick([]string{"#", "##", "%", "%%"}) + inner() + "}"
+	case 4:
+		return "${" + n + pick([]string{"/", "//", "/#", "/%"}) + inner() + "/" + inner() + "}"
+	case 5:
+		return "${" + n + pick([]string{"/", "//"}) + pick(patterns) + "/" + inner() + "}"
+	default:
+		return inner() + pick(texts) + inner()
+	}
 }
