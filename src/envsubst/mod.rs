@@ -131,4 +131,33 @@ mod tests {
     fn execute_survives_go_panics() {
         assert_eq!(run("a${A:2:-1}b", &[("A", "abcdef")]), "ab");
     }
+
+    #[test]
+    fn deepest_nesting_evaluates() {
+        let depth = parse::MAX_DEPTH;
+        let text = "${A:=".repeat(depth) + "x" + &"}".repeat(depth);
+        assert_eq!(run(&text, &[]), "x");
+        assert_eq!(get_variables(&text), Ok(vec!["A".to_string()]));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "$", "{", "}", "${", ":", "=", "-", "?", "+", ",", "^", "#", "%", "/", "\\",
+                "*", "?", "[", "]", "!", "A", "B", "1", "-1", "é", "😀", " ", "\0",
+            ]), 0..24),
+            value in "[a-zé😀$/*]{0,6}",
+        ) {
+            let text: String = parts.concat();
+            let lookup = |k: &str| (k != "B").then(|| value.clone());
+            if let Ok(t) = parse(&text) {
+                let _ = t.execute(&lookup);
+                let _ = t.execute_bytes(&lookup);
+            }
+            let _ = get_variable_map(&text);
+            let _ = process(&text, &lookup);
+            let _ = normalize_legacy(&text);
+        }
+    }
 }
