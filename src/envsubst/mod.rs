@@ -4,7 +4,7 @@
 //!
 //! # API
 //!
-//! - [`parse`]`(text) -> Result<Template>`: drone's `Parse`. Errors carry drone's
+//! - [`parse()`]`(text) -> Result<Template>`: drone's `Parse`. Errors carry drone's
 //!   exact messages: `unable to parse variable name`, `missing closing brace`,
 //!   `bad substitution`, `unable to parse substitution within function`,
 //!   `unable to parse default function` (plus our own
@@ -30,6 +30,27 @@
 //! other functions pass them through). `execute_bytes`/`process_bytes` return
 //! the exact bytes; `execute`/`process` convert with `from_utf8_lossy` at the
 //! very end.
+//!
+//! # Behaviours beyond the spec (all confirmed by the oracle)
+//!
+//! - A NUL character ends the text: everything after it is dropped.
+//! - `$$` is an escape at top level and inside replace pattern/replacement
+//!   (`${A/$$/_}` replaces `$`), but not inside default words (`${A:=$$}` → `$$`).
+//!   `\/` and `\\` are escapes only in replace arguments.
+//! - A multi-byte character right after `:` (`${A:é}`) is `bad substitution`
+//!   (drone's scanner steps back by the wrong width).
+//! - Mixed case operators (`${A,^}`, `${A^,}`) parse and return the value unchanged.
+//! - `${A:1::2}` is `${A:1:2}` (any run of colons separates pos and len).
+//! - Glob patterns are drone's fork of `path.Match`: `*` also matches `/`, only
+//!   `[^...]` negates (`[!a]` is the set `!`,`a`), a malformed pattern leaves the
+//!   value unchanged. `%`/`%%` reverse value *and pattern* rune by rune, so a
+//!   class like `%[a-c]` becomes malformed and never matches.
+//! - `/#` and `/%` need a replacement (`${A/#a/}` returns the value);
+//!   `/` and `//` without one delete the match.
+//! - Identifier characters are Go's `unicode.IsLetter`/`IsDigit` (Unicode 15):
+//!   `Ⅷ` or a combining accent is not a name character.
+//! - `unable to parse default function` is unreachable in practice: the
+//!   default-operator tokens it guards are always present when it is tried.
 //!
 //! # Go panics
 //!
