@@ -30,7 +30,8 @@ import (
 )
 
 // Case is one oracle record. Fields whose value is not valid UTF-8 are given
-// in the matching *_hex field instead (hex of the raw Go bytes).
+// in the matching *_hex field instead (hex of the raw Go bytes). Absent results
+// are omitted; variables/variable_map are also omitted when empty.
 type Case struct {
 	ID    int               `json:"id"`
 	Kind  string            `json:"kind"`
@@ -38,19 +39,19 @@ type Case struct {
 	Vars  map[string]string `json:"vars"`
 
 	// drone/envsubst: envsubst.Parse(Input) then Execute(lookup-or-empty).
-	ParseError *string `json:"parse_error"`
-	Output     *string `json:"output"`
-	OutputHex  *string `json:"output_hex"`
-	Panic      *string `json:"panic"`
+	ParseError *string `json:"parse_error,omitempty"`
+	Output     *string `json:"output,omitempty"`
+	OutputHex  *string `json:"output_hex,omitempty"`
+	Panic      *string `json:"panic,omitempty"`
 
 	// clusterctl SimpleProcessor.
-	Variables        []string           `json:"variables"`
-	VariableMap      map[string]*string `json:"variable_map"`
-	VariablesError   *string            `json:"variables_error"`
-	ProcessOutput    *string            `json:"process_output"`
-	ProcessOutputHex *string            `json:"process_output_hex"`
-	ProcessError     *string            `json:"process_error"`
-	ProcessPanic     *string            `json:"process_panic"`
+	Variables        []string           `json:"variables,omitempty"`
+	VariableMap      map[string]*string `json:"variable_map,omitempty"`
+	VariablesError   *string            `json:"variables_error,omitempty"`
+	ProcessOutput    *string            `json:"process_output,omitempty"`
+	ProcessOutputHex *string            `json:"process_output_hex,omitempty"`
+	ProcessError     *string            `json:"process_error,omitempty"`
+	ProcessPanic     *string            `json:"process_panic,omitempty"`
 }
 
 func strp(s string) *string { return &s }
