@@ -8,7 +8,6 @@
 //! `components` (the provider components pipeline), `template` (cluster templates),
 //! and `generate` (the `generate provider` / `generate cluster` / `list-images` flows).
 
-pub mod components;
 pub mod config;
 pub mod envsubst;
 pub mod error;
@@ -20,5 +19,6 @@ pub mod template;
 pub mod typed;
 pub mod version;
 pub mod yaml;
+pub mod components;
 
 pub use error::{Error, Result};
