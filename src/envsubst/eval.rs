@@ -1,0 +1,275 @@
+//! Evaluation of a parsed template (drone/envsubst's `Execute` and its
+//! substitution functions).
+//!
+//! Everything works on bytes, like Go strings. A function receives the
+//! variable's value (`""` when unset) and its evaluated arguments; nested
+//! substitutions inside arguments are evaluated first. Functions are chosen by
+//! operator and argument count, unknown operators (e.g. `,^`) fall back to the
+//! default function, which with no arguments returns the value unchanged.
+
+use super::glob;
+use super::gostr::{self, atoi, map_first, map_runes, replace, reverse};
+use super::parse::{FuncNode, Node};
+use super::Lookup;
+
+/// A Go runtime panic inside drone (only `${V:pos:len}` with a negative
+/// length can cause one); the message is Go's, e.g.
+/// `runtime error: slice bounds out of range [2:1]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoPanic(pub String);
+
+/// Evaluate `nodes`, appending to `out`.
+pub fn eval_nodes(nodes: &[Node], lookup: Lookup, out: &mut Vec<u8>) -> Result<(), GoPanic> {
+    for node in nodes {
+        match node {
+            Node::Text(t) => out.extend_from_slice(t),
+            Node::Func(f) => out.extend_from_slice(&eval_func(f, lookup)?),
+        }
+    }
+    Ok(())
+}
+
+fn eval_func(f: &FuncNode, lookup: Lookup) -> Result<Vec<u8>, GoPanic> {
+    let mut args = Vec::with_capacity(f.args.len());
+    for a in &f.args {
+        let mut buf = Vec::new();
+        eval_nodes(std::slice::from_ref(a), lookup, &mut buf)?;
+        args.push(buf);
+    }
+    let value = lookup(&f.param).unwrap_or_default();
+    apply(&f.name, value.as_bytes(), &args)
+}
+
+/// Apply the function for operator `name` to `v`.
+pub fn apply(name: &str, v: &[u8], args: &[Vec<u8>]) -> Result<Vec<u8>, GoPanic> {
+    let arg = |i: usize| args.get(i).map(Vec::as_slice);
+    Ok(match name {
+        "," => map_first(v, gostr::to_lower),
+        ",," => map_runes(v, gostr::to_lower),
+        "^" => map_first(v, gostr::to_upper),
+        "^^" => map_runes(v, gostr::to_upper),
+        "#" if args.is_empty() => v.len().to_string().into_bytes(),
+        "#" => trim_prefix(v, arg(0), Shortest),
+        "##" => trim_prefix(v, arg(0), Longest),
+        "%" => trim_suffix(v, arg(0), Shortest),
+        "%%" => trim_suffix(v, arg(0), Longest),
+        ":" => return substr(v, args),
+        "/" => replace_n(v, args, 1),
+        "//" => replace_n(v, args, -1),
+        "/#" => replace_prefix(v, args),
+        "/%" => replace_suffix(v, args),
+        _ => default(v, args),
+    })
+}
+
+/// `:=` `:-` `:?` `:+` `=` and any unknown operator: the value if it is not
+/// empty, else the arguments joined.
+fn default(v: &[u8], args: &[Vec<u8>]) -> Vec<u8> {
+    if v.is_empty() && !args.is_empty() {
+        args.concat()
+    } else {
+        v.to_vec()
+    }
+}
+
+/// `${V:pos}` / `${V:pos:len}` on byte offsets. A non-numeric pos or len
+/// returns the value. A negative len that reaches before pos is a Go panic.
+fn substr(s: &[u8], args: &[Vec<u8>]) -> Result<Vec<u8>, GoPanic> {
+    let Some(pos_arg) = args.first() else {
+        return Ok(s.to_vec());
+    };
+    let Some(mut pos) = atoi(pos_arg) else {
+        return Ok(s.to_vec());
+    };
+    // Lengths fit in i64 (Go's int), so these casts are lossless.
+    let n = s.len() as i64;
+    if pos < 0 {
+        pos = (n + pos).max(0);
+    }
+    let tail = |pos: i64| {
+        if pos < n {
+            s[pos as usize..].to_vec()
+        } else {
+            Vec::new()
+        }
+    };
+    let Some(len_arg) = args.get(1) else {
+        return Ok(tail(pos));
+    };
+    let Some(length) = atoi(len_arg) else {
+        return Ok(s.to_vec());
+    };
+    let end = pos.wrapping_add(length); // Go's int arithmetic wraps.
+    if end >= n {
+        return Ok(tail(pos));
+    }
+    if end < 0 {
+        return Err(GoPanic(format!(
+            "runtime error: slice bounds out of range [:{end}]"
+        )));
+    }
+    if end < pos {
+        return Err(GoPanic(format!(
+            "runtime error: slice bounds out of range [{pos}:{end}]"
+        )));
+    }
+    Ok(s[pos as usize..end as usize].to_vec())
+}
+
+fn replace_n(s: &[u8], args: &[Vec<u8>], n: i64) -> Vec<u8> {
+    match args {
+        [] => s.to_vec(),
+        [old] => replace(s, old, b"", n),
+        [old, new, ..] => replace(s, old, new, n),
+    }
+}
+
+/// `/#`: needs both pattern and replacement, else returns the value.
+fn replace_prefix(s: &[u8], args: &[Vec<u8>]) -> Vec<u8> {
+    match args {
+        [old, new] if s.starts_with(old) => replace(s, old, new, 1),
+        _ => s.to_vec(),
+    }
+}
+
+/// `/%`: needs both pattern and replacement, else returns the value.
+fn replace_suffix(s: &[u8], args: &[Vec<u8>]) -> Vec<u8> {
+    match args {
+        [old, new] if s.ends_with(old) => {
+            let mut out = s[..s.len() - old.len()].to_vec();
+            out.extend_from_slice(new);
+            out
+        }
+        _ => s.to_vec(),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Which {
+    Shortest,
+    Longest,
+}
+use Which::{Longest, Shortest};
+
+/// Remove the shortest or longest prefix matching the glob `pattern`.
+/// Prefixes are cut at any byte; the empty prefix is never tried. A bad
+/// pattern leaves the value unchanged.
+fn trim_prefix(s: &[u8], pattern: Option<&[u8]>, which: Which) -> Vec<u8> {
+    let Some(pattern) = pattern else {
+        return s.to_vec();
+    };
+    let mut cut = 0;
+    // Longest first, as Go iterates.
+    for end in (1..=s.len()).rev() {
+        match glob::matches(pattern, &s[..end]) {
+            Err(_) => return s.to_vec(),
+            Ok(true) => {
+                cut = end;
+                if let Longest = which {
+                    break;
+                }
+            }
+            Ok(false) => {}
+        }
+    }
+    s[cut..].to_vec()
+}
+
+/// Suffix trimming, done as drone does: reverse value and pattern rune-wise
+/// (invalid bytes become U+FFFD), trim the prefix, reverse back.
+fn trim_suffix(s: &[u8], pattern: Option<&[u8]>, which: Which) -> Vec<u8> {
+    let Some(pattern) = pattern else {
+        return s.to_vec();
+    };
+    reverse(&trim_prefix(&reverse(s), Some(&reverse(pattern)), which))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ap(name: &str, v: &str, args: &[&str]) -> String {
+        let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+        match apply(name, v.as_bytes(), &args) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(GoPanic(m)) => format!("panic: {m}"),
+        }
+    }
+
+    #[test]
+    fn all_default_operators_behave_alike() {
+        for op in [":=", ":-", ":?", ":+", "=", ""] {
+            assert_eq!(ap(op, "set", &["alt"]), "set");
+            assert_eq!(ap(op, "", &["a", "b"]), "ab");
+        }
+        assert_eq!(ap(",^", "Abc", &[]), "Abc");
+    }
+
+    #[test]
+    fn case_functions_use_go_simple_mapping() {
+        assert_eq!(ap("^", "élan", &[]), "Élan");
+        assert_eq!(ap("^^", "straße", &[]), "STRAßE");
+        assert_eq!(ap(",", "ABC", &[]), "aBC");
+        assert_eq!(ap(",,", "İSTANBUL", &[]), "istanbul");
+    }
+
+    #[test]
+    fn length_is_in_bytes() {
+        assert_eq!(ap("#", "日本", &[]), "6");
+        assert_eq!(ap("#", "", &[]), "0");
+    }
+
+    #[test]
+    fn substring_on_byte_offsets() {
+        assert_eq!(ap(":", "abcdef", &["2"]), "cdef");
+        assert_eq!(ap(":", "abcdef", &["-2"]), "ef");
+        assert_eq!(ap(":", "abcdef", &["-10"]), "abcdef");
+        assert_eq!(ap(":", "abcdef", &["1", "2"]), "bc");
+        assert_eq!(ap(":", "abcdef", &["4", "10"]), "ef");
+        assert_eq!(ap(":", "abcdef", &["9", "1"]), "");
+        assert_eq!(ap(":", "abcdef", &["x"]), "abcdef");
+        assert_eq!(ap(":", "abcdef", &["1", "x"]), "abcdef");
+        assert_eq!(ap(":", "abcdef", &["1", "0"]), "");
+        let cut = apply(":", "日本".as_bytes(), &[b"1".to_vec(), b"2".to_vec()]);
+        assert_eq!(cut, Ok(vec![0x97, 0xA5]));
+    }
+
+    #[test]
+    fn negative_lengths_reproduce_go_panics() {
+        assert_eq!(
+            ap(":", "abcdef", &["2", "-1"]),
+            "panic: runtime error: slice bounds out of range [2:1]"
+        );
+        assert_eq!(
+            ap(":", "abcdef", &["0", "-3"]),
+            "panic: runtime error: slice bounds out of range [:-3]"
+        );
+        assert_eq!(
+            ap(":", "abc", &["1", "9223372036854775807"]),
+            "panic: runtime error: slice bounds out of range [:-9223372036854775808]"
+        );
+    }
+
+    #[test]
+    fn trims_with_globs() {
+        assert_eq!(ap("#", "a/b/c", &["*/"]), "b/c");
+        assert_eq!(ap("##", "a/b/c", &["*/"]), "c");
+        assert_eq!(ap("%", "f.tar.gz", &[".*"]), "f.tar");
+        assert_eq!(ap("%%", "f.tar.gz", &[".*"]), "f");
+        assert_eq!(ap("#", "abc", &["["]), "abc"); // bad pattern
+        assert_eq!(ap("##", "abc", &["*"]), "");
+        assert_eq!(ap("#", "abc", &["*"]), "bc");
+    }
+
+    #[test]
+    fn replacements() {
+        assert_eq!(ap("/", "aXbXc", &["X", "-"]), "a-bXc");
+        assert_eq!(ap("//", "aXbXc", &["X", "-"]), "a-b-c");
+        assert_eq!(ap("//", "aXbXc", &["X"]), "abc");
+        assert_eq!(ap("/#", "abc", &["a", "Z"]), "Zbc");
+        assert_eq!(ap("/#", "abc", &["a"]), "abc");
+        assert_eq!(ap("/%", "abc", &["c", "Z"]), "abZ");
+        assert_eq!(ap("/%", "abc", &["b", "Z"]), "abc");
+        assert_eq!(ap("/", "ba$r", &["$", "${A}"]), "ba${A}r");
+    }
+}
