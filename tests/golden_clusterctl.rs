@@ -17,7 +17,8 @@ fn root() -> PathBuf {
 }
 
 fn cases() -> Vec<Case> {
-    let text = std::fs::read_to_string(root().join("fixtures/cases.txt")).expect("fixtures/cases.txt");
+    let text =
+        std::fs::read_to_string(root().join("fixtures/cases.txt")).expect("fixtures/cases.txt");
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         .map(|l| {
@@ -45,7 +46,8 @@ fn cases() -> Vec<Case> {
 
 /// Cases whose error text differs from clusterctl's on purpose, with the reason.
 fn message_exceptions() -> Vec<String> {
-    let text = std::fs::read_to_string(root().join("fixtures/error-message-differences.txt")).unwrap_or_default();
+    let text = std::fs::read_to_string(root().join("fixtures/error-message-differences.txt"))
+        .unwrap_or_default();
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| l.split_whitespace().next().unwrap_or("").to_string())
@@ -63,7 +65,11 @@ fn fixture_cases_match_clusterctl() {
     let exceptions = message_exceptions();
     let mut failures = Vec::new();
     let all = cases();
-    assert!(all.len() >= 40, "expected the full case list, got {}", all.len());
+    assert!(
+        all.len() >= 40,
+        "expected the full case list, got {}",
+        all.len()
+    );
     for c in &all {
         let out = Command::new(env!("CARGO_BIN_EXE_capi-render"))
             .args(&c.args)
@@ -76,23 +82,41 @@ fn fixture_cases_match_clusterctl() {
         let fix = fixtures.to_string_lossy().to_string();
         let stdout = String::from_utf8_lossy(&out.stdout).replace(&fix, "@FIXTURES@");
         let stderr = String::from_utf8_lossy(&out.stderr).replace(&fix, "@FIXTURES@");
-        let want_status: i32 = read(&gold.join(format!("{}.status", c.name))).trim().parse().unwrap();
+        let want_status: i32 = read(&gold.join(format!("{}.status", c.name)))
+            .trim()
+            .parse()
+            .unwrap();
         let want_stdout = read(&gold.join(format!("{}.stdout", c.name)));
         let want_stderr = read(&gold.join(format!("{}.stderr", c.name)));
-        assert!(!stderr.contains("panicked"), "{}: capi-render panicked: {stderr}", c.name);
+        assert!(
+            !stderr.contains("panicked"),
+            "{}: capi-render panicked: {stderr}",
+            c.name
+        );
         if want_status == 0 {
             if !out.status.success() {
-                failures.push(format!("{}: clusterctl succeeded, capi-render failed: {stderr}", c.name));
+                failures.push(format!(
+                    "{}: clusterctl succeeded, capi-render failed: {stderr}",
+                    c.name
+                ));
             } else if stdout != want_stdout {
                 let diff = similar::TextDiff::from_lines(&want_stdout, &stdout)
                     .unified_diff()
                     .context_radius(2)
                     .header("clusterctl", "capi-render")
                     .to_string();
-                failures.push(format!("{}: stdout differs\n{}", c.name, diff.lines().take(40).collect::<Vec<_>>().join("\n")));
+                failures.push(format!(
+                    "{}: stdout differs\n{}",
+                    c.name,
+                    diff.lines().take(40).collect::<Vec<_>>().join("\n")
+                ));
             }
         } else if out.status.success() {
-            failures.push(format!("{}: clusterctl failed ({}), capi-render succeeded", c.name, want_stderr.trim()));
+            failures.push(format!(
+                "{}: clusterctl failed ({}), capi-render succeeded",
+                c.name,
+                want_stderr.trim()
+            ));
         } else if !exceptions.contains(&c.name) && stderr.trim() != want_stderr.trim() {
             failures.push(format!(
                 "{}: error message differs\n  clusterctl:  {}\n  capi-render: {}",
@@ -102,5 +126,11 @@ fn fixture_cases_match_clusterctl() {
             ));
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases differ:\n\n{}", failures.len(), all.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ:\n\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n\n")
+    );
 }
