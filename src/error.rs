@@ -8,20 +8,34 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     msg: String,
+    /// The input the error is about (a file path), when the message itself does
+    /// not name it. Kept apart so the message stays clusterctl's exact text.
+    source_file: Option<String>,
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     pub fn new(msg: impl Into<String>) -> Self {
-        Error { msg: msg.into() }
+        Error { msg: msg.into(), source_file: None }
+    }
+
+    /// Record the input file the error is about (the first one recorded wins).
+    pub fn in_file(mut self, path: impl fmt::Display) -> Self {
+        if self.source_file.is_none() {
+            self.source_file = Some(path.to_string());
+        }
+        self
+    }
+
+    /// The input file the error is about, if known.
+    pub fn source_file(&self) -> Option<&str> {
+        self.source_file.as_deref()
     }
 
     /// Prefix the message with `ctx: `, as Go's `errors.Wrap` does.
     pub fn wrap(self, ctx: impl fmt::Display) -> Self {
-        Error {
-            msg: format!("{ctx}: {}", self.msg),
-        }
+        Error { msg: format!("{ctx}: {}", self.msg), source_file: self.source_file }
     }
 
     pub fn message(&self) -> &str {

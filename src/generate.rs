@@ -195,8 +195,7 @@ pub fn generate_cluster(config: &Config, o: &ClusterOptions) -> Result<String> {
     }
     set_common_variables(&mut config, o)?;
     let t = if let Some((path, text)) = &o.from {
-        template::new_template(text, &o.target_namespace, o.list_variables, &config)
-            .map_err(|e| e.wrap(format!("template {path}")))?
+        template::new_template(text, &o.target_namespace, o.list_variables, &config).map_err(|e| e.in_file(path))?
     } else {
         if o.infrastructure.is_empty() {
             return Err(Error::new(

@@ -336,6 +336,9 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("Error: {e}");
+            if let Some(f) = e.source_file() {
+                eprintln!("  in {f}");
+            }
             ExitCode::FAILURE
         }
     }

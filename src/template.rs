@@ -75,9 +75,8 @@ pub fn new_template(
 }
 
 /// Read a file of the template set (cluster template or ClusterClass) from the repository.
-fn read(repo: &LocalRepository, version: &str, file: &str) -> Result<String> {
+fn read(repo: &LocalRepository, version: &str, file: &str) -> Result<(String, std::path::PathBuf)> {
     repo.read_with_override(version, file)
-        .map(|(t, _)| t)
         .map_err(|e| {
             e.wrap(format!(
                 "failed to read {file:?} from provider's repository {:?}",
@@ -100,8 +99,8 @@ pub fn get(
             "invalid arguments: please provide a targetNamespace",
         ));
     }
-    let raw = read(repo, version, &template_file_name(flavor))?;
-    new_template(&raw, target_namespace, skip_process, config)
+    let (raw, path) = read(repo, version, &template_file_name(flavor))?;
+    new_template(&raw, target_namespace, skip_process, config).map_err(|e| e.in_file(path.display()))
 }
 
 /// The (namespace, name) class keys of the topology Clusters in `objs` (R8.4).
@@ -194,8 +193,8 @@ pub fn add_cluster_classes(
                     "invalid arguments: please provide a targetNamespace",
                 ));
             }
-            let raw = read(repo, version, &clusterclass_file_name(&name))?;
-            new_template(&raw, &ns, skip_process, config)
+            let (raw, path) = read(repo, version, &clusterclass_file_name(&name))?;
+            new_template(&raw, &ns, skip_process, config).map_err(|e| e.in_file(path.display()))
         })()
         .map_err(|e| {
             e.wrap(format!(
