@@ -19,7 +19,9 @@ impl Error {
 
     /// Prefix the message with `ctx: `, as Go's `errors.Wrap` does.
     pub fn wrap(self, ctx: impl fmt::Display) -> Self {
-        Error { msg: format!("{ctx}: {}", self.msg) }
+        Error {
+            msg: format!("{ctx}: {}", self.msg),
+        }
     }
 
     pub fn message(&self) -> &str {

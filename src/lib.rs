@@ -8,6 +8,7 @@
 //! `components` (the provider components pipeline), `template` (cluster templates),
 //! and `generate` (the `generate provider` / `generate cluster` / `list-images` flows).
 
+pub mod components;
 pub mod config;
 pub mod envsubst;
 pub mod error;
@@ -19,6 +20,5 @@ pub mod template;
 pub mod typed;
 pub mod version;
 pub mod yaml;
-pub mod components;
 
 pub use error::{Error, Result};

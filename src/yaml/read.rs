@@ -131,7 +131,9 @@ fn key_string(k: Raw) -> Result<String> {
         Raw::Float(f) => go_float_key(f),
         Raw::Null => "null".to_string(),
         Raw::Seq(_) | Raw::Map(_) => {
-            return Err(Error::new("error converting YAML to JSON: unsupported map key type"))
+            return Err(Error::new(
+                "error converting YAML to JSON: unsupported map key type",
+            ))
         }
     })
 }
@@ -159,8 +161,12 @@ pub fn parse_value(doc: &str) -> Result<Value> {
     if doc.trim().is_empty() {
         return Ok(Value::Null);
     }
-    let raw: Option<Raw> = serde_saphyr::from_str_with_options(doc, options())
-        .map_err(|e| Error::new(format!("error converting YAML to JSON: {}", first_line(&e.to_string()))))?;
+    let raw: Option<Raw> = serde_saphyr::from_str_with_options(doc, options()).map_err(|e| {
+        Error::new(format!(
+            "error converting YAML to JSON: {}",
+            first_line(&e.to_string())
+        ))
+    })?;
     match raw {
         None => Ok(Value::Null),
         Some(r) => to_json(r),
@@ -253,7 +259,10 @@ mod tests {
 
     #[test]
     fn yaml11_scalars_resolve_as_go_does() {
-        let v = parse_value("a: yes\nb: off\nc: 017\nd: 0x1F\ne: 1_000\nf: '017'\ng: 2001-12-14\nh: ~\n").unwrap();
+        let v = parse_value(
+            "a: yes\nb: off\nc: 017\nd: 0x1F\ne: 1_000\nf: '017'\ng: 2001-12-14\nh: ~\n",
+        )
+        .unwrap();
         assert_eq!(
             v,
             json!({"a": true, "b": false, "c": 15.0, "d": 31.0, "e": 1000.0, "f": "017", "g": "2001-12-14", "h": null})
@@ -263,7 +272,11 @@ mod tests {
     #[test]
     fn numbers_become_float64() {
         let v = parse_value("num: 12345678901234567890\n").unwrap();
-        assert_eq!(v["num"].as_f64(), Some(12345678901234567890u64 as f64), "{v:?}");
+        assert_eq!(
+            v["num"].as_f64(),
+            Some(12345678901234567890u64 as f64),
+            "{v:?}"
+        );
     }
 
     #[test]
@@ -284,7 +297,11 @@ mod tests {
         let objs = parse_documents("# only a comment\n---\na: 1\n---\n{}\n").unwrap();
         assert_eq!(objs, vec![json!({"a": 1.0}), json!({})]);
         let e = parse_documents("a: 1\n---\n- x\n").unwrap_err();
-        assert!(e.message().starts_with("failed to unmarshal the 2nd yaml document: \"- x\\n\""), "{e}");
+        assert!(
+            e.message()
+                .starts_with("failed to unmarshal the 2nd yaml document: \"- x\\n\""),
+            "{e}"
+        );
     }
 
     #[test]

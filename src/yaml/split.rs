@@ -17,7 +17,9 @@ pub fn split_documents(text: &str) -> Result<Vec<String>> {
         if let Some(rest) = line.strip_prefix("---") {
             let rest = rest.trim();
             if !rest.is_empty() && !rest.starts_with('#') {
-                return Err(Error::new(format!("invalid Yaml document separator: {rest}")));
+                return Err(Error::new(format!(
+                    "invalid Yaml document separator: {rest}"
+                )));
             }
             if !cur.is_empty() {
                 docs.push(std::mem::take(&mut cur));
@@ -54,12 +56,18 @@ mod tests {
 
     #[test]
     fn crlf_becomes_lf() {
-        assert_eq!(split_documents("a: 1\r\nb: 2\r\n").unwrap(), vec!["a: 1\nb: 2\n"]);
+        assert_eq!(
+            split_documents("a: 1\r\nb: 2\r\n").unwrap(),
+            vec!["a: 1\nb: 2\n"]
+        );
     }
 
     #[test]
     fn empty_documents_are_skipped() {
-        assert_eq!(split_documents("---\n---\na: 1\n---\n").unwrap(), vec!["a: 1\n"]);
+        assert_eq!(
+            split_documents("---\n---\na: 1\n---\n").unwrap(),
+            vec!["a: 1\n"]
+        );
         assert!(split_documents("").unwrap().is_empty());
     }
 
