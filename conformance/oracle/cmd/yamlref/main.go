@@ -680,6 +680,24 @@ func (g *generator) all(add func(string, interface{})) {
 	add("empties", map[string]interface{}{"m": map[string]interface{}{}, "l": []interface{}{},
 		"ll": []interface{}{[]interface{}{}, map[string]interface{}{}, nil},
 		"n":  nil})
+	// Raw NEL (U+0085) is the one line break encoding/json leaves unescaped: go-yaml
+	// folds it when it re-reads the JSON text, and rejects it in keys.
+	nel := []string{"a\u0085b", "a \u0085 b", "a\u0085\u0085b", "a\u0085\u0085\u0085b", "\u0085a",
+		"a\u0085", "a\u0085--- b", "a\u0085---", "a\u0085...\u0085", "a\u0085 --- b", "a\u0085---x",
+		"\u0085\u0085", " \u0085 ", "a\u0085\nb", "a\n\u0085b"}
+	for i, s := range nel {
+		add(fmt.Sprintf("nel-value-%d", i), map[string]interface{}{"v": s, "l": []interface{}{s}})
+		add(fmt.Sprintf("nel-key-%d", i), map[string]interface{}{"a": "\u0085x", "k" + s: 1, "z": "\u0085"})
+	}
+	add("nel-nested-key", map[string]interface{}{"a": "\u0085\u0085", "b": map[string]interface{}{"c": "\u0085", "d\u0085\u0085e": 1}})
+	add("nel-and-control", map[string]interface{}{"a\u0085": 1, "b": "\u007f"})
+	// A value starting with a BOM: go-yaml escapes every character of it.
+	add("bom-start", map[string]interface{}{"v": "\ufeffabc d", "w": "x\ufeffy"})
+	// Keys around go-yaml's 1024-character simple-key limit on the JSON text.
+	for _, n := range []int{1019, 1020, 1021, 1022, 1023, 1030} {
+		add(fmt.Sprintf("long-key-%d", n), map[string]interface{}{strings.Repeat("k", n): 1})
+		add(fmt.Sprintf("long-key-escaped-%d", n), map[string]interface{}{strings.Repeat("<", n/6) + strings.Repeat("k", n%6): 1})
+	}
 	// Unicode code points one by one, as values and keys.
 	var sorted []string
 	for _, r := range runePool {
