@@ -822,7 +822,7 @@ mod tests {
 
     #[test]
     fn go_float_g_format() {
-        assert_eq!(format_go_float_g(3.14), "3.14");
+        assert_eq!(format_go_float_g(2.75), "2.75");
         assert_eq!(format_go_float_g(1e-6), "1e-06");
         assert_eq!(format_go_float_g(1e21), "1e+21");
         assert_eq!(format_go_float_g(1.5e300), "1.5e+300");
@@ -914,5 +914,37 @@ mod tests {
         let k = "k".repeat(129);
         assert_eq!(y(json!({ k.clone(): 1 })), format!("? {k}\n: 1\n"));
         assert_eq!(y(json!({"a\nb": [1]})), "? |-\n  a\n  b\n: - 1\n");
+    }
+
+    #[test]
+    fn nel_is_folded_like_a_double_quoted_line_break() {
+        assert_eq!(fold_nel("a\u{85}b"), "a b");
+        assert_eq!(fold_nel("a \u{85} b"), "a b");
+        assert_eq!(fold_nel("a\u{85}\u{85}\u{85}b"), "a\n\nb");
+        assert_eq!(fold_nel("a  b"), "a  b");
+        assert_eq!(y(json!({"v": "a\u{85}\u{85}b"})), "v: |-\n  a\n  b\n");
+    }
+
+    #[test]
+    fn go_marshal_errors_are_reported() {
+        let e = |v: Value| try_to_yaml(&v).map_err(|e| e.to_string());
+        assert_eq!(
+            e(json!({"a": "\u{7f}"})),
+            Err("yaml: control characters are not allowed".into())
+        );
+        assert_eq!(
+            e(json!({"a": "\u{85}x", "ka\u{85}b": 1})),
+            Err("yaml: line 2: did not find expected ',' or '}'".into())
+        );
+        assert_eq!(
+            e(json!({"v": "a\u{85}--- b"})),
+            Err("yaml: line 2: found unexpected document indicator".into())
+        );
+        let long = "<".repeat(170) + "kkk";
+        assert_eq!(
+            e(json!({ long: 1 })),
+            Err("yaml: did not find expected ',' or '}'".into())
+        );
+        assert_eq!(e(json!({"a": "a\u{85}---"})), Ok("a: a ---\n".into()));
     }
 }
