@@ -1,13 +1,950 @@
-//! go-yaml v2 compatible writer (placeholder until the emitter lands).
-use serde_json::Value;
+//! `serde_json::Value` → the exact bytes of `sigs.k8s.io/yaml.Marshal` (R9).
+//!
+//! Go's pipeline is `encoding/json.Marshal`, then go-yaml v2 reads that JSON text
+//! back into generic values (numbers become int, uint64 or float64 depending on the
+//! text) and its emitter writes them. This module reproduces, in its own code:
+//!
+//! * the number round trip ([`number_text`]): JSON's ES6 float text re-read by the
+//!   YAML 1.1 resolver, printed with `strconv.FormatFloat(f, 'g', -1, 64)`;
+//! * the emitter's block layout: 2-space indentation, sequences under a mapping key
+//!   not indented, `? ` complex keys for keys over 128 bytes or with line breaks,
+//!   `[]` / `{}` for empty collections;
+//! * scalar analysis and style selection (plain, single-quoted, double-quoted,
+//!   literal `|`), with folding of long plain and quoted scalars at column 80.
+
+use serde_json::{Number, Value};
+
+use super::keysort::sort_keys;
+use super::resolve::plain_resolves_to_str;
+use crate::error::{Error, Result};
+
+/// go-yaml v2's `best_width`: plain and quoted scalars fold at a space past it.
+const BEST_WIDTH: usize = 80;
+/// go-yaml v2's `best_indent`.
+const BEST_INDENT: i64 = 2;
+/// Longest key (in bytes) written as a simple `key: value`; longer ones use `? `.
+const MAX_SIMPLE_KEY: usize = 128;
 
 /// One document as `sigs.k8s.io/yaml.Marshal` writes it (ends with `\n`).
+///
+/// For the rare values Go's Marshal rejects (see [`try_to_yaml`]) this still returns
+/// a best-effort document.
 pub fn to_yaml(v: &Value) -> String {
-    let _ = v;
-    unimplemented!("YAML emitter")
+    let reread;
+    let v = if has_raw_break(v) {
+        reread = fold_raw_breaks(v);
+        &reread
+    } else {
+        v
+    };
+    let mut e = Emitter::new();
+    e.node(v, Ctx::default());
+    // Document end: finish the last line.
+    e.write_indent();
+    e.out
 }
 
-/// Go's `strconv.FormatFloat(f, 'g', -1, 64)` (placeholder).
+/// `sigs.k8s.io/yaml.Marshal`, including its failures: go-yaml re-reads the JSON
+/// text, and that text can hold characters its reader rejects (DEL, C1 controls,
+/// U+FFFE, U+FFFF), raw NEL line breaks in keys, a document marker after a NEL, or a
+/// key longer than go-yaml's 1024-character simple-key limit.
+pub fn try_to_yaml(v: &Value) -> Result<String> {
+    if any_string(v, &mut |s| s.chars().any(rejected_by_go_reader)) {
+        return Err(Error::new("yaml: control characters are not allowed"));
+    }
+    let mut lines = 0;
+    reread_errors(v, &mut lines)?;
+    Ok(to_yaml(v))
+}
+
+// ---------------------------------------------------------------------------
+// What go-yaml's reader does to the JSON text encoding/json wrote
+
+/// Raw characters in the JSON text that go-yaml's reader refuses.
+fn rejected_by_go_reader(c: char) -> bool {
+    matches!(c as u32, 0x7F..=0x84 | 0x86..=0x9F | 0xFFFE | 0xFFFF)
+}
+
+/// NEL (U+0085) is the only line break encoding/json leaves unescaped.
+const NEL: char = '\u{85}';
+
+fn any_string(v: &Value, f: &mut impl FnMut(&str) -> bool) -> bool {
+    match v {
+        Value::String(s) => f(s),
+        Value::Array(a) => a.iter().any(|x| any_string(x, f)),
+        Value::Object(m) => m.iter().any(|(k, x)| f(k) || any_string(x, f)),
+        _ => false,
+    }
+}
+
+fn has_raw_break(v: &Value) -> bool {
+    any_string(v, &mut |s| s.contains(NEL))
+}
+
+/// A double-quoted scalar folds each run of spaces and NELs that holds a NEL: one
+/// NEL gives a space, n NELs give n-1 newlines (the spaces are dropped).
+fn fold_nel(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut run = String::new();
+    let mut breaks = 0usize;
+    let flush = |out: &mut String, run: &mut String, breaks: &mut usize| {
+        match *breaks {
+            0 => out.push_str(run),
+            1 => out.push(' '),
+            n => out.extend(std::iter::repeat_n('\n', n - 1)),
+        }
+        run.clear();
+        *breaks = 0;
+    };
+    for c in s.chars() {
+        if c == ' ' || c == NEL {
+            run.push(c);
+            breaks += usize::from(c == NEL);
+        } else {
+            flush(&mut out, &mut run, &mut breaks);
+            out.push(c);
+        }
+    }
+    flush(&mut out, &mut run, &mut breaks);
+    out
+}
+
+fn fold_raw_breaks(v: &Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(fold_nel(s)),
+        Value::Array(a) => Value::Array(a.iter().map(fold_raw_breaks).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| (fold_nel(k), fold_raw_breaks(x)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Walk the strings in JSON text order (object keys sorted bytewise, as Go's
+/// encoding/json and serde_json's map both do), counting NELs as lines, and report
+/// the first error go-yaml's scanner or parser would.
+fn reread_errors(v: &Value, lines: &mut usize) -> Result<()> {
+    match v {
+        Value::String(s) => scan_quoted(s, lines),
+        Value::Array(a) => a.iter().try_for_each(|x| reread_errors(x, lines)),
+        Value::Object(m) => m.iter().try_for_each(|(k, x)| {
+            scan_quoted(k, lines)?;
+            if k.contains(NEL) || json_text_len(k) > 1022 {
+                // The key is no simple key (multi-line or too long): the parser
+                // then finds `:` where it expects `,` or `}`.
+                return Err(Error::new(match *lines {
+                    0 => "yaml: did not find expected ',' or '}'".to_string(),
+                    n => format!("yaml: line {n}: did not find expected ',' or '}}'"),
+                }));
+            }
+            reread_errors(x, lines)
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Count the NELs of one quoted scalar; a `---` or `...` right after a NEL and
+/// followed by a blank is a document marker, which go-yaml's scanner rejects.
+fn scan_quoted(s: &str, lines: &mut usize) -> Result<()> {
+    let chars: Vec<char> = s.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c != NEL {
+            continue;
+        }
+        *lines += 1;
+        let marker = chars
+            .get(i + 1..i + 4)
+            .is_some_and(|m| m == ['-'; 3] || m == ['.'; 3]);
+        if marker && chars.get(i + 4).is_some_and(|c| *c == ' ' || *c == NEL) {
+            return Err(Error::new(format!(
+                "yaml: line {}: found unexpected document indicator",
+                *lines + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Characters of `s` once encoding/json has escaped it (HTML-safe escaping).
+fn json_text_len(s: &str) -> usize {
+    s.chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => 6,
+            c if (c as u32) < 0x20 => 6,
+            _ => 1,
+        })
+        .sum()
+}
+
+// ---------------------------------------------------------------------------
+// Numbers
+
+/// The text go-yaml writes for a JSON number.
+pub fn number_text(n: &Number) -> String {
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    float_text(n.as_f64().unwrap_or(0.0))
+}
+
+/// A Go `float64` through `encoding/json` and go-yaml's re-read: JSON prints it
+/// ES6-style; go-yaml reads an integer text as int (or uint64) and prints it as such,
+/// anything else as a float printed with [`format_go_float_g`].
+pub fn float_text(f: f64) -> String {
+    let json = go_json_float(f);
+    if let Ok(i) = json.parse::<i64>() {
+        return i.to_string();
+    }
+    if let Ok(u) = json.parse::<u64>() {
+        return u.to_string();
+    }
+    format_go_float_g(f)
+}
+
+/// Shortest round-trip decimal digits of |f| and the decimal point position
+/// (`f = 0.d1d2… × 10^dp`). Zero gives no digits and `dp = 0`.
+fn shortest_digits(f: f64) -> (String, i32) {
+    if f == 0.0 || !f.is_finite() {
+        return (String::new(), 0);
+    }
+    // Rust's `{:e}` is the shortest representation that round-trips, like Go's.
+    let s = format!("{:e}", f.abs());
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
+    let digits = digits.trim_end_matches('0').to_string();
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if digits.is_empty() {
+        return (String::new(), 0);
+    }
+    (digits, exp + 1)
+}
+
+/// Go's `%f` with shortest digits.
+fn fmt_f(neg: bool, digits: &str, dp: i32) -> String {
+    let mut s = String::new();
+    if neg {
+        s.push('-');
+    }
+    if digits.is_empty() {
+        s.push('0');
+        return s;
+    }
+    let n = digits.len() as i32;
+    if dp <= 0 {
+        s.push_str("0.");
+        s.extend(std::iter::repeat_n('0', (-dp) as usize));
+        s.push_str(digits);
+    } else if dp >= n {
+        s.push_str(digits);
+        s.extend(std::iter::repeat_n('0', (dp - n) as usize));
+    } else {
+        s.push_str(&digits[..dp as usize]);
+        s.push('.');
+        s.push_str(&digits[dp as usize..]);
+    }
+    s
+}
+
+/// Go's `%e` with shortest digits (exponent with at least two digits).
+fn fmt_e(neg: bool, digits: &str, dp: i32) -> String {
+    let mut s = String::new();
+    if neg {
+        s.push('-');
+    }
+    let digits = if digits.is_empty() { "0" } else { digits };
+    s.push_str(&digits[..1]);
+    if digits.len() > 1 {
+        s.push('.');
+        s.push_str(&digits[1..]);
+    }
+    let exp = if digits == "0" { 0 } else { dp - 1 };
+    s.push('e');
+    s.push(if exp < 0 { '-' } else { '+' });
+    s.push_str(&format!("{:02}", exp.unsigned_abs()));
+    s
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`.
 pub fn format_go_float_g(f: f64) -> String {
-    format!("{f}")
+    if f.is_nan() {
+        return "NaN".to_string();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "+Inf" } else { "-Inf" }.to_string();
+    }
+    let neg = f.is_sign_negative();
+    let (digits, dp) = shortest_digits(f);
+    let exp = dp - 1;
+    if !digits.is_empty() && !(-4..6).contains(&exp) {
+        fmt_e(neg, &digits, dp)
+    } else {
+        fmt_f(neg, &digits, dp)
+    }
+}
+
+/// Go's `encoding/json` text for a float64: `%f`, or `%e` when |f| < 1e-6 or
+/// |f| ≥ 1e21, with `e-07` shortened to `e-7`.
+pub fn go_json_float(f: f64) -> String {
+    let neg = f.is_sign_negative();
+    let (digits, dp) = shortest_digits(f);
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let s = fmt_e(neg, &digits, dp);
+        match s.split_once("e-0") {
+            Some((m, d)) if d.len() == 1 => format!("{m}e-{d}"),
+            _ => s,
+        }
+    } else {
+        fmt_f(neg, &digits, dp)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Scalar analysis (go-yaml's `yaml_emitter_analyze_scalar`)
+
+/// What the emitter may do with a scalar's text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Analysis {
+    multiline: bool,
+    block_plain_allowed: bool,
+    single_quoted_allowed: bool,
+    block_allowed: bool,
+}
+
+/// Printable without escaping in go-yaml's double-quoted writer (`is_printable`).
+fn is_printable(c: char) -> bool {
+    matches!(c as u32, 0x0A | 0x20..=0x7E | 0xA0..=0xD7FF | 0xE000..=0xFFFD) && c != '\u{FEFF}'
+}
+
+/// go-yaml's `is_break`: CR, LF, NEL, LS, PS.
+fn is_break(c: char) -> bool {
+    matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+/// go-yaml's `is_blankz`: space, tab, a break or NUL.
+fn is_blankz(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\0') || is_break(c)
+}
+
+/// Indicators and whitespace observed in a scalar.
+#[derive(Default)]
+struct Scan {
+    block_indicators: bool,
+    line_breaks: bool,
+    special: bool,
+    leading_space: bool,
+    leading_break: bool,
+    trailing_space: bool,
+    trailing_break: bool,
+    break_space: bool,
+    space_break: bool,
+}
+
+fn scan(value: &str) -> Scan {
+    let mut s = Scan {
+        block_indicators: value.starts_with("---") || value.starts_with("..."),
+        ..Scan::default()
+    };
+    let chars: Vec<char> = value.chars().collect();
+    let mut preceded_by_ws = true;
+    let (mut prev_space, mut prev_break) = (false, false);
+    for (i, &c) in chars.iter().enumerate() {
+        let first = i == 0;
+        let last = i + 1 == chars.len();
+        let followed_by_ws = chars.get(i + 1).is_none_or(|n| matches!(n, ' ' | '\t'));
+        s.block_indicators |= match c {
+            '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
+            | '@' | '`' => first,
+            '?' => first && followed_by_ws,
+            ':' => followed_by_ws,
+            '-' => first && followed_by_ws,
+            _ => false,
+        } || (c == '#' && !first && preceded_by_ws);
+        s.special |= !is_printable(c);
+        if c == ' ' {
+            s.leading_space |= first;
+            s.trailing_space |= last;
+            s.break_space |= prev_break;
+            (prev_space, prev_break) = (true, false);
+        } else if is_break(c) {
+            s.line_breaks = true;
+            s.leading_break |= first;
+            s.trailing_break |= last;
+            s.space_break |= prev_space;
+            (prev_space, prev_break) = (false, true);
+        } else {
+            (prev_space, prev_break) = (false, false);
+        }
+        preceded_by_ws = is_blankz(c);
+    }
+    s
+}
+
+fn analyze(value: &str) -> Analysis {
+    if value.is_empty() {
+        return Analysis {
+            multiline: false,
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: false,
+        };
+    }
+    let s = scan(value);
+    let edge_ws = s.leading_space || s.leading_break || s.trailing_space || s.trailing_break;
+    Analysis {
+        multiline: s.line_breaks,
+        block_plain_allowed: !(edge_ws
+            || s.break_space
+            || s.space_break
+            || s.special
+            || s.line_breaks
+            || s.block_indicators),
+        single_quoted_allowed: !(s.break_space || s.space_break || s.special),
+        block_allowed: !(s.trailing_space || s.space_break || s.special),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The emitter
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Style {
+    Plain,
+    Single,
+    Double,
+    Literal,
+}
+
+/// Where a node sits (go-yaml's `mapping_context` / `simple_key_context`).
+#[derive(Debug, Clone, Copy, Default)]
+struct Ctx {
+    mapping: bool,
+    simple_key: bool,
+}
+
+/// Output plus the emitter state that decides spacing and line breaks.
+struct Emitter {
+    out: String,
+    /// Column in characters.
+    column: usize,
+    /// The last thing written was whitespace (or nothing).
+    whitespace: bool,
+    /// Only indentation (and indicators like `- `) on the current line so far.
+    indention: bool,
+    /// Current indentation; -1 before the root node.
+    indent: i64,
+}
+
+impl Emitter {
+    fn new() -> Self {
+        Emitter {
+            out: String::new(),
+            column: 0,
+            whitespace: true,
+            indention: true,
+            indent: -1,
+        }
+    }
+
+    fn put(&mut self, c: char) {
+        self.out.push(c);
+        self.column += 1;
+    }
+
+    fn put_break(&mut self) {
+        self.out.push('\n');
+        self.column = 0;
+    }
+
+    /// Copy a line break from a scalar: LF becomes a newline; other breaks are
+    /// copied as they are and also start a new line.
+    fn write_break(&mut self, c: char) {
+        if c == '\n' {
+            self.put_break();
+        } else {
+            self.out.push(c);
+            self.column = 0;
+        }
+    }
+
+    fn write_indent(&mut self) {
+        let indent = self.indent.max(0) as usize;
+        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
+            self.put_break();
+        }
+        while self.column < indent {
+            self.put(' ');
+        }
+        self.whitespace = true;
+        self.indention = true;
+    }
+
+    fn write_indicator(&mut self, ind: &str, need_ws: bool, is_ws: bool, is_indention: bool) {
+        if need_ws && !self.whitespace {
+            self.put(' ');
+        }
+        for c in ind.chars() {
+            self.put(c);
+        }
+        self.whitespace = is_ws;
+        self.indention = self.indention && is_indention;
+    }
+
+    fn node(&mut self, v: &Value, ctx: Ctx) {
+        match v {
+            Value::Null => self.scalar("null", Style::Plain, ctx),
+            Value::Bool(b) => self.scalar(if *b { "true" } else { "false" }, Style::Plain, ctx),
+            Value::Number(n) => self.scalar(&number_text(n), Style::Plain, ctx),
+            Value::String(s) => self.string(s, ctx),
+            Value::Array(items) if items.is_empty() => self.empty_flow("[", "]"),
+            Value::Array(items) => self.sequence(items, ctx),
+            Value::Object(m) if m.is_empty() => self.empty_flow("{", "}"),
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                sort_keys(&mut keys);
+                let entries: Vec<(&String, &Value)> = keys
+                    .into_iter()
+                    .filter_map(|k| m.get(k).map(|v| (k, v)))
+                    .collect();
+                self.mapping(&entries);
+            }
+        }
+    }
+
+    /// go-yaml's `stringv`: literal if it has a newline, plain if it reads back as
+    /// a string, double-quoted otherwise (the emitter may still change the style).
+    fn string(&mut self, s: &str, ctx: Ctx) {
+        let style = if s.contains('\n') {
+            Style::Literal
+        } else if plain_resolves_to_str(s) {
+            Style::Plain
+        } else {
+            Style::Double
+        };
+        self.scalar(s, style, ctx);
+    }
+
+    fn empty_flow(&mut self, open: &str, close: &str) {
+        self.write_indicator(open, true, true, false);
+        self.write_indicator(close, false, false, false);
+    }
+
+    fn sequence(&mut self, items: &[Value], ctx: Ctx) {
+        let saved = self.indent;
+        let indentless = ctx.mapping && !self.indention;
+        self.indent = if self.indent < 0 {
+            0
+        } else if indentless {
+            self.indent
+        } else {
+            self.indent + BEST_INDENT
+        };
+        for item in items {
+            self.write_indent();
+            self.write_indicator("-", true, false, true);
+            self.node(item, Ctx::default());
+        }
+        self.indent = saved;
+    }
+
+    fn mapping(&mut self, entries: &[(&String, &Value)]) {
+        let saved = self.indent;
+        self.indent = if self.indent < 0 {
+            0
+        } else {
+            self.indent + BEST_INDENT
+        };
+        for (k, v) in entries {
+            self.write_indent();
+            let simple = k.len() <= MAX_SIMPLE_KEY && !analyze(k).multiline;
+            if simple {
+                self.string(
+                    k,
+                    Ctx {
+                        mapping: true,
+                        simple_key: true,
+                    },
+                );
+                self.write_indicator(":", false, false, false);
+            } else {
+                self.write_indicator("?", true, false, true);
+                self.string(
+                    k,
+                    Ctx {
+                        mapping: true,
+                        simple_key: false,
+                    },
+                );
+                self.write_indent();
+                self.write_indicator(":", true, false, true);
+            }
+            self.node(
+                v,
+                Ctx {
+                    mapping: true,
+                    simple_key: false,
+                },
+            );
+        }
+        self.indent = saved;
+    }
+
+    fn scalar(&mut self, value: &str, requested: Style, ctx: Ctx) {
+        let a = analyze(value);
+        let style = select_style(requested, &a, value, ctx.simple_key);
+        let saved = self.indent;
+        self.indent = if self.indent < 0 {
+            BEST_INDENT
+        } else {
+            self.indent + BEST_INDENT
+        };
+        let allow_breaks = !ctx.simple_key;
+        match style {
+            Style::Plain => self.write_plain(value, allow_breaks),
+            Style::Single => self.write_single(value, allow_breaks),
+            Style::Double => self.write_double(value, allow_breaks),
+            Style::Literal => self.write_literal(value),
+        }
+        self.indent = saved;
+    }
+
+    fn write_plain(&mut self, value: &str, allow_breaks: bool) {
+        if !self.whitespace {
+            self.put(' ');
+        }
+        let chars: Vec<char> = value.chars().collect();
+        let (mut spaces, mut breaks) = (false, false);
+        for (i, &c) in chars.iter().enumerate() {
+            if c == ' ' {
+                let next_space = chars.get(i + 1) == Some(&' ');
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && !next_space {
+                    self.write_indent();
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else if is_break(c) {
+                self.line_break_in_scalar(c, breaks);
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.put(c);
+                self.indention = false;
+                (spaces, breaks) = (false, false);
+            }
+        }
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    /// A break inside a plain or single-quoted scalar: the first LF of a run is
+    /// doubled (an LF alone would fold into a space when read back).
+    fn line_break_in_scalar(&mut self, c: char, in_breaks: bool) {
+        if !in_breaks && c == '\n' {
+            self.put_break();
+        }
+        self.write_break(c);
+        self.indention = true;
+    }
+
+    fn write_single(&mut self, value: &str, allow_breaks: bool) {
+        self.write_indicator("'", true, false, false);
+        let chars: Vec<char> = value.chars().collect();
+        let (mut spaces, mut breaks) = (false, false);
+        for (i, &c) in chars.iter().enumerate() {
+            if c == ' ' {
+                let inner = i > 0 && i + 1 < chars.len();
+                let next_space = chars.get(i + 1) == Some(&' ');
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && inner && !next_space {
+                    self.write_indent();
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else if is_break(c) {
+                self.line_break_in_scalar(c, breaks);
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                if c == '\'' {
+                    self.put('\'');
+                }
+                self.put(c);
+                self.indention = false;
+                (spaces, breaks) = (false, false);
+            }
+        }
+        self.write_indicator("'", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_double(&mut self, value: &str, allow_breaks: bool) {
+        self.write_indicator("\"", true, false, false);
+        // go-yaml checks for a BOM at the start of the value for every character,
+        // so a value starting with U+FEFF has all its characters escaped.
+        let bom = value.starts_with('\u{FEFF}');
+        let chars: Vec<char> = value.chars().collect();
+        let mut spaces = false;
+        for (i, &c) in chars.iter().enumerate() {
+            if bom || !is_printable(c) || is_break(c) || c == '"' || c == '\\' {
+                self.put('\\');
+                for e in escape(c).chars() {
+                    self.put(e);
+                }
+                spaces = false;
+            } else if c == ' ' {
+                let inner = i > 0 && i + 1 < chars.len();
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && inner {
+                    self.write_indent();
+                    if chars.get(i + 1) == Some(&' ') {
+                        self.put('\\');
+                    }
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else {
+                self.put(c);
+                spaces = false;
+            }
+        }
+        self.write_indicator("\"", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_literal(&mut self, value: &str) {
+        self.write_indicator("|", true, false, false);
+        self.write_block_hints(value);
+        self.put_break();
+        self.indention = true;
+        self.whitespace = true;
+        let mut breaks = true;
+        for c in value.chars() {
+            if is_break(c) {
+                self.write_break(c);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.put(c);
+                self.indention = false;
+                breaks = false;
+            }
+        }
+    }
+
+    /// Indentation indicator (when the text starts with a space or a break) and
+    /// chomping indicator: `-` without a final break, `+` with two or more (or when
+    /// the text is a single break), none with exactly one.
+    fn write_block_hints(&mut self, value: &str) {
+        let mut rev = value.chars().rev();
+        let first = value.chars().next();
+        if first.is_some_and(|c| c == ' ' || is_break(c)) {
+            self.write_indicator(&BEST_INDENT.to_string(), false, false, false);
+        }
+        let chomp = match (rev.next(), rev.next()) {
+            (None, _) => Some("-"),
+            (Some(last), _) if !is_break(last) => Some("-"),
+            (Some(_), None) => Some("+"),
+            (Some(_), Some(prev)) if is_break(prev) => Some("+"),
+            _ => None,
+        };
+        if let Some(ch) = chomp {
+            self.write_indicator(ch, false, false, false);
+        }
+    }
+}
+
+/// go-yaml's `yaml_emitter_select_scalar_style` (block context, no tags).
+fn select_style(requested: Style, a: &Analysis, value: &str, simple_key: bool) -> Style {
+    let mut style = requested;
+    if simple_key && a.multiline {
+        style = Style::Double;
+    }
+    if style == Style::Plain && (!a.block_plain_allowed || (value.is_empty() && simple_key)) {
+        style = Style::Single;
+    }
+    if style == Style::Single && !a.single_quoted_allowed {
+        style = Style::Double;
+    }
+    if style == Style::Literal && (!a.block_allowed || simple_key) {
+        style = Style::Double;
+    }
+    style
+}
+
+/// The escape after `\` in a double-quoted scalar.
+fn escape(c: char) -> String {
+    match c {
+        '\0' => "0".into(),
+        '\u{7}' => "a".into(),
+        '\u{8}' => "b".into(),
+        '\t' => "t".into(),
+        '\n' => "n".into(),
+        '\u{b}' => "v".into(),
+        '\u{c}' => "f".into(),
+        '\r' => "r".into(),
+        '\u{1b}' => "e".into(),
+        '"' => "\"".into(),
+        '\\' => "\\".into(),
+        '\u{85}' => "N".into(),
+        '\u{a0}' => "_".into(),
+        '\u{2028}' => "L".into(),
+        '\u{2029}' => "P".into(),
+        c if (c as u32) <= 0xFF => format!("x{:02X}", c as u32),
+        c if (c as u32) <= 0xFFFF => format!("u{:04X}", c as u32),
+        c => format!("U{:08X}", c as u32),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn y(v: Value) -> String {
+        to_yaml(&v)
+    }
+
+    #[test]
+    fn go_float_g_format() {
+        assert_eq!(format_go_float_g(2.75), "2.75");
+        assert_eq!(format_go_float_g(1e-6), "1e-06");
+        assert_eq!(format_go_float_g(1e21), "1e+21");
+        assert_eq!(format_go_float_g(1.5e300), "1.5e+300");
+        assert_eq!(format_go_float_g(0.0001), "0.0001");
+        assert_eq!(format_go_float_g(1234567.5), "1.2345675e+06");
+        assert_eq!(format_go_float_g(123456.5), "123456.5");
+        assert_eq!(format_go_float_g(0.0), "0");
+        assert_eq!(format_go_float_g(-0.0), "-0");
+        assert_eq!(format_go_float_g(5e-324), "5e-324");
+    }
+
+    #[test]
+    fn json_float_text_is_es6_style() {
+        assert_eq!(go_json_float(1e21), "1e+21");
+        assert_eq!(go_json_float(1e20), "100000000000000000000");
+        assert_eq!(go_json_float(1e-7), "1e-7");
+        assert_eq!(go_json_float(1.5e-10), "1.5e-10");
+        assert_eq!(go_json_float(0.000001), "0.000001");
+        assert_eq!(go_json_float(-0.0), "-0");
+        // Shortest digits padded with zeros: 2^60 is not printed exactly.
+        assert_eq!(go_json_float(1152921504606846976.0), "1152921504606847000");
+    }
+
+    #[test]
+    fn floats_through_the_yaml_reread() {
+        assert_eq!(float_text(2.0), "2");
+        assert_eq!(float_text(-0.0), "0");
+        assert_eq!(float_text(1e20), "1e+20");
+        assert_eq!(float_text(1e-7), "1e-07");
+        assert_eq!(float_text(1234567.5), "1.2345675e+06");
+        assert_eq!(float_text(1234567.0), "1234567");
+        assert_eq!(float_text(18446744073709551615.0), "1.8446744073709552e+19");
+        assert_eq!(float_text(9223372036854775808.0), "9223372036854776000");
+        assert_eq!(float_text(-9223372036854775808.0), "-9.223372036854776e+18");
+    }
+
+    #[test]
+    fn layout_block_style() {
+        assert_eq!(y(json!({})), "{}\n");
+        assert_eq!(y(json!([])), "[]\n");
+        assert_eq!(y(json!(null)), "null\n");
+        assert_eq!(
+            y(json!({"a": [1, {"b": 2, "c": [[3]]}], "d": {}, "e": []})),
+            "a:\n- 1\n- b: 2\n  c:\n  - - 3\nd: {}\ne: []\n"
+        );
+        assert_eq!(y(json!({"m": {"x": {"o": "p"}}})), "m:\n  x:\n    o: p\n");
+    }
+
+    #[test]
+    fn quoting_styles() {
+        let v = json!({"l": ["y", "on", "123", "1:20", "", "@at", "a: b", "x #y", " lead", "it's", "?x", "x#y", "a\tb", "é"]});
+        assert_eq!(
+            y(v),
+            "l:\n- \"y\"\n- \"on\"\n- \"123\"\n- \"1:20\"\n- \"\"\n- '@at'\n- 'a: b'\n- 'x #y'\n- ' lead'\n- it's\n- ?x\n- x#y\n- \"a\\tb\"\n- é\n"
+        );
+        assert_eq!(y(json!({"y": 1, "n": 2})), "\"n\": 2\n\"y\": 1\n");
+        assert_eq!(y(json!("emoji \u{1F600}")), "\"emoji \\U0001F600\"\n");
+    }
+
+    #[test]
+    fn literal_blocks_and_chomping() {
+        assert_eq!(y(json!({"a": "x\ny\n"})), "a: |\n  x\n  y\n");
+        assert_eq!(y(json!({"a": "x\ny"})), "a: |-\n  x\n  y\n");
+        assert_eq!(y(json!({"a": "x\n\n"})), "a: |+\n  x\n\n");
+        assert_eq!(y(json!({"a": " x\ny"})), "a: |2-\n   x\n  y\n");
+        assert_eq!(y(json!({"a": "trail \nline"})), "a: \"trail \\nline\"\n");
+        assert_eq!(y(json!(["a\nb"])), "- |-\n  a\n  b\n");
+    }
+
+    #[test]
+    fn folding_at_80_columns() {
+        let long = "word ".repeat(20) + "end";
+        let out = y(json!({ "k": long }));
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        assert!(
+            lines[0].len() > 80 && lines[1].starts_with("  word"),
+            "{out}"
+        );
+        let nospace = "x".repeat(200);
+        assert_eq!(
+            y(json!({ "k": nospace.clone() })),
+            format!("k: {nospace}\n")
+        );
+    }
+
+    #[test]
+    fn complex_keys() {
+        let k = "k".repeat(129);
+        assert_eq!(y(json!({ k.clone(): 1 })), format!("? {k}\n: 1\n"));
+        assert_eq!(y(json!({"a\nb": [1]})), "? |-\n  a\n  b\n: - 1\n");
+    }
+
+    #[test]
+    fn nel_is_folded_like_a_double_quoted_line_break() {
+        assert_eq!(fold_nel("a\u{85}b"), "a b");
+        assert_eq!(fold_nel("a \u{85} b"), "a b");
+        assert_eq!(fold_nel("a\u{85}\u{85}\u{85}b"), "a\n\nb");
+        assert_eq!(fold_nel("a  b"), "a  b");
+        assert_eq!(y(json!({"v": "a\u{85}\u{85}b"})), "v: |-\n  a\n  b\n");
+    }
+
+    #[test]
+    fn go_marshal_errors_are_reported() {
+        let e = |v: Value| try_to_yaml(&v).map_err(|e| e.to_string());
+        assert_eq!(
+            e(json!({"a": "\u{7f}"})),
+            Err("yaml: control characters are not allowed".into())
+        );
+        assert_eq!(
+            e(json!({"a": "\u{85}x", "ka\u{85}b": 1})),
+            Err("yaml: line 2: did not find expected ',' or '}'".into())
+        );
+        assert_eq!(
+            e(json!({"v": "a\u{85}--- b"})),
+            Err("yaml: line 2: found unexpected document indicator".into())
+        );
+        let long = "<".repeat(170) + "kkk";
+        assert_eq!(
+            e(json!({ long: 1 })),
+            Err("yaml: did not find expected ',' or '}'".into())
+        );
+        assert_eq!(e(json!({"a": "a\u{85}---"})), Ok("a: a ---\n".into()));
+    }
 }
