@@ -146,6 +146,32 @@ for repo in "$CAPI_CORPUS/repository" "$CAPI_CORPUS/e2e-repository" "$CAPI_CORPU
     done
   done
 done
+# --- 5. init list-images ------------------------------------------------------------------
+# clusterctl's list-images needs a reachable cluster; the same images come from its offline
+# `generate provider --describe` (Images:), which we union, sort and compare with ours.
+li_diffs=0
+for ver in v1.9.11 v1.10.9 v1.10.10; do
+  R="$CAPI_CORPUS/repository"
+  cfg="$work/li-$ver.yaml"
+  printf 'providers:\n  - {name: cluster-api, type: CoreProvider, url: %s}\n  - {name: kubeadm, type: BootstrapProvider, url: %s}\n  - {name: kubeadm, type: ControlPlaneProvider, url: %s}\n  - {name: docker, type: InfrastructureProvider, url: %s}\n' \
+    "$R/cluster-api/$ver/core-components.yaml" "$R/bootstrap-kubeadm/$ver/bootstrap-components.yaml" \
+    "$R/control-plane-kubeadm/$ver/control-plane-components.yaml" "$R/infrastructure-docker/$ver/infrastructure-components.yaml" >"$cfg"
+  : >"$work/li-expected"
+  for p in "--core cluster-api" "-b kubeadm" "-c kubeadm" "-i docker"; do
+    read -r -a pa <<<"$p"
+    env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/xdg" CLUSTERCTL_DISABLE_VERSIONCHECK=true \
+      "$clusterctl" generate provider "${pa[@]}" --describe --config "$cfg" \
+      | awk '/^Images:/{f=1;next} /^[^ ]/{f=0} f && /^  - /{print $2}' >>"$work/li-expected"
+  done
+  sort -u "$work/li-expected" -o "$work/li-expected"
+  env -i PATH="$PATH" "$capi" init list-images --config "$cfg" --core cluster-api -b kubeadm -c kubeadm -i docker >"$work/li-ours"
+  if ! cmp -s "$work/li-expected" "$work/li-ours"; then
+    note "DIFF list-images $ver"; diff -u "$work/li-expected" "$work/li-ours" >&2; li_diffs=$((li_diffs + 1))
+  fi
+done
+echo "list-images: 3 provider sets, $li_diffs differences"
+corpus_diffs=$((corpus_diffs + li_diffs))
+
 rendered=$(grep -lx 0 "$cc"/*.status | wc -l)
 echo "corpus: $corpus_cases cases ($rendered rendered by clusterctl, the rest are errors in both), $corpus_diffs differences"
 
