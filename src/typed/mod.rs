@@ -1,1 +1,2 @@
-//! Side effects of clusterctl's typed round trips (placeholder).
+//! Side effects of clusterctl's typed round trips (R7.8).
+pub mod quantity;
