@@ -76,7 +76,13 @@ fn split(s: &str) -> Result<Split<'_>, &'static str> {
     // Leading zeros.
     loop {
         if pos >= end {
-            return Ok(Split { positive, value: "0", num: "0", denom: "", suffix: "" });
+            return Ok(Split {
+                positive,
+                value: "0",
+                num: "0",
+                denom: "",
+                suffix: "",
+            });
         }
         if b[pos] == b'0' {
             pos += 1;
@@ -89,7 +95,13 @@ fn split(s: &str) -> Result<Split<'_>, &'static str> {
     let mut i = pos;
     loop {
         if i >= end {
-            return Ok(Split { positive, value: s, num: &s[start..], denom: "", suffix: "" });
+            return Ok(Split {
+                positive,
+                value: s,
+                num: &s[start..],
+                denom: "",
+                suffix: "",
+            });
         }
         if b[i].is_ascii_digit() {
             i += 1;
@@ -109,7 +121,13 @@ fn split(s: &str) -> Result<Split<'_>, &'static str> {
         let mut i = pos;
         loop {
             if i >= end {
-                return Ok(Split { positive, value: s, num, denom: &s[dstart..], suffix: "" });
+                return Ok(Split {
+                    positive,
+                    value: s,
+                    num,
+                    denom: &s[dstart..],
+                    suffix: "",
+                });
             }
             if b[i].is_ascii_digit() {
                 i += 1;
@@ -125,7 +143,13 @@ fn split(s: &str) -> Result<Split<'_>, &'static str> {
     let mut i = pos;
     loop {
         if i >= end {
-            return Ok(Split { positive, value, num, denom, suffix: &s[suffix_start..] });
+            return Ok(Split {
+                positive,
+                value,
+                num,
+                denom,
+                suffix: &s[suffix_start..],
+            });
         }
         if b"eEinumkKMGTP".contains(&b[i]) {
             i += 1;
@@ -140,7 +164,13 @@ fn split(s: &str) -> Result<Split<'_>, &'static str> {
     let mut i = pos;
     loop {
         if i >= end {
-            return Ok(Split { positive, value, num, denom, suffix: &s[suffix_start..] });
+            return Ok(Split {
+                positive,
+                value,
+                num,
+                denom,
+                suffix: &s[suffix_start..],
+            });
         }
         if b[i].is_ascii_digit() {
             i += 1;
@@ -241,9 +271,7 @@ impl Quantity {
                     let keep = match format {
                         Format::BinarySI => exponent % 10 == 0 && value & 7 != 0,
                         _ => {
-                            scale % 3 == 0
-                                && !shifted.ends_with("000")
-                                && !shifted.starts_with('0')
+                            scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0')
                         }
                     };
                     let mut q = Quantity {
@@ -273,7 +301,14 @@ impl Quantity {
                 left -= step;
             }
         }
-        let mut q = Quantity { negative, mag, exp, format, kept: None }.normalized();
+        let mut q = Quantity {
+            negative,
+            mag,
+            exp,
+            format,
+            kept: None,
+        }
+        .normalized();
         if !q.mag.is_zero() && q.exp < -9 {
             // Round up (away from zero) to nano units.
             let drop = (-9 - q.exp) as u64;
@@ -302,7 +337,13 @@ impl Quantity {
     }
 
     fn zero(format: Format, kept: Option<String>) -> Quantity {
-        Quantity { negative: false, mag: Digits::default(), exp: 0, format, kept }
+        Quantity {
+            negative: false,
+            mag: Digits::default(),
+            exp: 0,
+            format,
+            kept,
+        }
     }
 
     fn one() -> Quantity {
@@ -470,7 +511,11 @@ struct Digits(Vec<u8>);
 
 impl Digits {
     fn from_decimal(s: &str) -> Digits {
-        let v: Vec<u8> = s.bytes().map(|c| c - b'0').skip_while(|&d| d == 0).collect();
+        let v: Vec<u8> = s
+            .bytes()
+            .map(|c| c - b'0')
+            .skip_while(|&d| d == 0)
+            .collect();
         Digits(v)
     }
 
@@ -677,6 +722,11 @@ mod oracle_tests {
                 failures.push(format!("{input:?}: got {got:?}, want {want:?}"));
             }
         }
-        assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+        assert!(
+            failures.is_empty(),
+            "{} mismatches:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
     }
 }

@@ -148,7 +148,7 @@ func fieldName(f reflect.StructField) (string, bool) {
 }
 
 func (g *gen) walk(t reflect.Type) {
-	var fields []field
+	fields := []field{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if !f.IsExported() {
