@@ -28,7 +28,9 @@ fn read(p: &Path) -> String {
 fn check_fixture(name: &str) -> (usize, Vec<String>) {
     let root = crate_root();
     let input = read(&root.join(format!("fixtures/typed/{name}.yaml")));
-    let golden: Value = serde_json::from_str(&read(&root.join(format!("golden/typed/{name}.json")))).expect("golden");
+    let golden: Value =
+        serde_json::from_str(&read(&root.join(format!("golden/typed/{name}.json"))))
+            .expect("golden");
     let golden = golden.as_array().expect("golden array");
     let docs = parse_documents(&input).expect("fixture parses");
     assert_eq!(docs.len(), golden.len(), "{name}: document count");
@@ -39,7 +41,9 @@ fn check_fixture(name: &str) -> (usize, Vec<String>) {
         let kind = doc.get("kind").and_then(Value::as_str).unwrap_or("");
         if want.get("skipped").is_some() {
             if typed::is_supported(av, kind) {
-                failures.push(format!("{name}[{idx}]: Go skipped {av} {kind}, we support it"));
+                failures.push(format!(
+                    "{name}[{idx}]: Go skipped {av} {kind}, we support it"
+                ));
             }
             continue;
         }
@@ -60,7 +64,10 @@ fn check_fixture(name: &str) -> (usize, Vec<String>) {
                 }
             }
             (Ok(_), None, Some(w)) => failures.push(format!("{name}[{idx}]: no error, want {w}")),
-            (Err(e), Some(_), _) => failures.push(format!("{name}[{idx}]: error {:?}, want a result", e.message())),
+            (Err(e), Some(_), _) => failures.push(format!(
+                "{name}[{idx}]: error {:?}, want a result",
+                e.message()
+            )),
             _ => failures.push(format!("{name}[{idx}]: bad golden record")),
         }
     }
@@ -77,7 +84,12 @@ fn fixtures_match_go() {
         failures.extend(f);
     }
     assert!(total >= 50, "only {total} golden cases");
-    assert!(failures.is_empty(), "{} of {total} cases differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {total} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// The typed JSON typedref hashes: sorted keys, minimal escaping, ints plain, floats in
@@ -137,7 +149,10 @@ fn typed_string(s: &str, out: &mut String) {
 #[test]
 fn typed_json_matches_typedref_writer() {
     let mut s = String::new();
-    typed_json(&serde_json::json!({"b": [1, 1.5, 3.0, 1e-7, "a\"\n"], "a": null}), &mut s);
+    typed_json(
+        &serde_json::json!({"b": [1, 1.5, 3.0, 1e-7, "a\"\n"], "a": null}),
+        &mut s,
+    );
     assert_eq!(s, r#"{"a":null,"b":[1,1.5e0,3e0,1e-7,"a\"\u000a"]}"#);
 }
 
@@ -147,10 +162,14 @@ fn corpus_matches_go() {
         .map(PathBuf::from)
         .unwrap_or_else(|| crate_root().join("../shared/corpus"));
     if !corpus.is_dir() {
-        eprintln!("note: corpus {} absent; corpus round trips not checked", corpus.display());
+        eprintln!(
+            "note: corpus {} absent; corpus round trips not checked",
+            corpus.display()
+        );
         return;
     }
-    let golden: Value = serde_json::from_str(&read(&crate_root().join("golden/typed/corpus.json"))).expect("golden");
+    let golden: Value = serde_json::from_str(&read(&crate_root().join("golden/typed/corpus.json")))
+        .expect("golden");
     let files = golden.as_object().expect("object");
     let mut total = 0;
     let mut failures = Vec::new();
@@ -172,7 +191,10 @@ fn corpus_matches_go() {
                 (Ok(v), Some(want), _) => {
                     let mut s = String::new();
                     typed_json(&v, &mut s);
-                    let got: String = Sha256::digest(s.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+                    let got: String = Sha256::digest(s.as_bytes())
+                        .iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect();
                     if Some(got.as_str()) != want.as_str() {
                         failures.push(format!("{rel}[{i}] {}: digest differs", rec["kind"]));
                     }
@@ -183,13 +205,19 @@ fn corpus_matches_go() {
         }
     }
     assert!(total > 300, "only {total} corpus objects");
-    assert!(failures.is_empty(), "{} of {total} corpus objects differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {total} corpus objects differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn quantities_match_go() {
     let golden: Value =
-        serde_json::from_str(&read(&crate_root().join("golden/typed/quantities.json"))).expect("golden");
+        serde_json::from_str(&read(&crate_root().join("golden/typed/quantities.json")))
+            .expect("golden");
     let mut n = 0;
     for case in golden.as_array().expect("array") {
         let input = case["in"].as_str().expect("in");
