@@ -78,7 +78,17 @@ fn check_fixture(name: &str) -> (usize, Vec<String>) {
 fn fixtures_match_go() {
     let mut total = 0;
     let mut failures = Vec::new();
-    for name in ["deployments", "daemonsets", "rbac", "webhooks", "crds"] {
+    let mut names: Vec<String> = std::fs::read_dir(crate_root().join("fixtures/typed"))
+        .expect("fixtures/typed")
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".yaml").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 6, "fixtures: {names:?}");
+    for name in &names {
         let (n, f) = check_fixture(name);
         total += n;
         failures.extend(f);
