@@ -241,3 +241,24 @@ fn quantities_match_go() {
     }
     assert!(n > 200);
 }
+
+/// Every fixture document pushed through every supported type: errors are fine,
+/// panics are not.
+#[test]
+fn any_object_through_any_type_does_not_panic() {
+    let dir = crate_root().join("fixtures/typed");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).expect("fixtures").flatten() {
+        let p = e.path();
+        if p.extension().and_then(|x| x.to_str()) != Some("yaml") {
+            continue;
+        }
+        for doc in parse_documents(&read(&p)).expect("parses") {
+            for (av, kind) in typed::supported_kinds() {
+                let _ = typed::round_trip_as(&doc, &av, &kind);
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 500);
+}

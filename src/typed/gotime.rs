@@ -171,11 +171,14 @@ pub fn parse_rfc3339(value: &str) -> Result<Instant, String> {
         if b.len() < 6 || (b[0] != b'+' && b[0] != b'-') || b[3] != b':' {
             return Err(bad(value, s, "Z07:00"));
         }
-        let (hh, _) = digits(&s[1..3], 2).ok_or_else(|| bad(value, s, "Z07:00"))?;
-        let (mm, _) = digits(&s[4..6], 2).ok_or_else(|| bad(value, s, "Z07:00"))?;
+        let field = |r: std::ops::Range<usize>| s.get(r).and_then(|t| digits(t, 2));
+        let (Some((hh, _)), Some((mm, _)), Some(rest)) = (field(1..3), field(4..6), s.get(6..))
+        else {
+            return Err(bad(value, s, "Z07:00"));
+        };
         let sign = if b[0] == b'-' { -1 } else { 1 };
         offset_secs = sign * (hh * 3600 + mm * 60);
-        s = &s[6..];
+        s = rest;
     }
     if !s.is_empty() {
         return Err(format!(
@@ -203,6 +206,9 @@ mod tests {
         let t = parse_rfc3339("2021-01-01T00:30:00.123456789-01:00").unwrap();
         assert_eq!(t.format_rfc3339_utc(), "2021-01-01T01:30:00Z");
         assert!(parse_rfc3339("0001-01-01T00:00:00Z").unwrap().is_zero());
+        // Multi-byte text where the zone offset is expected must not panic.
+        assert!(parse_rfc3339("2020-01-01T00:00:00+00:0\u{e9}").is_err());
+        assert!(parse_rfc3339("2020-01-01T00:00:00+\u{e9}:00").is_err());
         assert_eq!(
             parse_rfc3339("1970-01-01T00:00:00Z")
                 .unwrap()
