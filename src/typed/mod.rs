@@ -1,5 +1,177 @@
-//! TEMPORARY: identity placeholder until the typed round-trip model lands (branch `typed`).
+//! Side effects of clusterctl's typed round trips (R7.3, R7.5, R7.8).
+//!
+//! clusterctl converts some objects to Go structs and back with apimachinery's
+//! `runtime.DefaultUnstructuredConverter` (k8s.io/api, apimachinery,
+//! apiextensions-apiserver v0.32.3). [`round_trip`] reproduces
+//! `ToUnstructured(FromUnstructured(obj))` on our object model:
+//!
+//! * unknown and misspelled fields are dropped, at every depth;
+//! * fields without `omitempty` appear with their zero value (`""`, `0`, `false`,
+//!   `null` for nil slices, maps and pointers, `{}` for structs), e.g.
+//!   `metadata.creationTimestamp: null`, Deployment `spec.strategy: {}`, `status: {}`;
+//! * `omitempty` fields with an empty value (`""`, `0`, `false`, nil or empty list or map)
+//!   are removed; structs are never empty;
+//! * integer fields come back as integers (`i64` numbers), float fields stay `f64`;
+//!   a float that is not integral in an integer field is an error
+//!   (`cannot convert float64 to int32`); an integral one out of range wraps as Go's
+//!   `int64(f)` then truncation do on amd64;
+//! * `resource.Quantity` values are re-printed by [`quantity`] (`0.5` → `500m`,
+//!   `1024Mi` → `1Gi`, but texts ParseQuantity keeps, such as `1e3` or `+1Mi`, stay);
+//! * `IntOrString` keeps int-versus-string; `[]byte` (caBundle) is base64-decoded and
+//!   re-encoded (padding and line breaks normalised; `""` disappears when omitempty);
+//! * `metav1.Time` is parsed as RFC 3339 and printed in UTC (zero time → `null`);
+//! * raw JSON (`JSON`, `RawExtension`, `FieldsV1`) is kept, with integral floats turned
+//!   into integers (it went through JSON text);
+//! * `JSONSchemaPropsOrBool/-OrArray/-OrStringArray` decode their schema with
+//!   encoding/json rules: a non-schema `items` (e.g. `true` or `[]`) becomes `null`.
+//!
+//! `apiVersion` and `kind` (inline TypeMeta, `omitempty`) are kept as they are; clusterctl's
+//! `scheme.Convert` then sets them to the registered GVK, which is the same value.
+//!
+//! Errors are FromUnstructured's texts. clusterctl calls `scheme.Scheme.Convert`, which
+//! prefixes them: see [`scheme_convert_error`]. The type model is generated from the Go
+//! types by `conformance/oracle/cmd/typegen` (see `conformance/regen-typed.sh`).
+
+mod convert;
+mod gojson;
+mod gotime;
+mod model;
+pub mod quantity;
+
 use serde_json::Value;
-pub fn round_trip(obj: &Value) -> crate::Result<Value> {
-    Ok(obj.clone())
+
+use crate::error::{Error, Result};
+
+/// The (apiVersion, kind) pairs clusterctl round-trips, in the model's order.
+pub fn supported_kinds() -> Vec<(String, String)> {
+    match model::model() {
+        Ok(m) => m
+            .roots
+            .iter()
+            .map(|(a, k, _)| (a.clone(), k.clone()))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Whether [`round_trip_as`] knows this apiVersion and kind.
+pub fn is_supported(api_version: &str, kind: &str) -> bool {
+    model::model().is_ok_and(|m| {
+        m.roots
+            .iter()
+            .any(|(a, k, _)| a == api_version && k == kind)
+    })
+}
+
+/// Round trip an object typed by its own `apiVersion` and `kind`.
+pub fn round_trip(obj: &Value) -> Result<Value> {
+    let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+    round_trip_as(obj, api_version, kind)
+}
+
+/// Round trip an object through the Go type registered for `api_version`/`kind`
+/// (one of [`supported_kinds`]). The error message is FromUnstructured's.
+pub fn round_trip_as(obj: &Value, api_version: &str, kind: &str) -> Result<Value> {
+    let m = model::model().map_err(Error::new)?;
+    let idx = m
+        .roots
+        .iter()
+        .find(|(a, k, _)| a == api_version && k == kind)
+        .map(|r| r.2)
+        .ok_or_else(|| {
+            Error::new(format!(
+                "typed round trip: unsupported type {api_version}, Kind={kind}"
+            ))
+        })?;
+    let map = obj
+        .as_object()
+        .ok_or_else(|| Error::new("cannot restore struct from: not an object"))?;
+    convert::Walker::new(m)
+        .round_trip_struct(map, idx)
+        .map_err(|e| Error::new(e.message()))
+}
+
+/// The error `scheme.Scheme.Convert(unstructured, typed)` returns when FromUnstructured
+/// fails: `unable to convert unstructured object to <group>/<version>, Kind=<kind>: <err>`.
+pub fn scheme_convert_error(api_version: &str, kind: &str, err: &Error) -> Error {
+    let gv = if api_version.contains('/') {
+        api_version.to_string()
+    } else {
+        format!("/{api_version}")
+    };
+    Error::new(format!(
+        "unable to convert unstructured object to {gv}, Kind={kind}: {err}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn deployment_defaults() {
+        let d = json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "x", "bogus": 1},
+            "spec": {"replicas": 1.0, "template": {"spec": {"containers": [
+                {"name": "c", "image": "i", "env": [{"name": "A", "value": ""}],
+                 "resources": {"limits": {"cpu": 0.5, "memory": "1024Mi"}}}]}}}
+        });
+        let out = round_trip(&d).unwrap();
+        assert_eq!(
+            out["metadata"],
+            json!({"name": "x", "creationTimestamp": null})
+        );
+        assert_eq!(out["spec"]["replicas"], json!(1));
+        assert!(out["spec"]["replicas"].is_i64());
+        assert_eq!(out["spec"]["strategy"], json!({}));
+        assert_eq!(out["spec"]["selector"], Value::Null);
+        assert_eq!(out["status"], json!({}));
+        let c = &out["spec"]["template"]["spec"]["containers"][0];
+        assert_eq!(c["env"], json!([{"name": "A"}]));
+        assert_eq!(
+            c["resources"]["limits"],
+            json!({"cpu": "500m", "memory": "1Gi"})
+        );
+        assert_eq!(
+            out["spec"]["template"]["metadata"],
+            json!({"creationTimestamp": null})
+        );
+    }
+
+    #[test]
+    fn conversion_errors() {
+        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"replicas": 2.5}});
+        assert_eq!(
+            round_trip(&d).unwrap_err().message(),
+            "cannot convert float64 to int32"
+        );
+        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"replicas": "2"}});
+        assert_eq!(
+            round_trip(&d).unwrap_err().message(),
+            "unrecognized type: int32"
+        );
+        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": []});
+        assert_eq!(
+            round_trip(&d).unwrap_err().message(),
+            "cannot restore struct from: slice"
+        );
+        let e = scheme_convert_error("apps/v1", "Deployment", &Error::new("boom"));
+        assert_eq!(
+            e.message(),
+            "unable to convert unstructured object to apps/v1, Kind=Deployment: boom"
+        );
+    }
+
+    #[test]
+    fn unsupported_kind_is_an_error() {
+        assert!(round_trip(&json!({"apiVersion": "v1", "kind": "Pod"})).is_err());
+        assert!(is_supported(
+            "apiextensions.k8s.io/v1beta1",
+            "CustomResourceDefinition"
+        ));
+        assert_eq!(supported_kinds().len(), 10);
+    }
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{kind, name};
+use super::{kind, name, typed_round_trip};
 use crate::config::ImageMeta;
 use crate::error::{Error, Result};
 use crate::image::alter_image;
@@ -62,7 +62,7 @@ pub fn fix_images(
             "DaemonSet" => "deamonSet",
             _ => continue,
         };
-        let mut typed = crate::typed::round_trip(o)?;
+        let mut typed = typed_round_trip(o, "apps/v1")?;
         let n = name(&typed).to_string();
         let wrap = |e: Error| e.wrap(format!("failed to fix containers in {what} {n}"));
         if let Some(spec) = pod_spec_mut(&mut typed) {

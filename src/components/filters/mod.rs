@@ -90,3 +90,33 @@ pub fn set_metadata_field(o: &mut Value, field: &str, v: Value) {
         md.insert(field.to_string(), v);
     }
 }
+
+/// clusterctl's `scheme.Scheme.Convert(obj, &typed)` followed by the conversion back:
+/// the object must carry the typed struct's `target` apiVersion; its content then
+/// goes through [`crate::typed::round_trip_as`].
+pub fn typed_round_trip(o: &Value, target: &str) -> crate::Result<Value> {
+    let k = kind(o);
+    let av = o.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    if av != target {
+        let (tg, tv) = target.split_once('/').unwrap_or(("", target));
+        let registered = group_of(av) == tg && crate::typed::is_supported(av, k)
+            || matches!(
+                (group_of(av), version_of(av)),
+                ("apps", "v1beta1" | "v1beta2") | ("rbac.authorization.k8s.io", "v1beta1" | "v1alpha1")
+            );
+        return Err(crate::Error::new(if registered {
+            format!("converting ({}.{k}) to ({tv}.{k}): unknown conversion", version_of(av))
+        } else {
+            format!("no kind \"{k}\" is registered for version \"{av}\" in scheme \"pkg/runtime/scheme.go:100\"")
+        }));
+    }
+    crate::typed::round_trip_as(o, target, k).map_err(|e| crate::typed::scheme_convert_error(target, k, &e))
+}
+
+fn group_of(api_version: &str) -> &str {
+    api_version.split_once('/').map(|(g, _)| g).unwrap_or("")
+}
+
+fn version_of(api_version: &str) -> &str {
+    api_version.split_once('/').map(|(_, v)| v).unwrap_or(api_version)
+}

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{kind, metadata_mut, name, namespace, set_metadata_field, string_map, version};
+use super::{kind, metadata_mut, name, namespace, set_metadata_field, string_map, typed_round_trip, version};
 use crate::error::{Error, Result};
 
 /// Kinds clusterctl treats as cluster-scoped, by kind name only (group ignored).
@@ -49,7 +49,7 @@ fn fix_one(o: &mut Value, target: &str) -> Result<()> {
     }
     match k.as_str() {
         "ClusterRoleBinding" | "RoleBinding" => {
-            let mut t = crate::typed::round_trip(o)?;
+            let mut t = typed_round_trip(o, "rbac.authorization.k8s.io/v1")?;
             set_subject_namespaces(&mut t, target);
             *o = t;
         }
@@ -61,7 +61,12 @@ fn fix_one(o: &mut Value, target: &str) -> Result<()> {
             if !matches!(v.as_str(), "v1" | "v1beta1") {
                 return Err(Error::new(format!("failed to patch {v} {k}")));
             }
-            let mut t = crate::typed::round_trip(o)?;
+            let g = if k == "CustomResourceDefinition" {
+                "apiextensions.k8s.io"
+            } else {
+                "admissionregistration.k8s.io"
+            };
+            let mut t = typed_round_trip(o, &format!("{g}/{v}"))?;
             if k == "CustomResourceDefinition" {
                 set_crd_conversion_namespace(&mut t, &v, target);
             } else {

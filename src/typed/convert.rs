@@ -1,0 +1,703 @@
+//! The walker: one pass over an unstructured value and its Go type that yields what
+//! `ToUnstructured(FromUnstructured(v))` yields, or the error FromUnstructured returns.
+//!
+//! Two decoding regimes exist in Go and both are modelled:
+//! * **converter** (`runtime.DefaultUnstructuredConverter`): reflection over the struct,
+//!   field by field in declaration order; the first error aborts;
+//! * **json** (`k8s.io/apimachinery/pkg/util/json.Unmarshal`, i.e. sigs.k8s.io/json,
+//!   case-sensitive): used inside the custom UnmarshalJSON of `JSONSchemaPropsOrBool`,
+//!   `-OrArray` and `-OrStringArray`. Keys are visited in sorted order (the input was
+//!   `json.Marshal`ed from a map); type mismatches are remembered and decoding goes on,
+//!   the first one is reported; errors of nested custom unmarshalers abort. On the way
+//!   back the value went through `json.Marshal` and apimachinery's number-preserving
+//!   `unmarshal`, so every float that is an integer comes back as an int64.
+
+use serde_json::{Map, Value};
+
+use super::gojson::{
+    base64_decode, base64_encode, normalize_number, normalize_numbers, number_text,
+};
+use super::gotime::parse_rfc3339;
+use super::model::{Kind, Model, Special, Ty};
+use super::quantity::{self, ERR_FORMAT_WRONG};
+
+/// A Go `json.UnmarshalTypeError`.
+#[derive(Debug, Clone)]
+pub struct TypeErr {
+    value: String,
+    ty: String,
+    context: Option<(String, String)>,
+}
+
+#[derive(Debug, Clone)]
+pub enum ConvErr {
+    Msg(String),
+    Type(TypeErr),
+}
+
+impl ConvErr {
+    pub fn message(&self) -> String {
+        match self {
+            ConvErr::Msg(m) => m.clone(),
+            ConvErr::Type(t) => match &t.context {
+                Some((s, f)) => format!(
+                    "json: cannot unmarshal {} into Go struct field {s}.{f} of type {}",
+                    t.value, t.ty
+                ),
+                None => format!(
+                    "json: cannot unmarshal {} into Go value of type {}",
+                    t.value, t.ty
+                ),
+            },
+        }
+    }
+}
+
+fn msg(s: impl Into<String>) -> ConvErr {
+    ConvErr::Msg(s.into())
+}
+
+type R<T> = Result<T, ConvErr>;
+
+/// A converted value and whether Go's `isZero` holds for it (for omitempty).
+struct Out {
+    val: Value,
+    zero: bool,
+}
+
+impl Out {
+    fn new(val: Value, zero: bool) -> Out {
+        Out { val, zero }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Converter,
+    Json,
+}
+
+/// Error context of one sigs.k8s.io/json Unmarshal call.
+#[derive(Default)]
+struct JsonCtx {
+    /// (field name, name of the struct holding it)
+    stack: Vec<(String, String)>,
+    saved: Option<ConvErr>,
+}
+
+impl JsonCtx {
+    fn add_context(&self, e: ConvErr) -> ConvErr {
+        match (e, self.stack.last()) {
+            (ConvErr::Type(mut t), Some((_, strct))) => {
+                let fields: Vec<&str> = self.stack.iter().map(|(f, _)| f.as_str()).collect();
+                t.context = Some((strct.clone(), fields.join(".")));
+                ConvErr::Type(t)
+            }
+            (e, _) => e,
+        }
+    }
+
+    fn save(&mut self, e: ConvErr) {
+        if self.saved.is_none() {
+            self.saved = Some(self.add_context(e));
+        }
+    }
+}
+
+pub struct Walker<'m> {
+    m: &'m Model,
+}
+
+/// Go's name of the kind of an unstructured value (`reflect.Kind`).
+fn src_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "invalid",
+        Value::Bool(_) => "bool",
+        Value::Number(n) => number_go_type(n),
+        Value::String(_) => "string",
+        Value::Array(_) => "slice",
+        Value::Object(_) => "map",
+    }
+}
+
+fn number_go_type(n: &serde_json::Number) -> &'static str {
+    if n.is_f64() {
+        "float64"
+    } else if n.is_i64() {
+        "int64"
+    } else {
+        "uint64"
+    }
+}
+
+/// The JSON kind word of a json.UnmarshalTypeError.
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Characters Go's json.Marshal escapes inside a string.
+fn json_escapes(s: &str) -> bool {
+    s.chars().any(|c| {
+        (c as u32) < 0x20 || matches!(c, '"' | '\\' | '<' | '>' | '&' | '\u{2028}' | '\u{2029}')
+    })
+}
+
+/// Go's `int64(f)` on amd64: truncation, 0x8000000000000000 when out of range.
+fn go_f64_to_i64(f: f64) -> i64 {
+    if f.is_nan() || f >= 9_223_372_036_854_775_808.0 || f < -9_223_372_036_854_775_808.0 {
+        i64::MIN
+    } else {
+        f.trunc() as i64
+    }
+}
+
+/// Go's `uint64(f)` on amd64.
+fn go_f64_to_u64(f: f64) -> u64 {
+    if f < 9_223_372_036_854_775_808.0 {
+        go_f64_to_i64(f) as u64
+    } else {
+        (go_f64_to_i64(f - 9_223_372_036_854_775_808.0) as u64) ^ (1u64 << 63)
+    }
+}
+
+/// Keep the low `bits` of v, as a signed value.
+fn wrap_signed(v: i64, bits: u8) -> i64 {
+    match bits {
+        8 => i64::from(v as i8),
+        16 => i64::from(v as i16),
+        32 => i64::from(v as i32),
+        _ => v,
+    }
+}
+
+fn wrap_unsigned(v: u64, bits: u8) -> u64 {
+    match bits {
+        8 => u64::from(v as u8),
+        16 => u64::from(v as u16),
+        32 => u64::from(v as u32),
+        _ => v,
+    }
+}
+
+fn float_value(f: f64, mode: Mode) -> Value {
+    let n = match serde_json::Number::from_f64(f) {
+        Some(n) => n,
+        None => return Value::Null,
+    };
+    match mode {
+        Mode::Converter => Value::Number(n),
+        Mode::Json => normalize_number(&n),
+    }
+}
+
+impl<'m> Walker<'m> {
+    pub fn new(m: &'m Model) -> Walker<'m> {
+        Walker { m }
+    }
+
+    /// Round trip an object through the struct `idx`.
+    pub fn round_trip_struct(&self, obj: &Map<String, Value>, idx: usize) -> R<Value> {
+        let mut out = Map::new();
+        self.conv_struct(obj, idx, &mut out)?;
+        Ok(Value::Object(out))
+    }
+
+    /// Go's reflect String() of a type.
+    fn go_type(&self, ty: &Ty) -> String {
+        match ty {
+            Ty::Scalar(_, go) => go.clone(),
+            Ty::Ptr(t) => format!("*{}", self.go_type(t)),
+            Ty::Slice(t) => format!("[]{}", self.go_type(t)),
+            Ty::Map(t) => format!("map[string]{}", self.go_type(t)),
+            Ty::Bytes => "[]uint8".to_string(),
+            Ty::Struct(i) => self.struct_go_name(*i),
+            Ty::Special(_) => "special".to_string(),
+        }
+    }
+
+    fn struct_go_name(&self, i: usize) -> String {
+        self.m
+            .structs
+            .get(i)
+            .map(|s| s.go_name.clone())
+            .unwrap_or_default()
+    }
+
+    fn zero(&self, ty: &Ty, mode: Mode) -> Out {
+        match ty {
+            Ty::Scalar(k, _) => match k {
+                Kind::String => Out::new(Value::String(String::new()), true),
+                Kind::Bool => Out::new(Value::Bool(false), true),
+                Kind::Int(_) | Kind::Uint(_) => Out::new(Value::from(0i64), true),
+                Kind::Float(_) => Out::new(float_value(0.0, mode), true),
+            },
+            Ty::Ptr(_) | Ty::Slice(_) | Ty::Map(_) | Ty::Bytes => Out::new(Value::Null, true),
+            Ty::Struct(i) => {
+                let mut out = Map::new();
+                self.zero_struct(*i, mode, &mut out);
+                Out::new(Value::Object(out), false)
+            }
+            Ty::Special(sp) => Out::new(
+                match sp {
+                    Special::Quantity => Value::String("0".into()),
+                    Special::IntOrString => Value::from(0i64),
+                    Special::Duration => Value::String("0s".into()),
+                    Special::OrBool(_) => Value::Bool(false),
+                    Special::Time
+                    | Special::MicroTime
+                    | Special::Raw
+                    | Special::OrArray(_)
+                    | Special::OrStringArray(_) => Value::Null,
+                },
+                false,
+            ),
+        }
+    }
+
+    fn zero_struct(&self, idx: usize, mode: Mode, out: &mut Map<String, Value>) {
+        let Some(def) = self.m.structs.get(idx) else {
+            return;
+        };
+        for f in &def.fields {
+            if f.inline {
+                if let Ty::Struct(j) = f.ty {
+                    self.zero_struct(j, mode, out);
+                }
+                continue;
+            }
+            let o = self.zero(&f.ty, mode);
+            if f.name == "-" || (f.omitempty && o.zero) {
+                continue;
+            }
+            out.insert(f.name.clone(), o.val);
+        }
+    }
+
+    // ---------------------------------------------------------------- converter
+
+    fn conv(&self, v: Option<&Value>, ty: &Ty) -> R<Out> {
+        let v = match v {
+            None | Some(Value::Null) => return Ok(self.zero(ty, Mode::Converter)),
+            Some(v) => v,
+        };
+        match ty {
+            Ty::Scalar(k, go) => self.conv_scalar(v, *k, go),
+            Ty::Ptr(inner) => {
+                let o = self.conv(Some(v), inner)?;
+                Ok(Out::new(o.val, false))
+            }
+            Ty::Slice(inner) => match v {
+                Value::Array(a) => {
+                    let mut items = Vec::with_capacity(a.len());
+                    for e in a {
+                        items.push(self.conv(Some(e), inner)?.val);
+                    }
+                    Ok(Out::new(Value::Array(items), a.is_empty()))
+                }
+                _ => Err(msg(format!("cannot restore slice from {}", src_kind(v)))),
+            },
+            Ty::Bytes => self.conv_bytes(v),
+            Ty::Map(inner) => match v {
+                Value::Object(m) => {
+                    let mut out = Map::new();
+                    for (k, e) in m {
+                        out.insert(k.clone(), self.conv(Some(e), inner)?.val);
+                    }
+                    Ok(Out::new(Value::Object(out), m.is_empty()))
+                }
+                _ => Err(msg(format!("cannot restore map from {}", src_kind(v)))),
+            },
+            Ty::Struct(i) => match v {
+                Value::Object(m) => {
+                    let mut out = Map::new();
+                    self.conv_struct(m, *i, &mut out)?;
+                    Ok(Out::new(Value::Object(out), false))
+                }
+                _ => Err(msg(format!("cannot restore struct from: {}", src_kind(v)))),
+            },
+            Ty::Special(sp) => self.conv_special(v, *sp),
+        }
+    }
+
+    fn conv_struct(
+        &self,
+        m: &Map<String, Value>,
+        idx: usize,
+        out: &mut Map<String, Value>,
+    ) -> R<()> {
+        let def = self
+            .m
+            .structs
+            .get(idx)
+            .ok_or_else(|| msg("typed model: bad struct index"))?;
+        for f in &def.fields {
+            if f.inline {
+                match f.ty {
+                    Ty::Struct(j) => self.conv_struct(m, j, out)?,
+                    _ => return Err(msg("typed model: inline field is not a struct")),
+                }
+                continue;
+            }
+            let o = self.conv(m.get(&f.name), &f.ty)?;
+            if f.name == "-" || (f.omitempty && o.zero) {
+                continue;
+            }
+            out.insert(f.name.clone(), o.val);
+        }
+        Ok(())
+    }
+
+    fn conv_scalar(&self, v: &Value, k: Kind, go: &str) -> R<Out> {
+        let unrecognized = || msg(format!("unrecognized type: {}", k.name()));
+        match (v, k) {
+            (Value::String(s), Kind::String) => {
+                Ok(Out::new(Value::String(s.clone()), s.is_empty()))
+            }
+            (Value::Bool(b), Kind::Bool) => Ok(Out::new(Value::Bool(*b), !*b)),
+            (Value::Number(n), Kind::Float(bits)) => {
+                let mut f = n.as_f64().unwrap_or(0.0);
+                if bits == 32 {
+                    f = f as f32 as f64;
+                }
+                Ok(Out::new(float_value(f, Mode::Converter), f == 0.0))
+            }
+            (Value::Number(n), Kind::Int(bits)) => {
+                let i = if n.is_f64() {
+                    let f = n.as_f64().unwrap_or(0.0);
+                    if f != f.trunc() {
+                        return Err(msg(format!("cannot convert float64 to {go}")));
+                    }
+                    go_f64_to_i64(f)
+                } else if let Some(i) = n.as_i64() {
+                    i
+                } else {
+                    n.as_u64().unwrap_or(0) as i64
+                };
+                let i = wrap_signed(i, bits);
+                Ok(Out::new(Value::from(i), i == 0))
+            }
+            (Value::Number(n), Kind::Uint(bits)) => {
+                let u = if n.is_f64() {
+                    let f = n.as_f64().unwrap_or(0.0);
+                    if f != f.trunc() {
+                        return Err(msg(format!("cannot convert float64 to {go}")));
+                    }
+                    go_f64_to_u64(f)
+                } else if let Some(u) = n.as_u64() {
+                    u
+                } else {
+                    n.as_i64().unwrap_or(0) as u64
+                };
+                let u = wrap_unsigned(u, bits);
+                Ok(Out::new(Value::from(u), u == 0))
+            }
+            // Integers are convertible to string in Go, but the converter refuses.
+            (Value::Number(n), Kind::String) if !n.is_f64() => {
+                Err(msg(format!("cannot convert {} to {go}", number_go_type(n))))
+            }
+            _ => Err(unrecognized()),
+        }
+    }
+
+    fn conv_bytes(&self, v: &Value) -> R<Out> {
+        match v {
+            Value::String(s) => {
+                if s.is_empty() {
+                    return Ok(Out::new(Value::String(String::new()), true));
+                }
+                let data = base64_decode(s.as_bytes()).map_err(|at| {
+                    msg(format!(
+                        "error decoding from json: illegal base64 data at input byte {at}"
+                    ))
+                })?;
+                Ok(Out::new(
+                    Value::String(base64_encode(&data)),
+                    data.is_empty(),
+                ))
+            }
+            Value::Array(a) => {
+                let mut data = Vec::with_capacity(a.len());
+                for e in a {
+                    let o = if e.is_null() {
+                        0
+                    } else {
+                        self.conv_scalar(e, Kind::Uint(8), "uint8")?
+                            .val
+                            .as_u64()
+                            .unwrap_or(0) as u8
+                    };
+                    data.push(o);
+                }
+                Ok(Out::new(
+                    Value::String(base64_encode(&data)),
+                    data.is_empty(),
+                ))
+            }
+            _ => Err(msg(format!("cannot restore slice from {}", src_kind(v)))),
+        }
+    }
+
+    /// A type with its own UnmarshalJSON gets `json.Marshal(v)`; v is not null.
+    fn conv_special(&self, v: &Value, sp: Special) -> R<Out> {
+        let val = match sp {
+            Special::Quantity => {
+                let text = match v {
+                    Value::String(s) if json_escapes(s) => return Err(msg(ERR_FORMAT_WRONG)),
+                    Value::String(s) => s.trim_matches(char::is_whitespace).to_string(),
+                    Value::Number(n) => number_text(n),
+                    Value::Bool(b) => b.to_string(),
+                    _ => return Err(msg(ERR_FORMAT_WRONG)),
+                };
+                Value::String(quantity::canonicalize(&text).map_err(msg)?)
+            }
+            Special::IntOrString => match v {
+                Value::String(s) => Value::String(s.clone()),
+                Value::Number(n) => {
+                    let text = number_text(n);
+                    match text.parse::<i32>() {
+                        Ok(i) if !text.starts_with('+') => Value::from(i64::from(i)),
+                        _ => {
+                            return Err(ConvErr::Type(TypeErr {
+                                value: format!("number {text}"),
+                                ty: "int32".into(),
+                                context: None,
+                            }))
+                        }
+                    }
+                }
+                other => {
+                    return Err(ConvErr::Type(TypeErr {
+                        value: json_kind(other).into(),
+                        ty: "int32".into(),
+                        context: None,
+                    }))
+                }
+            },
+            Special::Time => match v {
+                Value::String(s) => {
+                    let t = parse_rfc3339(s).map_err(msg)?;
+                    if t.is_zero() {
+                        Value::Null
+                    } else {
+                        Value::String(t.format_rfc3339_utc())
+                    }
+                }
+                other => {
+                    return Err(ConvErr::Type(TypeErr {
+                        value: json_kind(other).into(),
+                        ty: "string".into(),
+                        context: None,
+                    }))
+                }
+            },
+            Special::MicroTime | Special::Duration => {
+                return Err(msg("typed: MicroTime and Duration are not supported"))
+            }
+            Special::Raw => normalize_numbers(v),
+            Special::OrBool(schema) => match v {
+                Value::Bool(b) => Value::Bool(*b),
+                Value::Object(_) => self.json_unmarshal(v, &Ty::Struct(schema))?,
+                _ => return Err(msg("boolean or JSON schema expected")),
+            },
+            Special::OrArray(schema) => match v {
+                Value::Object(_) => self.json_unmarshal(v, &Ty::Struct(schema))?,
+                Value::Array(a) => {
+                    let got = self.json_unmarshal(v, &Ty::Slice(Box::new(Ty::Struct(schema))))?;
+                    if a.is_empty() {
+                        Value::Null
+                    } else {
+                        got
+                    }
+                }
+                _ => Value::Null,
+            },
+            Special::OrStringArray(schema) => match v {
+                Value::Object(_) => self.json_unmarshal(v, &Ty::Struct(schema))?,
+                Value::Array(a) => {
+                    let string = Ty::Scalar(Kind::String, "string".into());
+                    let got = self.json_unmarshal(v, &Ty::Slice(Box::new(string)))?;
+                    if a.is_empty() {
+                        Value::Null
+                    } else {
+                        got
+                    }
+                }
+                _ => Value::Null,
+            },
+        };
+        Ok(Out::new(val, false))
+    }
+
+    // ---------------------------------------------------------------- json
+
+    /// One `util/json.Unmarshal` into `ty` followed by `json.Marshal` and apimachinery's
+    /// number-preserving unmarshal.
+    fn json_unmarshal(&self, v: &Value, ty: &Ty) -> R<Value> {
+        let mut ctx = JsonCtx::default();
+        match self.jdecode(v, ty, &mut ctx) {
+            Err(e) => Err(ctx.add_context(e)),
+            Ok(o) => match ctx.saved {
+                Some(e) => Err(e),
+                None => Ok(o.val),
+            },
+        }
+    }
+
+    fn jdecode(&self, v: &Value, ty: &Ty, ctx: &mut JsonCtx) -> R<Out> {
+        if v.is_null() {
+            return Ok(self.zero(ty, Mode::Json));
+        }
+        let mismatch = |ctx: &mut JsonCtx, value: String, ty: String| {
+            ctx.save(ConvErr::Type(TypeErr {
+                value,
+                ty,
+                context: None,
+            }));
+        };
+        match ty {
+            Ty::Scalar(k, go) => {
+                let ok = match (v, k) {
+                    (Value::String(s), Kind::String) => {
+                        Some(Out::new(Value::String(s.clone()), s.is_empty()))
+                    }
+                    (Value::Bool(b), Kind::Bool) => Some(Out::new(Value::Bool(*b), !*b)),
+                    (Value::Number(n), Kind::Float(_)) => {
+                        let f = n.as_f64().unwrap_or(0.0);
+                        Some(Out::new(float_value(f, Mode::Json), f == 0.0))
+                    }
+                    (Value::Number(n), Kind::Int(bits)) => {
+                        let text = number_text(n);
+                        match text.parse::<i64>() {
+                            Ok(i) if wrap_signed(i, *bits) == i => {
+                                Some(Out::new(Value::from(i), i == 0))
+                            }
+                            _ => {
+                                mismatch(ctx, format!("number {text}"), go.clone());
+                                return Ok(self.zero(ty, Mode::Json));
+                            }
+                        }
+                    }
+                    (Value::Number(n), Kind::Uint(bits)) => {
+                        let text = number_text(n);
+                        match text.parse::<u64>() {
+                            Ok(u) if wrap_unsigned(u, *bits) == u => {
+                                Some(Out::new(Value::from(u), u == 0))
+                            }
+                            _ => {
+                                mismatch(ctx, format!("number {text}"), go.clone());
+                                return Ok(self.zero(ty, Mode::Json));
+                            }
+                        }
+                    }
+                    _ => None,
+                };
+                match ok {
+                    Some(o) => Ok(o),
+                    None => {
+                        mismatch(ctx, json_kind(v).into(), go.clone());
+                        Ok(self.zero(ty, Mode::Json))
+                    }
+                }
+            }
+            Ty::Ptr(inner) => {
+                let o = self.jdecode(v, inner, ctx)?;
+                Ok(Out::new(o.val, false))
+            }
+            Ty::Slice(inner) => match v {
+                Value::Array(a) => {
+                    let mut items = Vec::with_capacity(a.len());
+                    for e in a {
+                        items.push(self.jdecode(e, inner, ctx)?.val);
+                    }
+                    Ok(Out::new(Value::Array(items), a.is_empty()))
+                }
+                _ => {
+                    mismatch(ctx, json_kind(v).into(), self.go_type(ty));
+                    Ok(self.zero(ty, Mode::Json))
+                }
+            },
+            Ty::Map(inner) => match v {
+                Value::Object(m) => {
+                    let mut out = Map::new();
+                    for (k, e) in m {
+                        out.insert(k.clone(), self.jdecode(e, inner, ctx)?.val);
+                    }
+                    Ok(Out::new(Value::Object(out), m.is_empty()))
+                }
+                _ => {
+                    mismatch(ctx, json_kind(v).into(), self.go_type(ty));
+                    Ok(self.zero(ty, Mode::Json))
+                }
+            },
+            Ty::Bytes => match v {
+                Value::String(s) => {
+                    let data = match base64_decode(s.as_bytes()) {
+                        Ok(d) => d,
+                        Err(at) => {
+                            ctx.save(msg(format!("illegal base64 data at input byte {at}")));
+                            Vec::new()
+                        }
+                    };
+                    Ok(Out::new(
+                        Value::String(base64_encode(&data)),
+                        data.is_empty(),
+                    ))
+                }
+                _ => {
+                    mismatch(ctx, json_kind(v).into(), "[]uint8".into());
+                    Ok(self.zero(ty, Mode::Json))
+                }
+            },
+            Ty::Struct(i) => match v {
+                Value::Object(m) => self.jdecode_struct(m, *i, ctx),
+                _ => {
+                    mismatch(ctx, json_kind(v).into(), self.struct_go_name(*i));
+                    Ok(self.zero(ty, Mode::Json))
+                }
+            },
+            Ty::Special(sp) => self.conv_special(v, *sp),
+        }
+    }
+
+    fn jdecode_struct(&self, m: &Map<String, Value>, idx: usize, ctx: &mut JsonCtx) -> R<Out> {
+        let def = self
+            .m
+            .structs
+            .get(idx)
+            .ok_or_else(|| msg("typed model: bad struct index"))?;
+        // Decode in key order (the JSON text came from json.Marshal of a map).
+        let mut decoded: Vec<Option<Out>> = def.fields.iter().map(|_| None).collect();
+        for (k, e) in m {
+            let Some(fi) = def
+                .fields
+                .iter()
+                .position(|f| !f.inline && f.name == *k && f.name != "-")
+            else {
+                continue;
+            };
+            ctx.stack.push((k.clone(), def.name.clone()));
+            let o = self.jdecode(e, &def.fields[fi].ty, ctx)?;
+            ctx.stack.pop();
+            decoded[fi] = Some(o);
+        }
+        let mut out = Map::new();
+        for (f, d) in def.fields.iter().zip(decoded) {
+            if f.inline || f.name == "-" {
+                continue;
+            }
+            let o = d.unwrap_or_else(|| self.zero(&f.ty, Mode::Json));
+            if f.omitempty && o.zero {
+                continue;
+            }
+            out.insert(f.name.clone(), o.val);
+        }
+        Ok(Out::new(Value::Object(out), false))
+    }
+}
