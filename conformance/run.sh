@@ -79,13 +79,20 @@ for regen in "$here"/regen-*.sh; do
   [ -x "$regen" ] && "$regen" "$work/golden"
 done
 
+# The typed model is generated data that lives in src/typed/, not in golden/.
+model_new="$work/golden/typed-model.json"
 if [ "$mode" = update ]; then
+  [ -f "$model_new" ] && mv "$model_new" "$root/src/typed/model.json"
   rm -rf "$root/golden/clusterctl"; mkdir -p "$root/golden"
   cp -r "$work/golden/." "$root/golden/"
   echo "golden files regenerated ($ncases clusterctl cases)"
   exit 0
 fi
 
+if [ -f "$model_new" ]; then
+  if ! cmp -s "$model_new" "$root/src/typed/model.json"; then note "FAIL: src/typed/model.json differs from typegen's output"; fail=1; fi
+  rm -f "$model_new"
+fi
 if ! diff -r "$root/golden" "$work/golden" >"$work/golden.diff"; then
   note "FAIL: committed golden files differ from what the real tools produce now:"; head -50 "$work/golden.diff" >&2; fail=1
 fi
