@@ -17,7 +17,10 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     pub fn new(msg: impl Into<String>) -> Self {
-        Error { msg: msg.into(), source_file: None }
+        Error {
+            msg: msg.into(),
+            source_file: None,
+        }
     }
 
     /// Record the input file the error is about (the first one recorded wins).
@@ -35,7 +38,10 @@ impl Error {
 
     /// Prefix the message with `ctx: `, as Go's `errors.Wrap` does.
     pub fn wrap(self, ctx: impl fmt::Display) -> Self {
-        Error { msg: format!("{ctx}: {}", self.msg), source_file: self.source_file }
+        Error {
+            msg: format!("{ctx}: {}", self.msg),
+            source_file: self.source_file,
+        }
     }
 
     pub fn message(&self) -> &str {

@@ -49,8 +49,8 @@ pub fn generate_provider(
         version.clone()
     };
     let meta = repo.metadata(&v)?;
-    let parsed = Version::parse(&v)
-        .map_err(|e| Error::new(format!("could not parse {v:?} as version: {e}")))?;
+    let parsed =
+        Version::parse(&v).map_err(|_| Error::new(format!("could not parse {v:?} as version")))?;
     let series = meta.series_for_version(&parsed).ok_or_else(|| {
         Error::new(format!(
             "invalid provider metadata: version {v} for the provider {name} does not match any release series"
@@ -195,7 +195,8 @@ pub fn generate_cluster(config: &Config, o: &ClusterOptions) -> Result<String> {
     }
     set_common_variables(&mut config, o)?;
     let t = if let Some((path, text)) = &o.from {
-        template::new_template(text, &o.target_namespace, o.list_variables, &config).map_err(|e| e.in_file(path))?
+        template::new_template(text, &o.target_namespace, o.list_variables, &config)
+            .map_err(|e| e.in_file(path))?
     } else {
         if o.infrastructure.is_empty() {
             return Err(Error::new(

@@ -76,13 +76,12 @@ pub fn new_template(
 
 /// Read a file of the template set (cluster template or ClusterClass) from the repository.
 fn read(repo: &LocalRepository, version: &str, file: &str) -> Result<(String, std::path::PathBuf)> {
-    repo.read_with_override(version, file)
-        .map_err(|e| {
-            e.wrap(format!(
-                "failed to read {file:?} from provider's repository {:?}",
-                repo.label
-            ))
-        })
+    repo.read_with_override(version, file).map_err(|e| {
+        e.wrap(format!(
+            "failed to read {file:?} from provider's repository {:?}",
+            repo.label
+        ))
+    })
 }
 
 /// R8.1: the template of `flavor` at `version` ("" → default, `latest` → latest release).
@@ -100,7 +99,8 @@ pub fn get(
         ));
     }
     let (raw, path) = read(repo, version, &template_file_name(flavor))?;
-    new_template(&raw, target_namespace, skip_process, config).map_err(|e| e.in_file(path.display()))
+    new_template(&raw, target_namespace, skip_process, config)
+        .map_err(|e| e.in_file(path.display()))
 }
 
 /// The (namespace, name) class keys of the topology Clusters in `objs` (R8.4).

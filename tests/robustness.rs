@@ -13,7 +13,10 @@ use capi_render::template;
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
     fn below(&mut self, n: usize) -> usize {
@@ -22,9 +25,39 @@ impl Lcg {
 }
 
 const SNIPPETS: &[&str] = &[
-    "${", "}", "${A:", "$$", ":", "- ", "\n---\n", "\n--- x\n", "&a ", "*a", "<<: ", "{", "[", "]", "'", "\"",
-    "\t", "\n  ", "kind: Namespace\n", "kind: Deployment\n", "apiVersion: apps/v1\n", "image: x\n", "!!binary ",
-    "? ", "|", ">", "#", "\u{0}", "é", "😀", ".inf", "0x", "~",
+    "${",
+    "}",
+    "${A:",
+    "$$",
+    ":",
+    "- ",
+    "\n---\n",
+    "\n--- x\n",
+    "&a ",
+    "*a",
+    "<<: ",
+    "{",
+    "[",
+    "]",
+    "'",
+    "\"",
+    "\t",
+    "\n  ",
+    "kind: Namespace\n",
+    "kind: Deployment\n",
+    "apiVersion: apps/v1\n",
+    "image: x\n",
+    "!!binary ",
+    "? ",
+    "|",
+    ">",
+    "#",
+    "\u{0}",
+    "é",
+    "😀",
+    ".inf",
+    "0x",
+    "~",
 ];
 
 fn mutate(text: &str, rng: &mut Lcg) -> String {
@@ -62,18 +95,32 @@ fn corrupted_inputs_never_panic() {
         root.join("infrastructure-synth/v1.2.3/clusterclass-synth-class.yaml"),
     ];
     let mut env = BTreeMap::new();
-    for k in ["SYNTH_REQUIRED", "SYNTH_CASE", "SYNTH_REGION", "CLUSTER_NAME", "NAMESPACE", "KUBERNETES_VERSION"] {
+    for k in [
+        "SYNTH_REQUIRED",
+        "SYNTH_CASE",
+        "SYNTH_REGION",
+        "CLUSTER_NAME",
+        "NAMESPACE",
+        "KUBERNETES_VERSION",
+    ] {
         env.insert(k.to_string(), "v1.30.0".to_string());
     }
     let config = Config::new(env);
-    let p = Provider { name: "cluster-api".into(), ptype: ProviderType::Core, url: String::new() };
+    let p = Provider {
+        name: "cluster-api".into(),
+        ptype: ProviderType::Core,
+        url: String::new(),
+    };
     let mut rng = Lcg(42);
     let (mut ok, mut err) = (0, 0);
     for src in &sources {
         let text = std::fs::read_to_string(src).expect("fixture");
         for i in 0..600 {
             let bad = mutate(&text, &mut rng);
-            let opts = ComponentsOptions { skip_template_process: i % 3 == 0, ..Default::default() };
+            let opts = ComponentsOptions {
+                skip_template_process: i % 3 == 0,
+                ..Default::default()
+            };
             let r = std::panic::catch_unwind(|| {
                 let a = components::render(&p, &bad, &opts, &config).map(|c| c.yaml());
                 let b = template::new_template(&bad, "ns", false, &config).map(|t| t.yaml());

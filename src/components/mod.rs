@@ -80,7 +80,8 @@ pub fn get(
     config: &Config,
 ) -> Result<Components> {
     let (version, raw, source) = fetch(repo, &opts.version)?;
-    let mut c = render(&repo.provider, &raw, opts, config).map_err(|e| e.in_file(source.display()))?;
+    let mut c =
+        render(&repo.provider, &raw, opts, config).map_err(|e| e.in_file(source.display()))?;
     c.version = version;
     c.source = source;
     Ok(c)

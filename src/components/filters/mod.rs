@@ -102,15 +102,20 @@ pub fn typed_round_trip(o: &Value, target: &str) -> crate::Result<Value> {
         let registered = group_of(av) == tg && crate::typed::is_supported(av, k)
             || matches!(
                 (group_of(av), version_of(av)),
-                ("apps", "v1beta1" | "v1beta2") | ("rbac.authorization.k8s.io", "v1beta1" | "v1alpha1")
+                ("apps", "v1beta1" | "v1beta2")
+                    | ("rbac.authorization.k8s.io", "v1beta1" | "v1alpha1")
             );
         return Err(crate::Error::new(if registered {
-            format!("converting ({}.{k}) to ({tv}.{k}): unknown conversion", version_of(av))
+            format!(
+                "converting ({}.{k}) to ({tv}.{k}): unknown conversion",
+                version_of(av)
+            )
         } else {
             format!("no kind \"{k}\" is registered for version \"{av}\" in scheme \"pkg/runtime/scheme.go:100\"")
         }));
     }
-    crate::typed::round_trip_as(o, target, k).map_err(|e| crate::typed::scheme_convert_error(target, k, &e))
+    crate::typed::round_trip_as(o, target, k)
+        .map_err(|e| crate::typed::scheme_convert_error(target, k, &e))
 }
 
 fn group_of(api_version: &str) -> &str {
@@ -118,5 +123,8 @@ fn group_of(api_version: &str) -> &str {
 }
 
 fn version_of(api_version: &str) -> &str {
-    api_version.split_once('/').map(|(_, v)| v).unwrap_or(api_version)
+    api_version
+        .split_once('/')
+        .map(|(_, v)| v)
+        .unwrap_or(api_version)
 }

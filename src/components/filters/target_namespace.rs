@@ -3,7 +3,9 @@
 
 use serde_json::Value;
 
-use super::{kind, metadata_mut, name, namespace, set_metadata_field, string_map, typed_round_trip, version};
+use super::{
+    kind, metadata_mut, name, namespace, set_metadata_field, string_map, typed_round_trip, version,
+};
 use crate::error::{Error, Result};
 
 /// Kinds clusterctl treats as cluster-scoped, by kind name only (group ignored).
