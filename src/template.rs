@@ -5,9 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::components::filters::{
-    group, kind, namespace, target_namespace::fix_target_namespace, version,
-};
+use crate::components::filters::{group, kind, namespace, target_namespace::fix_target_namespace};
 use crate::config::Config;
 use crate::envsubst::processor;
 use crate::error::{Error, Result};
@@ -110,13 +108,8 @@ pub fn cluster_class_keys(objs: &[Value]) -> Result<Vec<(String, String)>> {
         .iter()
         .filter(|o| group(o) == "cluster.x-k8s.io" && kind(o) == "Cluster")
     {
-        let v = version(o);
-        if v != "v1beta1" {
-            return Err(Error::new(format!(
-                "no kind \"Cluster\" is registered for version \"cluster.x-k8s.io/{v}\" in scheme \"pkg/runtime/scheme.go:100\""
-            ))
-            .wrap("failed to convert object to Cluster"));
-        }
+        crate::components::filters::typed_round_trip(o, "cluster.x-k8s.io/v1beta1")
+            .map_err(|e| e.wrap("failed to convert object to Cluster"))?;
         let Some(topo) = o
             .get("spec")
             .and_then(|s| s.get("topology"))

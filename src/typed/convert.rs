@@ -497,9 +497,20 @@ impl<'m> Walker<'m> {
                     }))
                 }
             },
-            Special::MicroTime | Special::Duration => {
-                return Err(msg("typed: MicroTime and Duration are not supported"))
-            }
+            Special::Duration => match v {
+                Value::Null => Value::String("0s".into()),
+                Value::String(s) => Value::String(super::duration::format(
+                    super::duration::parse(s).map_err(msg)?,
+                )),
+                other => {
+                    return Err(ConvErr::Type(TypeErr {
+                        value: json_kind(other).into(),
+                        ty: "string".into(),
+                        context: None,
+                    }))
+                }
+            },
+            Special::MicroTime => return Err(msg("typed: MicroTime is not supported")),
             Special::Raw => normalize_numbers(v),
             Special::OrBool(schema) => match v {
                 Value::Bool(b) => Value::Bool(*b),

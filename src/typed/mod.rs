@@ -33,6 +33,7 @@
 //! types by `conformance/oracle/cmd/typegen` (see `conformance/regen-typed.sh`).
 
 mod convert;
+pub mod duration;
 mod gojson;
 mod gotime;
 mod model;
@@ -172,6 +173,6 @@ mod tests {
             "apiextensions.k8s.io/v1beta1",
             "CustomResourceDefinition"
         ));
-        assert_eq!(supported_kinds().len(), 10);
+        assert_eq!(supported_kinds().len(), 11);
     }
 }

@@ -33,6 +33,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/v1beta1"
 )
 
 type root struct {
@@ -185,6 +186,8 @@ func main() {
 		{"admissionregistration.k8s.io/v1beta1", admv1beta1.ValidatingWebhookConfiguration{}},
 		{"apiextensions.k8s.io/v1", apiextv1.CustomResourceDefinition{}},
 		{"apiextensions.k8s.io/v1beta1", apiextv1beta1.CustomResourceDefinition{}},
+		// clusterctl converts template Clusters to find their ClusterClass (R8.4).
+		{"cluster.x-k8s.io/v1beta1", clusterv1.Cluster{}},
 	}
 	for _, r := range roots {
 		t := reflect.TypeOf(r.obj)
