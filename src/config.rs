@@ -48,17 +48,12 @@ fn stringify(v: &Value) -> Option<String> {
         Value::Null => None,
         Value::String(s) => Some(s.clone()),
         Value::Bool(b) => Some(b.to_string()),
-        Value::Number(n) => Some(if let Some(i) = n.as_i64() {
-            i.to_string()
-        } else if let Some(u) = n.as_u64() {
-            u.to_string()
-        } else {
-            let f = n.as_f64().unwrap_or(0.0);
-            if f.fract() == 0.0 && f.abs() < 1e21 {
-                format!("{}", f as i128)
-            } else {
-                format!("{f}")
-            }
+        // Integers print as such; floats as strconv.FormatFloat(f, 'f', -1, 64), which
+        // is what Rust's Display gives (shortest digits, never an exponent).
+        Value::Number(n) => Some(match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => i.to_string(),
+            (_, Some(u), _) => u.to_string(),
+            (_, _, f) => format!("{}", f.unwrap_or(0.0)),
         }),
         // viper returns "" for maps and lists asked as strings; the variable is still set.
         Value::Array(_) | Value::Object(_) => Some(String::new()),
@@ -374,6 +369,24 @@ mod tests {
             .contains("invalid provider type"));
         assert!(bad("providers:\n- name: x\n  type: AddonProvider\n")
             .ends_with("provider URL value cannot be empty"));
+    }
+
+    #[test]
+    fn config_numbers_stringify_as_viper_does() {
+        let c = Config::from_text(
+            "A: 3\nB: 3.0\nC: 1.5\nD: 1e21\nE: 0.0000001\n",
+            Path::new("/c.yaml"),
+            BTreeMap::new(),
+        )
+        .unwrap();
+        let got: Vec<String> = ["A", "B", "C", "D", "E"]
+            .iter()
+            .map(|k| c.get(k).unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            ["3", "3", "1.5", "1000000000000000000000", "0.0000001"]
+        );
     }
 
     #[test]

@@ -103,7 +103,7 @@ fn tag_ok(t: &str) -> bool {
 
 fn digest_ok(d: &str) -> Result<()> {
     let (alg, hex) = d.split_once(':').ok_or_else(invalid)?;
-    let alg_ok = alg.split(|c| matches!(c, '-' | '_' | '+' | '.')).all(|p| {
+    let alg_ok = alg.split(['-', '_', '+', '.']).all(|p| {
         let b = p.as_bytes();
         !b.is_empty() && b[0].is_ascii_alphabetic() && b.iter().all(|c| c.is_ascii_alphanumeric())
     });
@@ -183,10 +183,8 @@ fn parse_canonical(s: &str) -> Result<Image> {
     if !path.split('/').all(path_component_ok) {
         return Err(invalid());
     }
-    if !tag.is_empty() || rest.ends_with(':') {
-        if !tag_ok(&tag) {
-            return Err(invalid());
-        }
+    if (!tag.is_empty() || rest.ends_with(':')) && !tag_ok(&tag) {
+        return Err(invalid());
     }
     if !digest.is_empty() || s.ends_with('@') {
         digest_ok(&digest)?;

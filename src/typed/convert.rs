@@ -151,7 +151,7 @@ fn json_escapes(s: &str) -> bool {
 
 /// Go's `int64(f)` on amd64: truncation, 0x8000000000000000 when out of range.
 fn go_f64_to_i64(f: f64) -> i64 {
-    if f.is_nan() || f >= 9_223_372_036_854_775_808.0 || f < -9_223_372_036_854_775_808.0 {
+    if f.is_nan() || !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) {
         i64::MIN
     } else {
         f.trunc() as i64

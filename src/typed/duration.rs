@@ -95,7 +95,7 @@ pub fn parse(s: &str) -> Result<i64, String> {
         s = &rest[unit_end..];
     }
     Ok(if neg {
-        (total as i128 * -1) as i64
+        -(total as i128) as i64
     } else {
         total as i64
     })

@@ -12,7 +12,7 @@ pub const CLUSTERCTL_LABEL: &str = "clusterctl.cluster.x-k8s.io";
 /// `GetLabels` reads them as absent.
 pub fn add_common_labels(objs: &mut [Value], manifest_label: &str) {
     for o in objs.iter_mut() {
-        let mut labels = string_map(o, "labels").unwrap_or_else(Map::new);
+        let mut labels = string_map(o, "labels").unwrap_or_default();
         labels.insert(CLUSTERCTL_LABEL.to_string(), Value::String(String::new()));
         labels.insert(
             PROVIDER_LABEL.to_string(),

@@ -152,25 +152,90 @@ fn set_crd_conversion_namespace(o: &mut Value, version: &str, target: &str) {
     }
 }
 
+/// Go's `%T` of a value decoded into `interface{}`.
+fn go_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "<nil>",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "float64",
+        Value::String(_) => "string",
+        Value::Array(_) => "[]interface {}",
+        Value::Object(_) => "map[string]interface {}",
+    }
+}
+
+/// Go's `%v` of a value decoded into `interface{}` (scalars; containers roughly).
+fn go_value(v: &Value) -> String {
+    match v {
+        Value::Null => "<nil>".into(),
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n
+            .as_f64()
+            .map(crate::yaml::emit::format_go_float_g)
+            .unwrap_or_default(),
+        Value::Bool(b) => b.to_string(),
+        Value::Array(a) => format!("[{}]", a.iter().map(go_value).collect::<Vec<_>>().join(" ")),
+        Value::Object(m) => format!(
+            "map[{}]",
+            m.iter()
+                .map(|(k, v)| format!("{k}:{}", go_value(v)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    }
+}
+
+/// `unstructured.NestedStringSlice(obj, "spec", "dnsNames")`: `None` when absent.
+fn nested_dns_names(o: &Value) -> std::result::Result<Option<Vec<String>>, String> {
+    let Some(spec) = o.get("spec") else {
+        return Ok(None);
+    };
+    let Value::Object(spec) = spec else {
+        return Err(format!(
+            ".spec.dnsNames accessor error: {} is of the type {}, expected map[string]interface{{}}",
+            go_value(spec),
+            go_type(spec)
+        ));
+    };
+    let Some(dns) = spec.get("dnsNames") else {
+        return Ok(None);
+    };
+    let Value::Array(items) = dns else {
+        return Err(format!(
+            ".spec.dnsNames accessor error: {} is of the type {}, expected []interface{{}}",
+            go_value(dns),
+            go_type(dns)
+        ));
+    };
+    items
+        .iter()
+        .map(|v| match v {
+            Value::String(s) => Ok(s.clone()),
+            other => Err(format!(
+                ".spec.dnsNames accessor error: contains non-string value in the slice: {} is of the type {}, expected string",
+                go_value(other),
+                go_type(other)
+            )),
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map(Some)
+}
+
 /// Certificate dnsNames: the first `.<original>.` becomes `.<target>.`.
 fn fix_certificate(o: &mut Value, original: &str, target: &str) -> Result<()> {
-    let Some(dns) = o.get("spec").and_then(|s| s.get("dnsNames")) else {
-        return Ok(());
-    };
-    let list = dns.as_array().filter(|a| a.iter().all(Value::is_string)).ok_or_else(|| {
+    let names = nested_dns_names(o).map_err(|e| {
         Error::new(format!(
-            "failed to get .spec.dnsNames from Certificate {}/{}: .spec.dnsNames accessor error: {} is of the type {}, expected []interface{{}}",
+            "failed to get .spec.dnsNames from Certificate {}/{}: {e}",
             namespace(o),
-            name(o),
-            crate::yaml::read::go_quote(&dns.to_string()),
-            "unexpected"
+            name(o)
         ))
     })?;
+    let Some(names) = names else { return Ok(()) };
     let needle = format!(".{original}.");
     let repl = format!(".{target}.");
-    let fixed: Vec<Value> = list
+    let fixed: Vec<Value> = names
         .iter()
-        .map(|d| Value::String(d.as_str().unwrap_or("").replacen(&needle, &repl, 1)))
+        .map(|d| Value::String(d.replacen(&needle, &repl, 1)))
         .collect();
     if let Some(spec) = o.get_mut("spec").and_then(Value::as_object_mut) {
         spec.insert("dnsNames".into(), Value::Array(fixed));
@@ -209,6 +274,22 @@ mod tests {
             objs[0]["spec"]["dnsNames"],
             json!(["svc.b.svc", "x.b.a.svc", "nomatch"])
         );
+    }
+
+    #[test]
+    fn certificate_dns_names_of_the_wrong_type_are_errors() {
+        let cert = |dns: Value| {
+            vec![
+                json!({"kind": "Certificate", "metadata": {"name": "c"}, "spec": {"dnsNames": dns}}),
+            ]
+        };
+        let e = fix_target_namespace(&mut cert(json!("a.b")), "t").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "failed to get .spec.dnsNames from Certificate t/c: .spec.dnsNames accessor error: a.b is of the type string, expected []interface{}"
+        );
+        let e = fix_target_namespace(&mut cert(json!(["ok", 1.5])), "t").unwrap_err();
+        assert!(e.message().ends_with("contains non-string value in the slice: 1.5 is of the type float64, expected string"), "{e}");
     }
 
     #[test]
