@@ -1,6 +1,6 @@
 //! The two provider labels on every object (R7.6).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{set_metadata_field, string_map};
 
