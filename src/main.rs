@@ -12,6 +12,8 @@ use capi_render::provider::ProviderType;
 use capi_render::Error;
 use clap::{Args, Parser, Subcommand};
 
+mod cli;
+
 #[derive(Parser)]
 #[command(
     name = "capi-render",

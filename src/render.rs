@@ -1,0 +1,86 @@
+//! The `render` data model shared by the stages after resolution: what the operator
+//! pipeline (providers) and the topology engine (clusters) produce, and what the
+//! GitOps writer (`gitops`), the bundle writer and `render --stdout` consume.
+
+use serde_json::Value;
+
+/// One input file as read: its path as given (relative paths stay relative) and the
+/// sha256 (lower-case hex) of its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputFile {
+    pub path: String,
+    pub sha256: String,
+}
+
+/// What a rendered unit is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnitKind {
+    /// A provider CR: `providers/<namespace>/<type>-<name>/`.
+    Provider(ProviderInfo),
+    /// A Cluster with `spec.topology`: `clusters/<namespace>/<name>/`.
+    Cluster,
+}
+
+/// Resolution facts of one provider, recorded in the lock file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderInfo {
+    /// The operator type string (`GetType()`): core, bootstrap, control-plane,
+    /// infrastructure, addon, ipam, runtimeextension.
+    pub provider_type: String,
+    /// The CR kind, e.g. `InfrastructureProvider`.
+    pub kind: String,
+    pub version: String,
+    pub contract: String,
+    /// Where the components came from, e.g. `repository:<dir>/<label>/<version>`,
+    /// `configmap:<ns>/<name>`, `oci:<ref>`.
+    pub source: String,
+}
+
+/// The objects of one provider or one cluster, in apply order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderedUnit {
+    pub kind: UnitKind,
+    pub namespace: String,
+    pub name: String,
+    pub objects: Vec<Value>,
+}
+
+impl RenderedUnit {
+    /// The unit's directory inside the GitOps tree.
+    pub fn dir(&self) -> String {
+        match &self.kind {
+            UnitKind::Provider(p) => {
+                format!(
+                    "providers/{}/{}-{}",
+                    self.namespace, p.provider_type, self.name
+                )
+            }
+            UnitKind::Cluster => format!("clusters/{}/{}", self.namespace, self.name),
+        }
+    }
+}
+
+/// Everything one `render` run produced: providers first (core first), then clusters.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RenderSet {
+    pub inputs: Vec<InputFile>,
+    pub units: Vec<RenderedUnit>,
+    /// Non-fatal findings to print on stderr (never secret values).
+    pub warnings: Vec<String>,
+}
+
+impl RenderSet {
+    /// `render --stdout`: every object of every unit, in order, as one YAML stream.
+    pub fn to_yaml_stream(&self) -> String {
+        let objs: Vec<Value> = self
+            .units
+            .iter()
+            .flat_map(|u| u.objects.iter().cloned())
+            .collect();
+        let mut s = crate::yaml::from_objects(&objs);
+        if !s.is_empty() && !s.ends_with('\n') {
+            s.push('\n');
+        }
+        s
+    }
+}
