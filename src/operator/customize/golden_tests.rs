@@ -96,7 +96,7 @@ fn run(c: &Case) -> crate::Result<Vec<Value>> {
 }
 
 fn fixture_names(dir: &std::path::Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
+    let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| {
             let n = e.ok()?.file_name().to_string_lossy().to_string();
