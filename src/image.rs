@@ -134,6 +134,35 @@ fn looks_like_domain(first: &str) -> bool {
         || first.bytes().any(|c| c.is_ascii_uppercase())
 }
 
+/// distribution/reference v0.6.0 `ParseNormalizedNamed`'s `remote`: the repository
+/// path after `splitDockerDomain` (official images get `library/`), cut at the first
+/// `:`. Its case is checked before anything else is parsed.
+fn normalized_remote(s: &str) -> String {
+    let remainder = match s.split_once('/') {
+        None => format!("library/{s}"),
+        Some((d, r)) => {
+            let (domain, rest) = if d == "localhost" {
+                (d, r)
+            } else if d == "index.docker.io" {
+                ("docker.io", r)
+            } else if d.contains('.') || d.contains(':') || d.to_lowercase() != d {
+                (d, r)
+            } else {
+                ("docker.io", s)
+            };
+            if domain == "docker.io" && !rest.contains('/') {
+                format!("library/{rest}")
+            } else {
+                rest.to_string()
+            }
+        }
+    };
+    match remainder.split_once(':') {
+        Some((a, _)) => a.to_string(),
+        None => remainder,
+    }
+}
+
 /// `reference.ParseNamed` + clusterctl's `ImageFromString`.
 pub fn parse_image(s: &str) -> Result<Image> {
     parse_canonical(s).map_err(|e| e.wrap("couldn't parse image name"))
@@ -146,6 +175,12 @@ fn parse_canonical(s: &str) -> Result<Image> {
     {
         return Err(Error::new(format!(
             "invalid repository name ({s}), cannot specify 64-byte hexadecimal strings"
+        )));
+    }
+    let remote = normalized_remote(s);
+    if remote.to_lowercase() != remote {
+        return Err(Error::new(format!(
+            "invalid reference format: repository name ({remote}) must be lowercase"
         )));
     }
     let (rest, digest) = match s.split_once('@') {
@@ -161,20 +196,15 @@ fn parse_canonical(s: &str) -> Result<Image> {
         ),
         None => (rest, String::new()),
     };
+    // ParseNormalizedNamed never hands an empty name to Parse: it prefixes
+    // `docker.io/library/`, which then fails the reference grammar.
     if name.is_empty() {
-        return Err(Error::new(
-            "repository name must have at least one component",
-        ));
+        return Err(invalid());
     }
     let (domain, path) = match name.split_once('/') {
         Some((d, p)) if looks_like_domain(d) => (Some(d), p),
         _ => (None, name),
     };
-    if path.to_lowercase() != path {
-        return Err(Error::new(format!(
-            "invalid reference format: repository name ({path}) must be lowercase"
-        )));
-    }
     if let Some(d) = domain {
         if !domain_ok(d) {
             return Err(invalid());
@@ -294,6 +324,35 @@ mod tests {
         assert!(parse_image("gcr.io/foo//bar").is_err());
         assert!(parse_image("gcr.io/foo/bar@sha256:abc").is_err());
         assert!(parse_image("").is_err());
+    }
+
+    #[test]
+    fn lowercase_errors_show_the_normalised_remote() {
+        // Texts printed by distribution/reference v0.6.0 (clusterctl v1.10.10 and the
+        // operator's cluster-api v1.12.10 both use it).
+        for (s, remote) in [
+            ("Nginx:1.0", "library/Nginx"),
+            ("docker.io/Nginx", "library/Nginx"),
+            ("index.docker.io/Nginx:1", "library/Nginx"),
+            ("docker.io/Example/agent", "Example/agent"),
+            ("gcr.io/Foo/bar:v1", "Foo/bar"),
+            ("localhost/Foo", "Foo"),
+        ] {
+            assert_eq!(
+                parse_image(s).unwrap_err().message(),
+                format!("couldn't parse image name: invalid reference format: repository name ({remote}) must be lowercase"),
+                "{s}"
+            );
+        }
+        // An uppercase first segment is a domain, so only the rest is checked.
+        assert_eq!(
+            parse_image("Example/agent:v1").unwrap().repository,
+            "Example"
+        );
+        assert_eq!(
+            parse_image("").unwrap_err().message(),
+            "couldn't parse image name: invalid reference format"
+        );
     }
 
     #[test]
