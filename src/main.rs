@@ -45,6 +45,11 @@ enum Cmd {
         #[command(subcommand)]
         what: InitCmd,
     },
+    /// Upgrade planning for declarative providers (operator CRs).
+    Upgrade {
+        #[command(subcommand)]
+        what: cli::upgrade::UpgradeCmd,
+    },
 }
 
 #[derive(Subcommand)]
@@ -328,6 +333,9 @@ fn run(cli: Cli) -> Result<(), Error> {
             };
             let text = generate::list_images(&cfg, &ps, cm.as_deref())?;
             emit(&text, None)
+        }
+        Cmd::Upgrade { what } => {
+            cli::upgrade::run(what, cli.config.as_deref(), cli.repository.as_deref())
         }
     }
 }
