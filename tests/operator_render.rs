@@ -755,3 +755,22 @@ fn error_fixtures_name_the_objects() {
         );
     }
 }
+
+/// The docker CR against clusterctl's own output (golden/operator, written by
+/// conformance/regen-operator.sh): same objects apart from the documented differences.
+#[test]
+fn docker_cr_matches_clusterctl_golden() {
+    let Some(c) = corpus() else { return };
+    let golden = std::fs::read_to_string(
+        root().join("golden/operator/infrastructure-docker-v1.10.10-capd-system.yaml"),
+    )
+    .unwrap();
+    let want: Vec<Value> = capi_render::yaml::parse_documents(&golden)
+        .unwrap()
+        .into_iter()
+        .filter(|o| o["kind"] != "Namespace")
+        .collect();
+    let set = render(&[fixture("corpus")], &repo_opts(&c));
+    let docker = set.units.iter().find(|u| u.name == "docker").unwrap();
+    assert_same_objects(docker, &want);
+}
