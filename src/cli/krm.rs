@@ -33,14 +33,15 @@ fn render(
             .map(Into::into)
             .or_else(|| config.map(Path::to_path_buf)),
         no_namespaces: fo.no_namespaces,
+        oci_layout: fo.oci_layout.as_ref().map(Into::into),
     };
     let paths: Vec<std::path::PathBuf> = fo.inputs.iter().map(Into::into).collect();
     if req.items.is_empty() {
         return render::render_paths(&paths, &opts);
     }
-    let (mut objects, files) = krm::load_inputs(&paths)?;
-    objects.extend(krm::item_objects(&req.items));
-    render::render_objects(objects, files, &opts)
+    let mut loaded = capi_render::load::load_paths(&paths)?;
+    loaded.objects.extend(krm::item_objects(&req.items));
+    render::render_objects(loaded.objects, loaded.files, &opts)
 }
 
 pub fn run(_a: &KrmArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {

@@ -54,6 +54,9 @@ pub struct RenderArgs {
     /// Do not emit the providers' Namespace objects.
     #[arg(long = "no-namespaces")]
     pub no_namespaces: bool,
+    /// An OCI image layout holding the artifacts that `fetchConfig.oci` names.
+    #[arg(long = "oci-layout", value_name = "DIR")]
+    pub oci_layout: Option<PathBuf>,
 }
 
 /// The tree options the flags ask for.
@@ -87,6 +90,7 @@ fn render(
         repository: repository.map(Path::to_path_buf),
         config: config.map(Path::to_path_buf),
         no_namespaces: a.no_namespaces,
+        oci_layout: a.oci_layout.clone(),
     };
     let set = render::render_paths(&a.files, &opts)?;
     for w in &set.warnings {

@@ -10,9 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Value};
 
-use super::hash::sha256_hex;
 use super::names::is_safe_relative;
 use crate::error::{Error, Result};
+use crate::load::sha256_hex;
 use crate::render::{RenderedUnit, UnitKind};
 
 /// Namespace of the Kustomizations (and of the GitRepository they read from).

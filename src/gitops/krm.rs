@@ -4,9 +4,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::hash::sha256_hex;
 use crate::error::{Error, Result};
-use crate::render::{InputFile, InputObject, RenderSet};
+use crate::render::{InputObject, RenderSet};
 
 /// The functionConfig's kind and apiVersion (any apiVersion of our group is accepted).
 pub const CONFIG_KIND: &str = "RenderConfig";
@@ -19,6 +18,7 @@ pub struct FunctionOptions {
     pub repository: Option<String>,
     pub config: Option<String>,
     pub no_namespaces: bool,
+    pub oci_layout: Option<String>,
     /// Files or directories read like `render -f`.
     pub inputs: Vec<String>,
 }
@@ -86,6 +86,7 @@ fn parse_function_config(fc: &Value) -> Result<FunctionOptions> {
         match k.as_str() {
             "repository" => o.repository = Some(string(k, v)?),
             "config" => o.config = Some(string(k, v)?),
+            "ociLayout" => o.oci_layout = Some(string(k, v)?),
             "noNamespaces" => {
                 o.no_namespaces = v.as_bool().ok_or_else(|| {
                     Error::new("functionConfig.spec.noNamespaces: not a boolean")
@@ -101,7 +102,7 @@ fn parse_function_config(fc: &Value) -> Result<FunctionOptions> {
             }
             _ => {
                 return Err(Error::new(format!(
-                    "functionConfig.spec.{k}: unknown field (known: config, inputs, noNamespaces, repository)"
+                    "functionConfig.spec.{k}: unknown field (known: config, inputs, noNamespaces, ociLayout, repository)"
                 )))
             }
         }
@@ -154,48 +155,6 @@ fn strip_internal_annotations(v: &Value) -> Value {
         }
     }
     v
-}
-
-/// Read files and directories (walked recursively for `*.yaml`/`*.yml`, in sorted
-/// order) as `render -f` does; returns their objects and their hashes.
-pub fn load_inputs(paths: &[std::path::PathBuf]) -> Result<(Vec<InputObject>, Vec<InputFile>)> {
-    let mut objects = Vec::new();
-    let mut files = Vec::new();
-    for p in paths {
-        let mut list = Vec::new();
-        if p.is_dir() {
-            for e in walkdir::WalkDir::new(p).sort_by_file_name() {
-                let e =
-                    e.map_err(|e| Error::new(format!("failed to read {}: {e}", p.display())))?;
-                let n = e.file_name().to_string_lossy();
-                if e.file_type().is_file() && (n.ends_with(".yaml") || n.ends_with(".yml")) {
-                    list.push(e.path().to_path_buf());
-                }
-            }
-        } else {
-            list.push(p.clone());
-        }
-        for f in list {
-            let shown = f.display().to_string();
-            let bytes = std::fs::read(&f)
-                .map_err(|e| Error::new(format!("failed to read {shown}: {e}")))?;
-            let text = String::from_utf8(bytes.clone())
-                .map_err(|_| Error::new(format!("{shown}: not UTF-8 text")).in_file(&shown))?;
-            let docs = crate::yaml::parse_documents(&text).map_err(|e| e.in_file(&shown))?;
-            for (i, d) in docs.into_iter().enumerate() {
-                objects.push(InputObject {
-                    file: shown.clone(),
-                    doc: i,
-                    value: d,
-                });
-            }
-            files.push(InputFile {
-                path: shown,
-                sha256: sha256_hex(&bytes),
-            });
-        }
-    }
-    Ok((objects, files))
 }
 
 fn list(items: Vec<Value>, results: Option<Value>) -> String {

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::hash::sha256_hex;
 use super::names::is_safe_relative;
 use crate::error::{Error, Result};
+use crate::load::sha256_hex;
 use crate::render::{RenderSet, UnitKind};
 
 pub const FILE: &str = "capi-render.lock";

@@ -52,7 +52,6 @@
 
 pub mod check;
 pub mod flux;
-pub mod hash;
 pub mod krm;
 pub mod kustomization;
 pub mod layout;

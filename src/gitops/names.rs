@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::hash::sha256_hex;
 use crate::error::{Error, Result};
+use crate::load::sha256_hex;
 
 /// A namespace or name used as a directory: a DNS-1123 subdomain (what Kubernetes
 /// accepts for these names), so never empty, `.`, `..` or containing `/`.
