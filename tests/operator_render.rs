@@ -841,3 +841,56 @@ fn render_command_stdout_and_errors() {
     let want = render(&[fixture("corpus")], &repo_opts(&c)).to_yaml_stream();
     assert!(String::from_utf8(ok.stdout).unwrap() == want);
 }
+
+/// R8.1: `images:` of the operator's clusterctl config (`--config`) override images after
+/// customisation; its variables are never used (only the Secret's are).
+#[test]
+fn operator_config_images_apply_and_its_variables_do_not() {
+    let Some(c) = corpus() else { return };
+    let tmp = std::env::temp_dir().join(format!("capi-render-opcfg-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let cfg = tmp.join("clusterctl.yaml");
+    std::fs::write(
+        &cfg,
+        "images:\n  all:\n    repository: mirror.example/all\nCLUSTER_TOPOLOGY: \"true\"\n",
+    )
+    .unwrap();
+    let set = render_objects(
+        objects_of(
+            "in.yaml",
+            vec![
+                cr(
+                    "CoreProvider",
+                    "cluster-api",
+                    "capi-system",
+                    json!({"version": "v1.10.10"}),
+                ),
+                cr(
+                    "InfrastructureProvider",
+                    "docker",
+                    "capd-system",
+                    json!({"version": "v1.10.10"}),
+                ),
+            ],
+        ),
+        vec![],
+        &RenderOptions {
+            config: Some(cfg),
+            ..repo_opts(&c)
+        },
+    )
+    .unwrap();
+    std::fs::remove_dir_all(&tmp).ok();
+    let d = set.units[1]
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "Deployment")
+        .unwrap();
+    let container = &d["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(
+        container["image"],
+        "mirror.example/all/capd-manager:v1.10.10"
+    );
+    let args = serde_json::to_string(&container["args"]).unwrap();
+    assert!(args.contains("ClusterTopology=false"), "{args}");
+}
