@@ -129,6 +129,16 @@ fn check_url(url: &str) -> Result<()> {
     ))
 }
 
+/// `{base}/{label}/latest/{file}` → `{base}/{label}/{version}/{file}`.
+fn pin_version(url: &str, version: &str) -> String {
+    let mut parts: Vec<&str> = url.split('/').collect();
+    let n = parts.len();
+    if n >= 2 && parts[n - 2] == "latest" {
+        parts[n - 2] = version;
+    }
+    parts.join("/")
+}
+
 fn is_remote(url: &str) -> bool {
     url.starts_with("https://") || url.starts_with("http://")
 }
@@ -264,10 +274,19 @@ pub fn source_with<'a>(
             (k.url.clone(), v, file)
         }
     };
+    // With a known version, point the URL at it: the repository then needs no `latest`
+    // resolution (which would read folders this render does not use).
+    let pinned = Some(p.version())
+        .filter(|v| Version::parse(v).is_ok())
+        .map(str::to_string)
+        .or_else(|| url_version.clone());
     let provider = Provider {
         name: p.name.clone(),
         ptype: p.ptype,
-        url: local,
+        url: match &pinned {
+            Some(v) => pin_version(&local, v),
+            None => local,
+        },
     };
     let mut repo = LocalRepository::new(&provider, ctx.config).map_err(|e| p.error(e))?;
     repo.components_file = file;
@@ -440,6 +459,18 @@ mod tests {
         assert_eq!(
             url_parts("https://gitlab.example.com/api/v4/projects/1/packages/generic/p/v0.1.0/x-components.yaml"),
             (Some("v0.1.0".into()), Some("x-components.yaml".into()))
+        );
+    }
+
+    #[test]
+    fn pinning_replaces_only_latest() {
+        assert_eq!(
+            pin_version("/r/x/latest/c.yaml", "v1.0.0"),
+            "/r/x/v1.0.0/c.yaml"
+        );
+        assert_eq!(
+            pin_version("/r/x/v0.9.0/c.yaml", "v1.0.0"),
+            "/r/x/v0.9.0/c.yaml"
         );
     }
 
