@@ -155,3 +155,18 @@ fn binary_prints_table_and_yaml() {
     );
     assert_eq!(yaml["providers"][3]["newestInContract"], "v1.10.10");
 }
+
+#[test]
+fn a_plan_needs_the_core_provider() {
+    let objs = vec![InputObject {
+        file: "in.yaml".into(),
+        doc: 0,
+        value: json!({"apiVersion": "operator.cluster.x-k8s.io/v1alpha2", "kind": "InfrastructureProvider",
+                      "metadata": {"name": "docker", "namespace": "capd-system"}, "spec": {"version": "v1.9.11"}}),
+    }];
+    let e = plan(&objs, &RenderOptions::default()).unwrap_err();
+    assert_eq!(
+        e.message(),
+        "InfrastructureProvider capd-system/docker (in.yaml, document 1): no CoreProvider among the inputs: the plan keeps every provider on the core provider's contract"
+    );
+}

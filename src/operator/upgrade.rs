@@ -116,6 +116,13 @@ fn available(
 /// Plan upgrades for the provider CRs among `objects`.
 pub fn plan(objects: &[InputObject], opts: &RenderOptions) -> Result<Plan> {
     let provs = super::providers(objects)?;
+    if let Some(first) = provs.first() {
+        if !provs.iter().any(|p| p.ptype == ProviderType::Core) {
+            return Err(first.error(
+                "no CoreProvider among the inputs: the plan keeps every provider on the core provider's contract",
+            ));
+        }
+    }
     let cfg = super::operator_config(opts)?;
     let ctx = SourceContext {
         objects,
