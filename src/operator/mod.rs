@@ -80,7 +80,7 @@ pub fn contract_of(p: &ProviderCr, metadata: &str, version: &str) -> Result<Stri
     let meta = Metadata::parse(metadata).map_err(|e| {
         p.error(e.wrap(format!(
             "error decoding \"metadata.yaml\" for provider \"{}\"",
-            p.manifest_label()
+            p.name
         )))
     })?;
     let v = Version::parse(version).map_err(|e| p.error(e))?;

@@ -353,7 +353,7 @@ impl Source<'_> {
                 let o = found.ok_or_else(|| {
                     Error::new(format!(
                         "failed to read \"metadata.yaml\" from the repository for provider \"{}\": unable to get files for version {version}",
-                        p.manifest_label()
+                        p.name
                     ))
                 })?;
                 let (metadata, components) = configmap::read_configmap(&o.value)
@@ -370,7 +370,7 @@ impl Source<'_> {
                 let wrap = |e: Error, f: &str| {
                     e.wrap(format!(
                         "failed to read {f:?} from the repository for provider \"{}\"",
-                        p.manifest_label()
+                        p.name
                     ))
                 };
                 let (metadata, mpath) = repo
