@@ -36,11 +36,12 @@ fn render(
         oci_layout: fo.oci_layout.as_ref().map(Into::into),
     };
     let paths: Vec<std::path::PathBuf> = fo.inputs.iter().map(Into::into).collect();
-    if req.items.is_empty() {
+    let items = krm::item_objects(&req.items);
+    if items.is_empty() {
         return render::render_paths(&paths, &opts);
     }
     let mut loaded = capi_render::load::load_paths(&paths)?;
-    loaded.objects.extend(krm::item_objects(&req.items));
+    loaded.objects.extend(items);
     render::render_objects(loaded.objects, loaded.files, &opts)
 }
 
