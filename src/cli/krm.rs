@@ -21,6 +21,8 @@ fn render(
 ) -> Result<RenderSet, Error> {
     let req = krm::parse_resource_list(text)?;
     let fo = &req.options;
+    // `..default()`: RenderOptions gains fields on other branches.
+    #[allow(clippy::needless_update)]
     let opts = RenderOptions {
         repository: fo
             .repository
@@ -34,6 +36,7 @@ fn render(
             .or_else(|| config.map(Path::to_path_buf)),
         no_namespaces: fo.no_namespaces,
         oci_layout: fo.oci_layout.as_ref().map(Into::into),
+        ..RenderOptions::default()
     };
     let paths: Vec<std::path::PathBuf> = fo.inputs.iter().map(Into::into).collect();
     let items = krm::item_objects(&req.items);

@@ -86,11 +86,14 @@ fn render(
     config: Option<&Path>,
     repository: Option<&Path>,
 ) -> Result<RenderSet, Error> {
+    // `..default()`: RenderOptions gains fields on other branches.
+    #[allow(clippy::needless_update)]
     let opts = RenderOptions {
         repository: repository.map(Path::to_path_buf),
         config: config.map(Path::to_path_buf),
         no_namespaces: a.no_namespaces,
         oci_layout: a.oci_layout.clone(),
+        ..RenderOptions::default()
     };
     let set = render::render_paths(&a.files, &opts)?;
     for w in &set.warnings {
