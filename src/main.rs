@@ -50,6 +50,12 @@ enum Cmd {
         #[command(subcommand)]
         what: cli::upgrade::UpgradeCmd,
     },
+    /// Render provider CRs and topology Clusters: to stdout, to a GitOps tree (-o),
+    /// or check a tree for drift (--check).
+    Render(cli::render::RenderArgs),
+    /// Run as a KRM function (ResourceList on stdin and stdout), e.g. as a kustomize
+    /// exec generator.
+    Krm(cli::krm::KrmArgs),
 }
 
 #[derive(Subcommand)]
@@ -337,11 +343,19 @@ fn run(cli: Cli) -> Result<(), Error> {
         Cmd::Upgrade { what } => {
             cli::upgrade::run(what, cli.config.as_deref(), cli.repository.as_deref())
         }
+        Cmd::Render(_) | Cmd::Krm(_) => Err(Error::new("internal: dispatched in main")),
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    match &cli.cmd {
+        Cmd::Render(a) => {
+            return cli::render::run(a, cli.config.as_deref(), cli.repository.as_deref())
+        }
+        Cmd::Krm(a) => return cli::krm::run(a, cli.config.as_deref(), cli.repository.as_deref()),
+        _ => {}
+    }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -821,3 +821,34 @@ fn additional_manifests_and_secret_image_overrides() {
         "mirror.example/capi/capd-manager:v1.10.10"
     );
 }
+
+/// The `render` command prints what the library renders; an error names the objects.
+#[test]
+fn render_command_stdout_and_errors() {
+    let Some(c) = corpus() else { return };
+    let run = |path: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_capi-render"))
+            .current_dir(root())
+            .arg("--repository")
+            .arg(c.join("repository"))
+            .args(["render", "-f", path, "--stdout"])
+            .output()
+            .unwrap()
+    };
+    let bad = run("fixtures/operator/errors/duplicate-provider.yaml");
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("InfrastructureProvider capd-2/docker (fixtures/operator/errors/duplicate-provider.yaml, document 3)")
+            && err.contains("(other: InfrastructureProvider capd-system/docker"),
+        "{err}"
+    );
+    let ok = run("fixtures/operator/corpus");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let want = render(&[fixture("corpus")], &repo_opts(&c)).to_yaml_stream();
+    assert!(String::from_utf8(ok.stdout).unwrap() == want);
+}
