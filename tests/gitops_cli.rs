@@ -72,18 +72,79 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
-const NO_PROVIDERS: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n  namespace: default\ndata:\n  a: b\n";
+/// Our synthetic core provider (fixtures/gitops/synthetic) in `dir`; returns the
+/// `--repository` argument (this crate's fixtures/repository).
+fn synthetic(dir: &Path) -> String {
+    for f in ["providers.yaml", "variables.yaml"] {
+        fs::copy(
+            crate_root().join("fixtures/gitops/synthetic").join(f),
+            dir.join(f),
+        )
+        .unwrap();
+    }
+    crate_root()
+        .join("fixtures/repository")
+        .display()
+        .to_string()
+}
 
 #[test]
 fn check_mode_exit_codes_and_masked_diff() {
     let d = Scratch::new("codes");
-    fs::write(d.0.join("in.yaml"), NO_PROVIDERS).unwrap();
-    let o = run(&d.0, &["render", "-f", "in.yaml", "-o", "out"]);
+    let repo = synthetic(&d.0);
+    let r = |extra: &[&str]| {
+        let mut a = vec![
+            "render",
+            "-f",
+            "providers.yaml",
+            "-f",
+            "variables.yaml",
+            "--repository",
+            &repo,
+            "-o",
+            "out",
+        ];
+        a.extend_from_slice(extra);
+        run(&d.0, &a)
+    };
+    let o = r(&[]);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
     assert!(d.0.join("out/kustomization.yaml").is_file());
-    let o = run(&d.0, &["render", "-f", "in.yaml", "-o", "out", "--check"]);
+    let o = r(&["--check"]);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
     assert!(o.stdout.is_empty());
+
+    // A changed variable changes the rendered Secret: the diff says so, masked.
+    let vars = fs::read_to_string(d.0.join("variables.yaml")).unwrap();
+    fs::write(
+        d.0.join("variables.yaml"),
+        vars.replace("s3cr3t-token-one", "s3cr3t-token-two"),
+    )
+    .unwrap();
+    let o = r(&["--check"]);
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    let diff = text(&o.stdout);
+    let sec = "providers/synth-system/core-cluster-api/secret-synth-credentials.yaml";
+    assert!(
+        diff.contains(&format!("--- a/{sec}\n+++ b/{sec}\n")),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("-  token: <masked>\n+  token: '<masked: changed>'\n"),
+        "{diff}"
+    );
+    assert!(diff.contains("   region: <masked>\n"), "{diff}");
+    assert!(
+        !diff.contains("s3cr3t") && !diff.contains("eu-west-1"),
+        "{diff}"
+    );
+    assert!(!text(&o.stderr).contains("s3cr3t"));
+    let o = r(&[]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stderr).trim_end(),
+        "out: 2 written, 19 unchanged, 0 removed"
+    );
 
     // Drift: a hand edit, and a file of the lock that is no longer produced (a Secret).
     let lock = fs::read_to_string(d.0.join("out/capi-render.lock")).unwrap();
@@ -99,7 +160,7 @@ fn check_mode_exit_codes_and_masked_diff() {
     .unwrap();
     fs::write(d.0.join("out/kustomization.yaml"), "resources: []\n").unwrap();
     let before = snapshot(&d.0.join("out"));
-    let o = run(&d.0, &["render", "-f", "in.yaml", "-o", "out", "--check"]);
+    let o = r(&["--check"]);
     assert_eq!(code(&o), 1, "{}", text(&o.stderr));
     let diff = text(&o.stdout);
     assert!(
@@ -133,10 +194,10 @@ fn check_mode_exit_codes_and_masked_diff() {
     assert_eq!(code(&o), 1);
 
     // The render brings the tree back and removes the stale file.
-    let o = run(&d.0, &["render", "-f", "in.yaml", "-o", "out"]);
+    let o = r(&[]);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
     assert!(!d.0.join("out/old-secret.yaml").exists());
-    let o = run(&d.0, &["render", "-f", "in.yaml", "-o", "out", "--check"]);
+    let o = r(&["--check"]);
     assert_eq!(code(&o), 0, "{}", text(&o.stdout));
 }
 
@@ -386,19 +447,21 @@ fn krm_output_is_the_stdout_render() {
 #[test]
 fn flux_needs_a_repository_relative_path() {
     let d = Scratch::new("flux-abs");
-    fs::write(d.0.join("in.yaml"), NO_PROVIDERS).unwrap();
+    let repo = synthetic(&d.0);
     let out = d.0.join("out");
-    let o = run(
-        &d.0,
-        &[
-            "render",
-            "-f",
-            "in.yaml",
-            "-o",
-            out.to_str().unwrap(),
-            "--flux",
-        ],
-    );
+    let base = [
+        "render",
+        "-f",
+        "providers.yaml",
+        "-f",
+        "variables.yaml",
+        "--repository",
+        &repo,
+        "-o",
+        out.to_str().unwrap(),
+        "--flux",
+    ];
+    let o = run(&d.0, &base);
     assert_eq!(code(&o), 1);
     assert!(
         text(&o.stderr).contains("--flux-path"),
@@ -406,19 +469,13 @@ fn flux_needs_a_repository_relative_path() {
         text(&o.stderr)
     );
     assert!(!out.exists());
-    let o = run(
-        &d.0,
-        &[
-            "render",
-            "-f",
-            "in.yaml",
-            "-o",
-            out.to_str().unwrap(),
-            "--flux",
-            "--flux-path",
-            "deploy/capi",
-        ],
-    );
+    let mut with_path = base.to_vec();
+    with_path.extend_from_slice(&["--flux-path", "deploy/capi"]);
+    let o = run(&d.0, &with_path);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
-    assert!(out.join("flux/kustomization.yaml").is_file());
+    let k = fs::read_to_string(out.join("flux/synth-system-core-cluster-api.yaml")).unwrap();
+    assert!(
+        k.contains("path: ./deploy/capi/providers/synth-system/core-cluster-api\n"),
+        "{k}"
+    );
 }
