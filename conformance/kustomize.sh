@@ -112,5 +112,33 @@ else
   note "FAIL krm: kustomize build --enable-alpha-plugins --enable-exec"; cat "$work/krm.log" >&2; fail=1
 fi
 
+# --- the README's recipes, run as written ------------------------------------------------
+# The first ```sh block after a marker line of README.md.
+readme_block() { awk -v m="$1" 'index($0, m) {f=1} f && /^```sh$/ {p=1; next} p && /^```$/ {exit} p' "$root/README.md"; }
+rec="$work/recipes"; mkdir -p "$rec/capi"
+cp "$root/fixtures/gitops/corpus/providers.yaml" "$rec/capi/providers.yaml"
+ln -s "$CAPI_CORPUS/repository" "$rec/capi/repository"
+(cd "$rec" && git init -q . && git config user.email ci@example.invalid && git config user.name ci)
+export PATH="$root/target/release:$PATH"
+readme_block '**Pre-render**' >"$work/pre-render.sh"
+readme_block '**CI**' >"$work/ci.sh"
+if ! (cd "$rec" && bash -e "$work/pre-render.sh" >/dev/null 2>&1) || [ -z "$(cd "$rec" && git log --oneline)" ]; then
+  note "FAIL README pre-render recipe"; fail=1
+fi
+(cd "$rec" && bash "$work/ci.sh" >/dev/null 2>&1) || { note "FAIL README CI recipe on a fresh tree"; fail=1; }
+sed -i 's/^  version: v1.10.10$/  version: v1.10.9/' "$rec/capi/providers.yaml"
+set +e; (cd "$rec" && bash "$work/ci.sh" >"$work/ci.out" 2>&1); rc=$?; set -e
+if [ "$rc" != 1 ] || ! grep -q '^+++ b/capi-render.lock' "$work/ci.out"; then
+  note "FAIL README CI recipe on a stale tree (exit $rc)"; head -5 "$work/ci.out" >&2; fail=1
+fi
+if command -v pre-commit >/dev/null; then
+  awk '/^\*\*pre-commit\*\*/ {f=1} f && /^```yaml$/ {p=1; next} p && /^```$/ {exit} p' "$root/README.md" >"$rec/.pre-commit-config.yaml"
+  set +e; (cd "$rec" && pre-commit run --all-files >"$work/pc.out" 2>&1); rc=$?; set -e
+  [ "$rc" != 0 ] || { note "FAIL README pre-commit recipe passed on a stale tree"; fail=1; }
+else
+  echo "pre-commit not installed: README pre-commit recipe not run"
+fi
+echo "README recipes: pre-render, CI on a fresh tree (exit 0) and a stale one (exit $rc, diff)"
+
 [ "$fail" = 0 ] || { echo "kustomize conformance: FAILED"; exit 1; }
 echo "kustomize conformance: OK"
