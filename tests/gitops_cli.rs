@@ -463,3 +463,24 @@ fn flux_needs_a_repository_relative_path() {
         "{k}"
     );
 }
+
+/// `.pre-commit-hooks.yaml`: the keys pre-commit requires, and entries our CLI accepts.
+#[test]
+fn pre_commit_hooks_call_real_commands() {
+    let hooks_text = fs::read_to_string(crate_root().join(".pre-commit-hooks.yaml")).unwrap();
+    let hooks = capi_render::yaml::parse_value(&hooks_text).unwrap();
+    let hooks = hooks.as_array().expect("a list of hooks");
+    assert!(hooks.iter().any(|h| h["id"] == "capi-render-check"));
+    for h in hooks {
+        for k in ["id", "name", "entry", "language"] {
+            assert!(h[k].is_string(), "{k} in {h}");
+        }
+        assert_eq!(h["pass_filenames"], false, "{h}");
+        let words: Vec<&str> = h["entry"].as_str().unwrap().split_whitespace().collect();
+        assert_eq!(words[0], "capi-render");
+        let mut args = words[1..].to_vec();
+        args.push("--help");
+        let o = Command::new(bin()).args(&args).output().unwrap();
+        assert_eq!(code(&o), 0, "{:?}: {}", args, text(&o.stderr));
+    }
+}
