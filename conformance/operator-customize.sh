@@ -12,6 +12,12 @@
 # the module (from the Go module proxy) is copied to a scratch directory and our two
 # files from conformance/oracle-operator/ are dropped into it before building.
 # Fixtures whose header has `"oracle": "skip"` (our extensions, e.g. `paused`) get no golden.
+#
+# Except in `golden` mode, when the release corpus is present ($CAPI_CORPUS, default
+# ../shared/corpus) every provider components file in it is also run, with one rich
+# ProviderSpec, through the operator and through capi-render (cargo test
+# operator::customize::golden_tests::corpus_cases_match_the_operator); those cases live in
+# a scratch directory only.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -60,3 +66,46 @@ for f in "$root"/fixtures/operator-customize/*.yaml; do
   n=$((n + 1))
 done
 echo "operator-customize: $n goldens from cluster-api-operator $OPERATOR_VERSION" >&2
+
+[ "$1" = "golden" ] && exit 0
+corpus="${CAPI_CORPUS:-$root/../shared/corpus}"
+if [ ! -d "$corpus" ]; then
+  echo "note: corpus $corpus absent; operator corpus cases skipped" >&2
+  exit 0
+fi
+cases="$scratch/corpus-cases"
+mkdir -p "$cases"
+spec='{"manager": {"verbosity": 3, "maxConcurrentReconciles": 4, "syncPeriod": "5m",
+    "featureGates": {"MachinePool": true, "NewGate": false},
+    "metrics": {"bindAddress": ":8080", "insecureDiagnostics": true},
+    "health": {"healthProbeBindAddress": ":9441", "livenessEndpointName": "alive"},
+    "leaderElection": {"leaderElect": true, "resourceName": "lock", "resourceNamespace": "ns", "leaseDuration": "20s"},
+    "webhook": {"port": 9444}},
+  "deployment": {"replicas": 2, "nodeSelector": {"role": "infra"},
+    "tolerations": [{"key": "k", "operator": "Exists"}], "imagePullSecrets": [{"name": "reg"}]},
+  "patches": [
+    {"target": {"kind": "Deployment"}, "patch": "- op: add\n  path: /metadata/annotations\n  value: {patched: \"1\"}\n"},
+    {"target": {"kind": "Service"}, "patch": "metadata:\n  labels:\n    svc: patched\n"}]}'
+nc=0
+for comp in "$corpus"/*repository/*/*/*components*.yaml "$corpus"/stress/repository/*/*/*components*.yaml; do
+  [ -e "$comp" ] || continue
+  vdir=$(dirname "$comp"); label=$(basename "$(dirname "$vdir")"); ver=$(basename "$vdir")
+  repo=$(basename "$(dirname "$(dirname "$vdir")")")
+  case "$label" in
+    cluster-api) kind=CoreProvider; name=cluster-api;;
+    bootstrap-*) kind=BootstrapProvider; name=${label#bootstrap-};;
+    control-plane-*) kind=ControlPlaneProvider; name=${label#control-plane-};;
+    infrastructure-*) kind=InfrastructureProvider; name=${label#infrastructure-};;
+    *) continue;;
+  esac
+  f="$cases/$repo-$label-$ver.yaml"
+  printf '{"provider": {"kind": "%s", "name": "%s", "namespace": "ns-%s", "manifestLabel": "%s", "uid": "u"},\n "images": {"all": {"repository": "mirror.example.com/capi"}},\n "spec": %s}\n---\n' \
+    "$kind" "$name" "$name" "$label" "$spec" >"$f"
+  cat "$comp" >>"$f"
+  "$scratch/oracle" "$f" "${f%.yaml}.json"
+  nc=$((nc + 1))
+done
+echo "operator-customize: $nc corpus cases" >&2
+(cd "$root" && CAPI_OPERATOR_CORPUS_CASES="$cases" cargo test --quiet --lib \
+  operator::customize::golden_tests::corpus_cases_match_the_operator -- --nocapture 2>&1 | grep -E "corpus:|differ|panicked|FAILED|^test result" >&2) \
+  || { echo "FAIL: operator corpus cases" >&2; exit 1; }

@@ -39,7 +39,11 @@ struct Case {
 }
 
 fn load(name: &str) -> Case {
-    let path = root().join(format!("fixtures/operator-customize/{name}.yaml"));
+    load_from(&root().join("fixtures/operator-customize"), name)
+}
+
+fn load_from(dir: &std::path::Path, name: &str) -> Case {
+    let path = dir.join(format!("{name}.yaml"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut docs = parse_documents(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
     let header = docs.remove(0);
@@ -91,9 +95,8 @@ fn run(c: &Case) -> crate::Result<Vec<Value>> {
     )
 }
 
-fn fixture_names() -> Vec<String> {
-    let dir = root().join("fixtures/operator-customize");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
+fn fixture_names(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| {
             let n = e.ok()?.file_name().to_string_lossy().to_string();
@@ -104,13 +107,14 @@ fn fixture_names() -> Vec<String> {
     names
 }
 
-#[test]
-fn fixtures_match_the_operator() {
+/// Compare every fixture of `fixtures` that the oracle ran with its golden in `goldens`;
+/// returns (cases compared, failures).
+fn compare_dir(fixtures: &std::path::Path, goldens: &std::path::Path) -> (usize, Vec<String>) {
     let mut compared = 0;
     let mut failures = Vec::new();
-    for name in fixture_names() {
-        let case = load(&name);
-        let golden_path = root().join(format!("golden/operator-customize/{name}.json"));
+    for name in fixture_names(fixtures) {
+        let case = load_from(fixtures, &name);
+        let golden_path = goldens.join(format!("{name}.json"));
         if !case.oracle {
             assert!(
                 !golden_path.exists(),
@@ -162,10 +166,41 @@ fn fixtures_match_the_operator() {
             (Ok(_), _, _) => failures.push(format!("{name}: malformed golden")),
         }
     }
-    assert!(compared >= 30, "only {compared} golden cases");
+    (compared, failures)
+}
+
+#[test]
+fn fixtures_match_the_operator() {
+    let (compared, failures) = compare_dir(
+        &root().join("fixtures/operator-customize"),
+        &root().join("golden/operator-customize"),
+    );
+    assert!(compared >= 40, "only {compared} golden cases");
     assert!(
         failures.is_empty(),
         "{} of {compared} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Real provider components: `conformance/operator-customize.sh` writes fixtures built
+/// from every components file of `$CAPI_CORPUS` and the operator's output for them into
+/// one directory and names it in `CAPI_OPERATOR_CORPUS_CASES` (never committed: the
+/// corpus stays outside the repository). Without the variable there is nothing to do.
+#[test]
+fn corpus_cases_match_the_operator() {
+    let Some(dir) = std::env::var_os("CAPI_OPERATOR_CORPUS_CASES") else {
+        eprintln!("CAPI_OPERATOR_CORPUS_CASES not set; corpus cases are checked by conformance/operator-customize.sh");
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let (compared, failures) = compare_dir(&dir, &dir);
+    eprintln!("corpus: {compared} cases, {} differences", failures.len());
+    assert!(compared > 0, "no corpus cases in {}", dir.display());
+    assert!(
+        failures.is_empty(),
+        "{} of {compared} corpus cases differ:\n{}",
         failures.len(),
         failures.join("\n")
     );

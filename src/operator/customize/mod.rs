@@ -102,8 +102,8 @@ pub struct CustomizeInput<'a> {
     pub provider: &'a ProviderIdentity,
     /// The v1alpha2 `ProviderSpec` (JSON), after conversion and CRD/webhook defaults.
     pub spec: &'a Value,
-    /// Proposal extension: scale customised Deployments to 0 and keep the original
-    /// count in `management.cluster.x-k8s.io/original-controller-replicas`.
+    /// Proposal extension: scale the Deployments that get the main spec to 0 and keep
+    /// the original count in `management.cluster.x-k8s.io/original-controller-replicas`.
     pub paused: bool,
     /// `images:` of the operator's own clusterctl config (R8.1), if one was given.
     pub operator_images: Option<&'a BTreeMap<String, ImageMeta>>,
