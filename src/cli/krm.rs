@@ -21,6 +21,8 @@ fn render(
 ) -> Result<RenderSet, Error> {
     let req = krm::parse_resource_list(text)?;
     let fo = &req.options;
+    // `..default()`: RenderOptions gains fields on other branches.
+    #[allow(clippy::needless_update)]
     let opts = RenderOptions {
         repository: fo
             .repository
@@ -34,13 +36,15 @@ fn render(
             .or_else(|| config.map(Path::to_path_buf)),
         no_namespaces: fo.no_namespaces,
         oci_layout: fo.oci_layout.as_ref().map(Into::into),
+        ..RenderOptions::default()
     };
     let paths: Vec<std::path::PathBuf> = fo.inputs.iter().map(Into::into).collect();
-    if req.items.is_empty() {
+    let items = krm::item_objects(&req.items);
+    if items.is_empty() {
         return render::render_paths(&paths, &opts);
     }
     let mut loaded = capi_render::load::load_paths(&paths)?;
-    loaded.objects.extend(krm::item_objects(&req.items));
+    loaded.objects.extend(items);
     render::render_objects(loaded.objects, loaded.files, &opts)
 }
 

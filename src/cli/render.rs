@@ -81,16 +81,58 @@ pub fn tree_options(a: &RenderArgs) -> Result<TreeOptions, Error> {
     })
 }
 
+/// The absolute, symlink-resolved form of `p` (of its nearest existing ancestor, for a
+/// path that does not exist yet).
+fn resolved(p: &Path) -> PathBuf {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut tail = Vec::new();
+    let mut cur = abs.as_path();
+    loop {
+        if let Ok(c) = cur.canonicalize() {
+            return tail.iter().rev().fold(c, |acc, t| acc.join(t));
+        }
+        match (cur.parent(), cur.file_name()) {
+            (Some(parent), Some(name)) => {
+                tail.push(name.to_os_string());
+                cur = parent;
+            }
+            _ => return abs,
+        }
+    }
+}
+
+/// OUT must not lie inside an input directory: the next run would read the tree's own
+/// files as inputs.
+pub fn check_out_outside_inputs(files: &[PathBuf], out: &Path) -> Result<(), Error> {
+    let o = resolved(out);
+    for f in files {
+        if f.is_dir() && o.starts_with(resolved(f)) {
+            return Err(Error::new(format!(
+                "the output directory {} is inside the input directory {}: its files would be read as inputs by the next run; name the input files, or move the output",
+                out.display(),
+                f.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn render(
     a: &RenderArgs,
     config: Option<&Path>,
     repository: Option<&Path>,
 ) -> Result<RenderSet, Error> {
+    if let Some(out) = &a.output {
+        check_out_outside_inputs(&a.files, out)?;
+    }
+    // `..default()`: RenderOptions gains fields on other branches.
+    #[allow(clippy::needless_update)]
     let opts = RenderOptions {
         repository: repository.map(Path::to_path_buf),
         config: config.map(Path::to_path_buf),
         no_namespaces: a.no_namespaces,
         oci_layout: a.oci_layout.clone(),
+        ..RenderOptions::default()
     };
     let set = render::render_paths(&a.files, &opts)?;
     for w in &set.warnings {
@@ -165,5 +207,30 @@ fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -
             print_error(&e);
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_inside_an_input_directory_is_refused() {
+        let base = std::env::temp_dir().join(format!("capi-render-cli-{}", std::process::id()));
+        let inputs = base.join("capi");
+        std::fs::create_dir_all(&inputs).unwrap();
+        let e = check_out_outside_inputs(std::slice::from_ref(&inputs), &inputs.join("rendered"))
+            .unwrap_err();
+        assert!(e.message().contains("inside the input directory"), "{e}");
+        assert!(check_out_outside_inputs(std::slice::from_ref(&inputs), &inputs).is_err());
+        assert!(
+            check_out_outside_inputs(std::slice::from_ref(&inputs), &base.join("rendered")).is_ok()
+        );
+        // A file input next to OUT is fine.
+        std::fs::write(inputs.join("p.yaml"), "").unwrap();
+        assert!(
+            check_out_outside_inputs(&[inputs.join("p.yaml")], &inputs.join("rendered")).is_ok()
+        );
+        let _ = std::fs::remove_dir_all(&base);
     }
 }

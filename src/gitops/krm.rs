@@ -119,12 +119,22 @@ fn is_internal_annotation(k: &str) -> bool {
         || k == "kustomize.config.k8s.io/id"
 }
 
+/// Local configuration (kustomize passes a generator its own functionConfig as an
+/// item, marked `config.kubernetes.io/local-config: "true"`): not an input.
+fn is_local_config(v: &Value) -> bool {
+    v.pointer("/metadata/annotations/config.kubernetes.io~1local-config")
+        .and_then(Value::as_str)
+        == Some("true")
+}
+
 /// Items as input objects: the file is the item's `config.kubernetes.io/path`
-/// annotation (else `items`), the document its position.
+/// annotation (else `items`), the document its position. Local-config items (the
+/// functionConfig kustomize adds) are skipped.
 pub fn item_objects(items: &[Value]) -> Vec<InputObject> {
     items
         .iter()
         .enumerate()
+        .filter(|(_, it)| !is_local_config(it))
         .map(|(i, it)| {
             let ann = it.pointer("/metadata/annotations");
             let path = ann
@@ -204,7 +214,11 @@ mod tests {
         assert!(r.options.no_namespaces);
         assert_eq!(r.options.inputs, vec!["a.yaml", "dir"]);
         assert_eq!(r.options.config, None);
-        let objs = item_objects(&r.items);
+        let mut items = r.items.clone();
+        let mut fc = crate::yaml::parse_value(RL).unwrap()["functionConfig"].clone();
+        fc["metadata"]["annotations"] = json!({"config.kubernetes.io/local-config": "true"});
+        items.push(fc);
+        let objs = item_objects(&items);
         assert_eq!(objs.len(), 1);
         assert_eq!(objs[0].file, "providers.yaml");
         let ann = objs[0].value.pointer("/metadata/annotations").unwrap();
