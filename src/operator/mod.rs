@@ -313,3 +313,73 @@ pub fn render_providers(
     }
     Ok((units, files, warnings))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cr(kind: &str, name: &str, spec: Value) -> InputObject {
+        InputObject {
+            file: "f.yaml".into(),
+            doc: 0,
+            value: json!({"apiVersion": "operator.cluster.x-k8s.io/v1alpha2", "kind": kind,
+                          "metadata": {"name": name, "namespace": "ns"}, "spec": spec}),
+        }
+    }
+
+    const META: &str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nreleaseSeries:\n- major: 0\n  minor: 4\n  contract: v1alpha4\n- major: 1\n  minor: 11\n  contract: v1beta2\n";
+
+    #[test]
+    fn contract_messages() {
+        let p = &providers(&[cr("InfrastructureProvider", "docker", json!({}))]).unwrap()[0];
+        assert_eq!(contract_of(p, META, "v1.11.0").unwrap(), "v1beta2");
+        assert_eq!(
+            contract_of(p, META, "v0.4.8").unwrap_err().message(),
+            "InfrastructureProvider ns/docker (f.yaml, document 1): CAPI operator is only compatible with v1beta2 providers, detected v1alpha4 for provider docker."
+        );
+        assert_eq!(
+            contract_of(p, META, "v1.9.0").unwrap_err().message(),
+            "InfrastructureProvider ns/docker (f.yaml, document 1): invalid provider metadata: version v1.9.0 for the provider docker does not match any release series"
+        );
+    }
+
+    #[test]
+    fn providers_are_sorted_core_first_then_type_then_namespace_name() {
+        let ps = providers(&[
+            cr("AddonProvider", "a", json!({})),
+            cr("InfrastructureProvider", "b", json!({})),
+            cr("BootstrapProvider", "c", json!({})),
+            cr("CoreProvider", "cluster-api", json!({})),
+            cr("IPAMProvider", "d", json!({})),
+            cr("RuntimeExtensionProvider", "e", json!({})),
+            cr("ControlPlaneProvider", "f", json!({})),
+        ])
+        .unwrap();
+        let kinds: Vec<&str> = ps.iter().map(|p| p.kind.as_str()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "CoreProvider",
+                "BootstrapProvider",
+                "ControlPlaneProvider",
+                "InfrastructureProvider",
+                "IPAMProvider",
+                "RuntimeExtensionProvider",
+                "AddonProvider"
+            ]
+        );
+    }
+
+    #[test]
+    fn non_provider_objects_are_ignored_and_defaults_applied() {
+        let mut objs = vec![cr("CoreProvider", "cluster-api", json!({"manager": {}}))];
+        objs.push(InputObject {
+            file: "f.yaml".into(),
+            doc: 1,
+            value: json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}),
+        });
+        let ps = providers(&objs).unwrap();
+        assert_eq!(ps.len(), 1);
+        assert_eq!(ps[0].spec["manager"]["verbosity"], 1);
+    }
+}
