@@ -184,5 +184,6 @@ corpus_diffs=$((corpus_diffs + li_diffs))
 rendered=$(grep -lx 0 "$cc"/*.status | wc -l)
 echo "corpus: $corpus_cases cases ($rendered rendered by clusterctl, the rest are errors in both), $corpus_diffs differences"
 
+bash "$here/kustomize.sh" || fail=1  # GitOps trees and the KRM function against kustomize
 [ "$fixture_diffs" = 0 ] && [ "$corpus_diffs" = 0 ] && [ "$fail" = 0 ] || { echo "conformance: FAILED"; exit 1; }
 echo "conformance: OK"

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# GitOps conformance: capi-render's trees and KRM function against the real kustomize.
+#
+#   conformance/kustomize.sh
+#
+# For every case (the four corpus providers at v1.10.10, and a customised provider
+# set) it renders `render --stdout` and a tree `render -o OUT --flux`, then checks that
+#   * `kustomize build OUT` yields exactly the objects of `render --stdout` (as sets:
+#     both streams are parsed and printed by kustomize, which sorts them the same way);
+#   * every unit directory and OUT/flux build on their own, and every Flux
+#     Kustomization's spec.path is a directory of the tree;
+#   * a second render writes nothing and `render --check` exits 0.
+# Then it runs the KRM example (fixtures/gitops/krm) through
+# `kustomize build --enable-alpha-plugins --enable-exec` and compares it the same way.
+#
+# Installs kustomize with `go install` when it is missing. Needs $CAPI_CORPUS
+# (default ../shared/corpus relative to the repository root).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+CAPI_CORPUS=${CAPI_CORPUS:-$root/../shared/corpus}
+CAPI_CORPUS=$(cd "$CAPI_CORPUS" && pwd)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+gobin=$(go env GOPATH)/bin
+kustomize=${KUSTOMIZE:-$(command -v kustomize || echo "$gobin/kustomize")}
+if ! "$kustomize" version >/dev/null 2>&1; then
+  echo "installing kustomize with go install" >&2
+  # @latest may need a newer Go than the one installed; fall back to a release that builds.
+  GOBIN="$work/bin" go install sigs.k8s.io/kustomize/kustomize/v5@latest 2>"$work/install.log" ||
+    GOBIN="$work/bin" go install sigs.k8s.io/kustomize/kustomize/v5@v5.8.1 2>>"$work/install.log" ||
+    { cat "$work/install.log" >&2; exit 1; }
+  mkdir -p "$gobin"; cp "$work/bin/kustomize" "$gobin/kustomize"; kustomize="$gobin/kustomize"
+fi
+echo "kustomize $("$kustomize" version)"
+(cd "$root" && cargo build --release --quiet)
+capi="$root/target/release/capi-render"
+
+fail=0
+note() { echo "$*" >&2; }
+
+# The objects of a YAML stream, parsed and printed by kustomize in its own order.
+normalise() { # stream.yaml outfile
+  local d; d=$(mktemp -d "$work/norm.XXXX")
+  cp "$1" "$d/objects.yaml"
+  printf 'resources:\n- objects.yaml\n' >"$d/kustomization.yaml"
+  "$kustomize" build "$d" >"$2"
+}
+
+same_objects() { # label expected.yaml actual.yaml
+  normalise "$2" "$work/expected.norm"; normalise "$3" "$work/actual.norm"
+  local n; n=$(grep -c '^kind:' "$work/expected.norm" || true)
+  if cmp -s "$work/expected.norm" "$work/actual.norm"; then
+    echo "$1: $n objects, identical sets"
+  else
+    note "FAIL $1: kustomize's objects differ from render --stdout"
+    diff -u "$work/expected.norm" "$work/actual.norm" | head -40 >&2
+    fail=1
+  fi
+}
+
+check_case() { # name inputs...
+  local name=$1; shift
+  local dir="$work/$name"; mkdir -p "$dir"
+  # Relative paths, as a user in the repository root would run it (the tree and the
+  # lock then hold no machine paths).
+  cp -r "$@" "$dir/"
+  ln -s "$CAPI_CORPUS/repository" "$dir/repository"
+  local inputs=(); for i in "$@"; do inputs+=(-f "$(basename "$i")"); done
+  (cd "$dir" && "$capi" render "${inputs[@]}" --repository repository --stdout >stdout.yaml)
+  (cd "$dir" && "$capi" render "${inputs[@]}" --repository repository -o out --flux 2>/dev/null)
+  "$kustomize" build "$dir/out" >"$dir/built.yaml"
+  same_objects "$name" "$dir/stdout.yaml" "$dir/built.yaml"
+  # Every unit directory and the Flux directory build on their own.
+  local units=0
+  while IFS= read -r k; do
+    local u; u=$(dirname "$k")
+    "$kustomize" build "$u" >/dev/null || { note "FAIL $name: kustomize build ${u#"$dir/"}"; fail=1; }
+    units=$((units + 1))
+  done < <(find "$dir/out/providers" "$dir/out/clusters" -name kustomization.yaml 2>/dev/null | sort)
+  "$kustomize" build "$dir/out/flux" >"$dir/flux.yaml" || { note "FAIL $name: kustomize build flux"; fail=1; }
+  local paths; paths=$(grep -E '^  path: ' "$dir/flux.yaml" | sed -E 's#^  path: \./out/##')
+  for p in $paths; do
+    [ -f "$dir/out/$p/kustomization.yaml" ] || { note "FAIL $name: Flux path $p is not in the tree"; fail=1; }
+  done
+  [ "$(echo "$paths" | wc -w)" = "$units" ] || { note "FAIL $name: $units units but $(echo "$paths" | wc -w) Flux Kustomizations"; fail=1; }
+  # Idempotence and --check through the CLI.
+  local before after
+  before=$(cd "$dir/out" && find . -type f -newer "$dir/built.yaml" | wc -l)
+  (cd "$dir" && "$capi" render "${inputs[@]}" --repository repository -o out --flux 2>"$dir/second.log")
+  after=$(cd "$dir/out" && find . -type f -newer "$dir/built.yaml" | wc -l)
+  grep -q ' 0 written, ' "$dir/second.log" && [ "$before" = "$after" ] || { note "FAIL $name: a second render rewrote files"; fail=1; }
+  if ! (cd "$dir" && "$capi" render "${inputs[@]}" --repository repository -o out --flux --check >"$dir/check.diff"); then
+    note "FAIL $name: render --check on a fresh tree"; head -20 "$dir/check.diff" >&2; fail=1
+  fi
+  echo "$name: $units unit directories and the Flux directory build"
+}
+
+check_case corpus "$root/fixtures/gitops/corpus/providers.yaml"
+check_case custom "$root/fixtures/gitops/custom/providers.yaml" "$root/fixtures/gitops/custom/variables.yaml"
+
+# --- the KRM function as a kustomize exec generator -------------------------------------
+krm="$work/krm"; cp -r "$root/fixtures/gitops/krm" "$krm"
+ln -s "$CAPI_CORPUS/repository" "$krm/repository"
+(cd "$krm" && "$capi" render -f providers.yaml --repository repository --stdout >"$work/krm-stdout.yaml")
+if PATH="$root/target/release:$PATH" "$kustomize" build --enable-alpha-plugins --enable-exec "$krm" >"$work/krm-built.yaml" 2>"$work/krm.log"; then
+  same_objects krm "$work/krm-stdout.yaml" "$work/krm-built.yaml"
+else
+  note "FAIL krm: kustomize build --enable-alpha-plugins --enable-exec"; cat "$work/krm.log" >&2; fail=1
+fi
+
+# --- the README's recipes, run as written ------------------------------------------------
+# The first ```sh block after a marker line of README.md.
+readme_block() { awk -v m="$1" 'index($0, m) {f=1} f && /^```sh$/ {p=1; next} p && /^```$/ {exit} p' "$root/README.md"; }
+rec="$work/recipes"; mkdir -p "$rec/capi"
+cp "$root/fixtures/gitops/corpus/providers.yaml" "$rec/capi/providers.yaml"
+ln -s "$CAPI_CORPUS/repository" "$rec/capi/repository"
+(cd "$rec" && git init -q . && git config user.email ci@example.invalid && git config user.name ci)
+export PATH="$root/target/release:$PATH"
+readme_block '**Pre-render**' >"$work/pre-render.sh"
+readme_block '**CI**' >"$work/ci.sh"
+if ! (cd "$rec" && bash -e "$work/pre-render.sh" >/dev/null 2>&1) || [ -z "$(cd "$rec" && git log --oneline)" ]; then
+  note "FAIL README pre-render recipe"; fail=1
+fi
+(cd "$rec" && bash "$work/ci.sh" >/dev/null 2>&1) || { note "FAIL README CI recipe on a fresh tree"; fail=1; }
+sed -i 's/^  version: v1.10.10$/  version: v1.10.9/' "$rec/capi/providers.yaml"
+set +e; (cd "$rec" && bash "$work/ci.sh" >"$work/ci.out" 2>&1); rc=$?; set -e
+if [ "$rc" != 1 ] || ! grep -q '^+++ b/capi-render.lock' "$work/ci.out"; then
+  note "FAIL README CI recipe on a stale tree (exit $rc)"; head -5 "$work/ci.out" >&2; fail=1
+fi
+if command -v pre-commit >/dev/null; then
+  awk '/^\*\*pre-commit\*\*/ {f=1} f && /^```yaml$/ {p=1; next} p && /^```$/ {exit} p' "$root/README.md" >"$rec/.pre-commit-config.yaml"
+  set +e; (cd "$rec" && pre-commit run --all-files >"$work/pc.out" 2>&1); rc=$?; set -e
+  [ "$rc" != 0 ] || { note "FAIL README pre-commit recipe passed on a stale tree"; fail=1; }
+else
+  echo "pre-commit not installed: README pre-commit recipe not run"
+fi
+echo "README recipes: pre-render, CI on a fresh tree (exit 0) and a stale one (exit $rc, diff)"
+
+[ "$fail" = 0 ] || { echo "kustomize conformance: FAILED"; exit 1; }
+echo "kustomize conformance: OK"
