@@ -1,0 +1,156 @@
+//! `images.txt`: the container images the rendered components run, and their mirror
+//! names. A mirror `REG` is applied exactly as the operator will apply it in the
+//! cluster: as the clusterctl image override `all: {repository: REG}` (the `images`
+//! key of the provider's config Secret, operator.md R5.1.2/R5.3.3), which keeps each
+//! image's last path component, tag and digest and replaces everything before it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use crate::components::filters::fix_images::{fix_images, inspect_images};
+use crate::config::ImageMeta;
+use crate::error::{Error, Result};
+use crate::image::alter_image;
+
+/// The override map for mirror `registry` (`images: {all: {repository: REG}}`).
+pub fn mirror_overrides(registry: &str) -> BTreeMap<String, ImageMeta> {
+    let mut m = BTreeMap::new();
+    m.insert(
+        "all".to_string(),
+        ImageMeta {
+            repository: registry.to_string(),
+            tag: String::new(),
+        },
+    );
+    m
+}
+
+/// The `images` value to put in a provider's config Secret for mirror `registry`.
+pub fn mirror_secret_value(registry: &str) -> String {
+    let v = serde_json::json!({ "all": { "repository": registry } });
+    crate::yaml::to_yaml(&v)
+}
+
+/// Check `--image-registry`: it must form canonical references (`host[:port]/path`).
+pub fn check_registry(registry: &str) -> Result<()> {
+    let r = registry.trim_end_matches('/');
+    if r.is_empty() || r.contains('@') {
+        return Err(Error::new(format!(
+            "--image-registry {registry:?}: expected HOST[:PORT][/PATH]"
+        )));
+    }
+    crate::image::parse_image(&format!("{r}/probe:v0"))
+        .map(|_| ())
+        .map_err(|e| e.wrap(format!("--image-registry {registry:?}")))
+}
+
+/// The images of `objs` (Deployments and DaemonSets: containers, init containers),
+/// de-duplicated and sorted; empty image fields are skipped.
+pub fn images_of(objs: &[Value]) -> BTreeSet<String> {
+    inspect_images(objs)
+        .into_iter()
+        .filter(|i| !i.is_empty())
+        .collect()
+}
+
+/// `source → mirror` for every image; two different sources that would land on the
+/// same mirror name are an error (the copy step would overwrite one with the other).
+pub fn mirror_map(
+    images: &BTreeSet<String>,
+    registry: &str,
+) -> Result<BTreeMap<String, String>> {
+    let o = mirror_overrides(registry);
+    let mut out = BTreeMap::new();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for src in images {
+        let dst = alter_image(Some(&o), "", src).map_err(|e| e.wrap(format!("image {src:?}")))?;
+        if let Some(other) = seen.insert(dst.clone(), src.clone()) {
+            return Err(Error::new(format!(
+                "images {other:?} and {src:?} both mirror to {dst:?}; mirror them by hand or to different registries"
+            )));
+        }
+        out.insert(src.clone(), dst);
+    }
+    Ok(out)
+}
+
+/// Rewrite every container and init container image of `objs` to the mirror.
+pub fn rewrite_objects(objs: &mut [Value], registry: &str) -> Result<()> {
+    fix_images(objs, Some(&mirror_overrides(registry)), "")
+}
+
+/// `images.txt`: one image a line, or `source -> mirror` lines, sorted by source.
+pub fn images_txt(images: &BTreeSet<String>, mirror: Option<&BTreeMap<String, String>>) -> String {
+    images
+        .iter()
+        .map(|i| match mirror.and_then(|m| m.get(i)) {
+            Some(d) => format!("{i} -> {d}\n"),
+            None => format!("{i}\n"),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn deployment(c: &[&str], init: &[&str]) -> Value {
+        let cs: Vec<Value> = c.iter().map(|i| json!({"name": "c", "image": i})).collect();
+        let is: Vec<Value> = init.iter().map(|i| json!({"name": "i", "image": i})).collect();
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "n"},
+               "spec": {"selector": {}, "template": {"spec": {"containers": cs, "initContainers": is}}}})
+    }
+
+    #[test]
+    fn sidecars_and_init_containers_are_listed_once_sorted() {
+        let objs = vec![
+            deployment(&["reg.io/a/m:v1", "reg.io/a/sidecar:v2"], &["reg.io/b/init:v3"]),
+            deployment(&["reg.io/a/m:v1"], &[]),
+            json!({"kind": "ConfigMap", "data": {"image": "x.io/not/an:image"}}),
+        ];
+        let got: Vec<String> = images_of(&objs).into_iter().collect();
+        assert_eq!(got, ["reg.io/a/m:v1", "reg.io/a/sidecar:v2", "reg.io/b/init:v3"]);
+    }
+
+    #[test]
+    fn mirror_keeps_name_tag_and_digest() {
+        let d = format!("sha256:{}", "a".repeat(64));
+        let imgs: BTreeSet<String> = [
+            "registry.k8s.io/cluster-api/cluster-api-controller:v1.10.10".to_string(),
+            format!("gcr.io/x/y/capd-manager@{d}"),
+        ]
+        .into();
+        let m = mirror_map(&imgs, "mirror.local:5000/capi/").unwrap();
+        assert_eq!(
+            m["registry.k8s.io/cluster-api/cluster-api-controller:v1.10.10"],
+            "mirror.local:5000/capi/cluster-api-controller:v1.10.10"
+        );
+        assert_eq!(m[&format!("gcr.io/x/y/capd-manager@{d}")], format!("mirror.local:5000/capi/capd-manager@{d}"));
+        let txt = images_txt(&imgs, Some(&m));
+        assert_eq!(txt.lines().count(), 2);
+        assert!(txt.starts_with("gcr.io/"), "sorted by source: {txt}");
+    }
+
+    #[test]
+    fn mirror_collisions_and_bad_registries_fail() {
+        let imgs: BTreeSet<String> = ["a.io/x/m:v1".to_string(), "b.io/y/m:v1".to_string()].into();
+        assert!(mirror_map(&imgs, "mirror.local").unwrap_err().message().contains("both mirror to"));
+        assert!(check_registry("mirror.local/Capi").is_err());
+        assert!(check_registry("").is_err());
+        check_registry("mirror.local:5000/capi").unwrap();
+    }
+
+    #[test]
+    fn rewritten_objects_use_the_mirror_and_the_secret_value_parses_as_overrides() {
+        let mut objs = vec![deployment(&["reg.io/a/m:v1"], &["reg.io/b/init:v3"])];
+        rewrite_objects(&mut objs, "mirror.local").unwrap();
+        let got: Vec<String> = images_of(&objs).into_iter().collect();
+        assert_eq!(got, ["mirror.local/init:v3", "mirror.local/m:v1"]);
+        // The Secret's `images` value, read back as clusterctl config, gives the same overrides.
+        let cfg_text = format!("images:\n{}", mirror_secret_value("mirror.local").lines().map(|l| format!("  {l}\n")).collect::<String>());
+        let cfg = crate::config::Config::from_text(&cfg_text, std::path::Path::new("/x/c.yaml"), Default::default()).unwrap();
+        assert_eq!(cfg.images.unwrap(), mirror_overrides("mirror.local"));
+    }
+}
