@@ -9,7 +9,6 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
 use crate::provider::ProviderType;
-use crate::typed::gojson::{base64_decode, base64_encode};
 use crate::version::Version;
 
 pub const LABEL_VERSION: &str = "provider.cluster.x-k8s.io/version";
@@ -100,6 +99,54 @@ pub fn read_configmap(cm: &Value) -> Result<(String, String)> {
             .to_string()
     };
     Ok((metadata, components))
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard base64 with padding (Go's `base64.StdEncoding`, as `binaryData` is written).
+fn base64_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(B64[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Decode standard padded base64 (line breaks ignored); the error is the offset of
+/// the first bad byte.
+fn base64_decode(src: &[u8]) -> std::result::Result<Vec<u8>, usize> {
+    let mut out = Vec::with_capacity(src.len() / 4 * 3);
+    let (mut acc, mut bits, mut pad) = (0u32, 0u32, 0usize);
+    for (i, &c) in src.iter().enumerate() {
+        let v = match c {
+            b'\r' | b'\n' => continue,
+            b'=' => {
+                pad += 1;
+                continue;
+            }
+            _ if pad > 0 => return Err(i),
+            _ => B64.iter().position(|&x| x == c).ok_or(i)? as u32,
+        };
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    let data = src.iter().filter(|c| !matches!(c, b'\r' | b'\n')).count();
+    if data % 4 != 0 || pad > 2 {
+        return Err(src.len());
+    }
+    Ok(out)
 }
 
 fn gzip(text: &str) -> Vec<u8> {

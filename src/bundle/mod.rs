@@ -8,3 +8,9 @@ pub mod images;
 pub mod oci;
 pub mod stage;
 pub mod sums;
+pub mod build;
+pub mod resolve;
+pub mod verify;
+
+pub use build::{build, write, BundleOptions, Summary};
+pub use verify::{verify, Report};

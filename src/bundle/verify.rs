@@ -1,0 +1,184 @@
+//! `capi-render bundle verify BUNDLE`: every file against `SHA256SUMS` (changed,
+//! missing and unlisted files), then every provider ConfigMap decoded (gzip
+//! included) against the repository files it was made from, and every OCI layout
+//! against its ConfigMap.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::configmap::{configmap_version, read_configmap, LABEL_NAME, LABEL_TYPE};
+use super::stage::Tree;
+use super::sums;
+use crate::error::{Error, Result};
+use crate::provider::{manifest_label, ProviderType};
+
+/// The outcome of a verification: problems (empty when the bundle is sound) and
+/// what was checked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    pub problems: Vec<String>,
+    pub files: usize,
+    pub configmaps: usize,
+    pub oci_layouts: usize,
+}
+
+fn provider_type(operator_type: &str) -> Option<ProviderType> {
+    Some(match operator_type {
+        "core" => ProviderType::Core,
+        "bootstrap" => ProviderType::Bootstrap,
+        "control-plane" => ProviderType::ControlPlane,
+        "infrastructure" => ProviderType::Infrastructure,
+        "addon" => ProviderType::Addon,
+        "ipam" => ProviderType::Ipam,
+        "runtimeextension" => ProviderType::RuntimeExtension,
+        _ => return None,
+    })
+}
+
+/// Read every regular file of the bundle.
+pub fn read_tree(root: &Path) -> Result<Tree> {
+    let mut t = Tree::new();
+    for rel in sums::list_files(root)? {
+        let p = root.join(&rel);
+        let b = std::fs::read(&p)
+            .map_err(|e| Error::new(format!("cannot read {}: {e}", p.display())))?;
+        t.insert(rel, b);
+    }
+    Ok(t)
+}
+
+/// The components file of a repository version folder: the one file that is not
+/// `metadata.yaml`, a cluster template or a ClusterClass.
+fn components_of<'a>(tree: &'a Tree, dir: &str) -> Vec<(&'a String, &'a Vec<u8>)> {
+    tree.range(dir.to_string()..)
+        .take_while(|(k, _)| k.starts_with(dir))
+        .filter(|(k, _)| {
+            let n = &k[dir.len()..];
+            !n.contains('/')
+                && n != "metadata.yaml"
+                && !n.starts_with("cluster-template")
+                && !n.starts_with("clusterclass")
+        })
+        .collect()
+}
+
+/// Check one ConfigMap against `repository/`; returns `(metadata, components)` when
+/// it decodes.
+fn check_configmap(tree: &Tree, file: &str, cm: &Value, problems: &mut Vec<String>) -> Option<(String, String)> {
+    let name = cm.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+    let at = format!("{file}: ConfigMap {name}");
+    let label = |k: &str| {
+        cm.pointer("/metadata/labels")
+            .and_then(|l| l.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let (version, (metadata, components)) = match configmap_version(cm).and_then(|v| Ok((v, read_configmap(cm)?))) {
+        Ok(x) => x,
+        Err(e) => {
+            problems.push(format!("{at}: {e}"));
+            return None;
+        }
+    };
+    let Some(t) = provider_type(&label(LABEL_TYPE)) else {
+        problems.push(format!("{at}: unknown provider type label {:?}", label(LABEL_TYPE)));
+        return None;
+    };
+    let dir = format!("repository/{}/{version}/", manifest_label(&label(LABEL_NAME), t));
+    match tree.get(&format!("{dir}metadata.yaml")) {
+        Some(b) if b == metadata.as_bytes() => {}
+        Some(_) => problems.push(format!("{at}: metadata differs from {dir}metadata.yaml")),
+        None => problems.push(format!("{at}: {dir}metadata.yaml is missing")),
+    }
+    match components_of(tree, &dir).as_slice() {
+        [(p, b)] if b.as_slice() == components.as_bytes() => {}
+        [(p, _)] => problems.push(format!("{at}: components differ from {p}")),
+        [] => problems.push(format!("{at}: no components file in {dir}")),
+        more => problems.push(format!(
+            "{at}: {} candidate components files in {dir}",
+            more.len()
+        )),
+    }
+    Some((metadata, components))
+}
+
+fn check_oci(tree: &Tree, dir: &str, cms: &BTreeMap<String, (String, String)>, problems: &mut Vec<String>) {
+    let prefix = format!("oci/{dir}/");
+    let layout: BTreeMap<String, Vec<u8>> = tree
+        .range(prefix.clone()..)
+        .take_while(|(k, _)| k.starts_with(&prefix))
+        .map(|(k, v)| (k[prefix.len()..].to_string(), v.clone()))
+        .collect();
+    let at = format!("oci/{dir}");
+    let Some((meta, comp)) = cms.get(dir) else {
+        problems.push(format!("{at}: no ConfigMap {dir} to compare with"));
+        return;
+    };
+    let tag = serde_json::from_slice::<Value>(layout.get("index.json").map(Vec::as_slice).unwrap_or(b""))
+        .ok()
+        .and_then(|i| {
+            i.pointer("/manifests/0/annotations/org.opencontainers.image.ref.name")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    match super::oci::read_layout(&layout, &tag) {
+        Ok(files) => {
+            for (suffix, want) in [("metadata.yaml", meta), ("components.yaml", comp)] {
+                let title = format!("{dir}-{suffix}");
+                match files.get(&title) {
+                    Some(b) if b == want.as_bytes() => {}
+                    Some(_) => problems.push(format!("{at}: {title} differs from ConfigMap {dir}")),
+                    None => problems.push(format!("{at}: no layer titled {title}")),
+                }
+            }
+        }
+        Err(e) => problems.push(format!("{at}: {e}")),
+    }
+}
+
+/// Verify the bundle at `root`.
+pub fn verify(root: &Path) -> Result<Report> {
+    let mut report = Report {
+        problems: sums::check_tree(root)?,
+        ..Default::default()
+    };
+    let tree = read_tree(root)?;
+    report.files = tree.len();
+    let mut cms: BTreeMap<String, (String, String)> = BTreeMap::new();
+    for (path, bytes) in tree.range("configmaps/".to_string()..) {
+        if !path.starts_with("configmaps/") {
+            break;
+        }
+        let docs = std::str::from_utf8(bytes)
+            .map_err(|_| Error::new("not UTF-8"))
+            .and_then(crate::yaml::parse_documents);
+        let docs = match docs {
+            Ok(d) => d,
+            Err(e) => {
+                report.problems.push(format!("{path}: {e}"));
+                continue;
+            }
+        };
+        for cm in docs.iter().filter(|d| d.get("kind") == Some(&Value::from("ConfigMap"))) {
+            report.configmaps += 1;
+            if let Some(files) = check_configmap(&tree, path, cm, &mut report.problems) {
+                let name = cm.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+                cms.insert(name.to_string(), files);
+            }
+        }
+    }
+    let oci_dirs: std::collections::BTreeSet<String> = tree
+        .keys()
+        .filter_map(|k| k.strip_prefix("oci/"))
+        .filter_map(|k| k.split_once('/').map(|(d, _)| d.to_string()))
+        .collect();
+    for d in &oci_dirs {
+        report.oci_layouts += 1;
+        check_oci(&tree, d, &cms, &mut report.problems);
+    }
+    Ok(report)
+}
