@@ -103,6 +103,9 @@ pub struct RenderOptions {
     pub config: Option<std::path::PathBuf>,
     /// Do not emit the provider Namespace objects.
     pub no_namespaces: bool,
+    /// `--oci-layout DIR`: an OCI image layout holding the artifacts `fetchConfig.oci`
+    /// names (found by tag, files by their title annotations).
+    pub oci_layout: Option<std::path::PathBuf>,
 }
 
 /// Read every input path (files, or directories walked recursively for `*.yaml` /
@@ -111,17 +114,28 @@ pub fn render_paths(
     paths: &[std::path::PathBuf],
     opts: &RenderOptions,
 ) -> crate::Result<RenderSet> {
-    let _ = (paths, opts);
-    Err(crate::Error::new("render is not implemented yet"))
+    let loaded = crate::load::load_paths(paths)?;
+    render_objects(loaded.objects, loaded.files, opts)
 }
 
 /// Render already-loaded objects (the KRM function's `items`); `files` are recorded in
-/// the lock as inputs.
+/// the lock as inputs, followed by the repository / OCI files the providers were read
+/// from.
 pub fn render_objects(
     objects: Vec<InputObject>,
     files: Vec<InputFile>,
     opts: &RenderOptions,
 ) -> crate::Result<RenderSet> {
-    let _ = (objects, files, opts);
-    Err(crate::Error::new("render is not implemented yet"))
+    let (units, extra, warnings) = crate::operator::render_providers(&objects, opts)?;
+    let mut inputs = files;
+    for f in extra {
+        if !inputs.contains(&f) {
+            inputs.push(f);
+        }
+    }
+    Ok(RenderSet {
+        inputs,
+        units,
+        warnings,
+    })
 }

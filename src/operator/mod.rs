@@ -1,4 +1,302 @@
 //! Declarative providers: provider custom resources rendered as cluster-api-operator
 //! v0.28.0 would apply them (shared/spec/operator.md).
+//!
+//! Stages (one module each): [`api`] (kinds, identifiers) → [`convert`] (v1alpha1 and
+//! the proposal group to v1alpha2) → [`defaults`] (CRD/webhook defaults, CEL rules) →
+//! [`preflight`] (§3) → [`source`] (ConfigMaps, local repository, OCI layout;
+//! [`configmap`], [`oci`]) → variables from the config Secret ([`secret`]) →
+//! substitution and clusterctl's components pipeline (`components::render`) →
+//! [`customize`] (§6–§8) → a [`RenderedUnit`] per provider. [`upgrade`] plans version
+//! moves over the same sources.
 
+pub mod api;
+pub mod b64;
+pub mod configmap;
+pub mod convert;
 pub mod customize;
+pub mod defaults;
+pub mod oci;
+pub mod preflight;
+pub mod secret;
+pub mod source;
+pub mod upgrade;
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::components::{self, ComponentsOptions};
+use crate::config::{Config, ImageMeta};
+use crate::error::{Error, Result};
+use crate::provider::{Provider, ProviderType};
+use crate::render::{InputFile, InputObject, ProviderInfo, RenderOptions, RenderedUnit, UnitKind};
+use crate::repository::Metadata;
+use crate::version::Version;
+
+use api::ProviderCr;
+use source::{Release, Source, SourceContext};
+
+/// The provider objects among the inputs, converted, defaulted and sorted (core
+/// first, then clusterctl's type order, then namespace/name).
+pub fn providers(objects: &[InputObject]) -> Result<Vec<ProviderCr>> {
+    let mut out = Vec::new();
+    for o in objects {
+        let api = o
+            .value
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !api::is_provider_group(api) {
+            continue;
+        }
+        let mut p = convert::to_provider(o)?;
+        let ns = p.namespace.clone();
+        defaults::apply(&mut p.spec, &ns).map_err(|e| p.error(e))?;
+        out.push(p);
+    }
+    out.sort_by(|a, b| {
+        (a.ptype.order(), &a.namespace, &a.name).cmp(&(b.ptype.order(), &b.namespace, &b.name))
+    });
+    Ok(out)
+}
+
+/// The clusterctl config the operator side uses: `--config` read with an empty
+/// environment (variables never come from the environment), `--repository` set.
+pub fn operator_config(opts: &RenderOptions) -> Result<Config> {
+    let mut cfg = match &opts.config {
+        Some(p) => Config::load(p, BTreeMap::new())?,
+        None => Config::new(BTreeMap::new()),
+    };
+    if let Some(r) = &opts.repository {
+        let abs = std::path::absolute(r)
+            .map_err(|e| Error::new(format!("--repository {}: {e}", r.display())))?;
+        cfg.repository = Some(abs);
+    }
+    Ok(cfg)
+}
+
+/// R9.3: the contract of `version` in `metadata`, limited to v1beta1/v1beta2.
+pub fn contract_of(p: &ProviderCr, metadata: &str, version: &str) -> Result<String> {
+    let meta = Metadata::parse(metadata).map_err(|e| {
+        p.error(e.wrap(format!(
+            "error decoding \"metadata.yaml\" for provider \"{}\"",
+            p.manifest_label()
+        )))
+    })?;
+    let v = Version::parse(version).map_err(|e| p.error(e))?;
+    let series = meta.series_for_version(&v).ok_or_else(|| {
+        p.error(format!(
+            "invalid provider metadata: version {version} for the provider {} does not match any release series",
+            p.name
+        ))
+    })?;
+    if series.contract != "v1beta1" && series.contract != "v1beta2" {
+        return Err(p.error(format!(
+            "CAPI operator is only compatible with v1beta2 providers, detected {} for provider {}.",
+            series.contract, p.name
+        )));
+    }
+    Ok(series.contract.clone())
+}
+
+/// The version to render and its release.
+fn resolve_release(
+    p: &ProviderCr,
+    src: &Source,
+    ctx: &SourceContext,
+    warnings: &mut Vec<String>,
+) -> Result<Release> {
+    let version = if p.version().is_empty() {
+        let (v, note) = src.default_version().map_err(|e| p.error(e))?;
+        if let Some(n) = note {
+            warnings.push(format!("{}: {n}", p.describe()));
+        }
+        v
+    } else {
+        p.version().to_string()
+    };
+    src.read(p, &version, ctx).map_err(|e| p.error(e))
+}
+
+/// R4.6: the additional manifests of a provider (`""` when none).
+fn additional_manifests(p: &ProviderCr, objects: &[InputObject]) -> Result<String> {
+    let Some(am) = p.spec.get("additionalManifests").and_then(Value::as_object) else {
+        return Ok(String::new());
+    };
+    let name = am.get("name").and_then(Value::as_str).unwrap_or("");
+    let ns = am.get("namespace").and_then(Value::as_str).unwrap_or("");
+    let cm = objects.iter().find(|o| {
+        o.value.get("kind").and_then(Value::as_str) == Some("ConfigMap")
+            && o.value.get("apiVersion").and_then(Value::as_str) == Some("v1")
+            && o.value
+                .pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                == Some(ns)
+            && o.value.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
+    });
+    let Some(cm) = cm else {
+        return Err(p.error(format!(
+            "failed to get ConfigMap {ns}/{name}: configmaps {name:?} not found (spec.additionalManifests; no such ConfigMap among the inputs)"
+        )));
+    };
+    match cm.value.pointer("/data/manifests") {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(p.error(format!(
+            "{}: data.manifests: must be a string",
+            api::describe_object(cm)
+        ))),
+    }
+}
+
+/// The Secret variables of a provider (empty without `configSecret`).
+fn provider_variables(p: &ProviderCr, objects: &[InputObject]) -> Result<BTreeMap<String, String>> {
+    let Some(cs) = p.spec.get("configSecret").and_then(Value::as_object) else {
+        return Ok(BTreeMap::new());
+    };
+    let name = cs.get("name").and_then(Value::as_str).unwrap_or("");
+    let ns = cs.get("namespace").and_then(Value::as_str).unwrap_or("");
+    let s = secret::find_secret(objects, ns, name).ok_or_else(|| {
+        p.error(format!(
+            "failed to get providers secret: secrets {name:?} not found (no Secret {ns}/{name} among the inputs)"
+        ))
+    })?;
+    secret::variables(&s.value).map_err(|e| p.error(e.wrap(api::describe_object(s))))
+}
+
+/// R5.1.2: the `images` variable is clusterctl image-override YAML; parse it through
+/// the clusterctl config reader so the override rules stay in one place.
+fn images_config(images_yaml: Option<&String>, p: &ProviderCr) -> Result<Config> {
+    let Some(text) = images_yaml else {
+        return Ok(Config::new(BTreeMap::new()));
+    };
+    let parsed = crate::yaml::parse_value(text)
+        .map_err(|e| p.error(e.wrap("configSecret key images: not valid YAML")))?;
+    if parsed.is_null() {
+        return Ok(Config::new(BTreeMap::new()));
+    }
+    let doc = crate::yaml::to_yaml(&json!({ "images": parsed }));
+    Config::from_text(
+        &doc,
+        std::path::Path::new("configSecret:images"),
+        BTreeMap::new(),
+    )
+    .map_err(|e| p.error(e))
+}
+
+/// Render one provider release: §4.6, §5, §6–§8.
+pub fn render_release(
+    p: &ProviderCr,
+    release: &Release,
+    objects: &[InputObject],
+    operator_images: Option<&BTreeMap<String, ImageMeta>>,
+) -> Result<Vec<Value>> {
+    let mut text = release.components.clone();
+    let extra = additional_manifests(p, objects)?;
+    if !extra.is_empty() {
+        text = format!("{text}\n---\n{extra}");
+    }
+    let vars = provider_variables(p, objects)?;
+    let lookup = |k: &str| vars.get(k).cloned();
+    let substituted = crate::envsubst::processor::process(&text, &lookup)
+        .map_err(|e| p.error(e.wrap("failed to perform variable substitution")))?;
+    let cfg = images_config(vars.get("images"), p)?;
+    let provider = Provider {
+        name: p.name.clone(),
+        ptype: p.ptype,
+        url: String::new(),
+    };
+    let opts = ComponentsOptions {
+        version: release.version.clone(),
+        target_namespace: p.namespace.clone(),
+        skip_template_process: true,
+    };
+    let c = components::render(&provider, &substituted, &opts, &cfg).map_err(|e| p.error(e))?;
+    let identity = customize::ProviderIdentity {
+        kind: p.kind.clone(),
+        name: p.name.clone(),
+        namespace: p.namespace.clone(),
+        manifest_label: p.manifest_label(),
+    };
+    let input = customize::CustomizeInput {
+        provider: &identity,
+        spec: &p.spec,
+        paused: p.paused,
+        operator_images,
+        owner_uid: None,
+    };
+    customize::customize(c.objs, &input).map_err(|e| p.error(e))
+}
+
+/// The Namespace object emitted first in each provider unit (the operator appends the
+/// same plain object to its cache, R9.2).
+pub fn namespace_object(ns: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+}
+
+/// Everything `render` does for the provider objects among `objects`: the units (in
+/// order), the extra files read (repository / OCI), and warnings.
+pub fn render_providers(
+    objects: &[InputObject],
+    opts: &RenderOptions,
+) -> Result<(Vec<RenderedUnit>, Vec<InputFile>, Vec<String>)> {
+    let provs = providers(objects)?;
+    if provs.is_empty() {
+        return Ok(Default::default());
+    }
+    let cfg = operator_config(opts)?;
+    preflight::check_all(&provs, objects, &cfg)?;
+    let ctx = SourceContext {
+        objects,
+        config: &cfg,
+        repository_shown: opts.repository.as_deref(),
+        oci_layout: opts.oci_layout.as_deref(),
+    };
+    let mut warnings = Vec::new();
+    let mut resolved = Vec::new();
+    for p in &provs {
+        let src = source::source_for(p, &ctx)?;
+        let rel = resolve_release(p, &src, &ctx, &mut warnings)?;
+        let contract = contract_of(p, &rel.metadata, &rel.version)?;
+        resolved.push((p, rel, contract));
+    }
+    // The proposal's golden rule: every provider abides by the core provider's contract.
+    if let Some((core, _, core_contract)) = resolved
+        .iter()
+        .find(|(p, _, _)| p.ptype == ProviderType::Core)
+    {
+        for (p, rel, c) in &resolved {
+            if c != core_contract {
+                return Err(p.error(format!(
+                    "preflight check failed (contract): version {} abides by contract {c}, but the core provider {} abides by {core_contract}; all providers must follow the core provider's contract",
+                    rel.version,
+                    core.describe()
+                )));
+            }
+        }
+    }
+    let mut units = Vec::new();
+    let mut files = Vec::new();
+    for (p, rel, contract) in resolved {
+        let objs = render_release(p, &rel, objects, cfg.images.as_ref())?;
+        let mut all = Vec::new();
+        if !opts.no_namespaces {
+            all.push(namespace_object(&p.namespace));
+        }
+        all.extend(objs);
+        files.extend(rel.files.iter().cloned());
+        units.push(RenderedUnit {
+            kind: UnitKind::Provider(ProviderInfo {
+                provider_type: p.operator_type().to_string(),
+                kind: p.kind.clone(),
+                version: rel.version.clone(),
+                contract,
+                source: rel.source.clone(),
+            }),
+            namespace: p.namespace.clone(),
+            name: p.name.clone(),
+            objects: all,
+        });
+    }
+    Ok((units, files, warnings))
+}

@@ -1,0 +1,1 @@
+//! Upgrade planning over the providers' sources.
