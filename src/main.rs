@@ -13,6 +13,9 @@ use capi_render::Error;
 use clap::{Args, Parser, Subcommand};
 
 mod cli;
+// `capi-render bundle` (kept out of cli/mod.rs, which another branch owns).
+#[path = "cli/bundle.rs"]
+mod bundle_cli;
 
 #[derive(Parser)]
 #[command(
@@ -45,6 +48,8 @@ enum Cmd {
         #[command(subcommand)]
         what: InitCmd,
     },
+    /// Air-gapped bundle for provider CRs (`bundle -f PATH -o DIR`, `bundle verify DIR`).
+    Bundle(bundle_cli::BundleArgs),
 }
 
 #[derive(Subcommand)]
@@ -329,6 +334,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let text = generate::list_images(&cfg, &ps, cm.as_deref())?;
             emit(&text, None)
         }
+        Cmd::Bundle(a) => bundle_cli::run(a, cli.config.as_deref(), cli.repository.as_deref()),
     }
 }
 

@@ -1,21 +1,18 @@
 //! Assembling a bundle's files from resolved providers (see README "bundle" for the
 //! layout). Pure: paths in, a [`Tree`] out; [`super::stage::write_bundle`] writes it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use super::configmap::{
-    operator_type, provider_configmap, LABEL_NAME, LABEL_TYPE, LABEL_VERSION,
-};
 use super::images;
 use super::oci;
 use super::resolve::{self, BundleProvider};
 use super::stage::Tree;
-use crate::components::{self, ComponentsOptions};
-use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::operator::configmap::{provider_configmap, LABEL_NAME, LABEL_TYPE, LABEL_VERSION};
+use crate::render::{RenderOptions, UnitKind};
 
 /// `capi-render bundle` options.
 #[derive(Debug, Clone, Default)]
@@ -28,6 +25,8 @@ pub struct BundleOptions {
     pub image_registry: Option<String>,
     /// `--oci`: also write an OCI image layout per provider.
     pub oci: bool,
+    /// `--oci-layout DIR`: where inputs with `fetchConfig.oci` are read from.
+    pub oci_layout: Option<PathBuf>,
 }
 
 /// What a bundle holds, for the command's summary line.
@@ -39,43 +38,14 @@ pub struct Summary {
     pub files: usize,
 }
 
-/// The clusterctl configuration of a bundle run. The environment is not read: the
-/// operator takes variables from the provider's config Secret only (R5.1.1), so a
-/// bundle must not depend on the machine that made it.
-pub fn bundle_config(opts: &BundleOptions) -> Result<Config> {
-    let mut cfg = match &opts.config {
-        Some(p) => Config::load(p, BTreeMap::new())?,
-        None => Config::new(BTreeMap::new()),
-    };
-    if let Some(r) = &opts.repository {
-        let abs = std::path::absolute(r)
-            .map_err(|e| Error::new(format!("--repository {}: {e}", r.display())))?;
-        cfg.repository = Some(abs);
+/// The render options the bundle resolves and renders with.
+pub fn render_options(opts: &BundleOptions) -> RenderOptions {
+    RenderOptions {
+        repository: opts.repository.clone(),
+        config: opts.config.clone(),
+        no_namespaces: false,
+        oci_layout: opts.oci_layout.clone(),
     }
-    Ok(cfg)
-}
-
-/// The objects a provider installs: the clusterctl components pipeline on the raw
-/// components, in the provider CR's namespace, variables from the config file.
-pub fn render_provider(p: &BundleProvider, cfg: &Config) -> Result<Vec<Value>> {
-    render_raw(p, &p.components, cfg)
-}
-
-/// [`render_provider`] on given raw components text (a ConfigMap's, in tests).
-pub fn render_raw(p: &BundleProvider, raw: &str, cfg: &Config) -> Result<Vec<Value>> {
-    let o = ComponentsOptions {
-        version: p.version.clone(),
-        target_namespace: p.namespace.clone(),
-        skip_template_process: false,
-    };
-    components::render(&p.provider, raw, &o, cfg)
-        .map(|c| c.objs)
-        .map_err(|e| e.wrap(format!("rendering {} {}", p.ptype.as_str(), p.name)))
-}
-
-/// `<type>-<name>-<version>`: the ConfigMap name and the OCI layout folder.
-pub fn unit_name(p: &BundleProvider) -> String {
-    format!("{}-{}-{}", operator_type(p.ptype), p.name, p.version)
 }
 
 /// The provider CR to apply with the bundle's ConfigMaps: the input CR without
@@ -83,7 +53,7 @@ pub fn unit_name(p: &BundleProvider) -> String {
 /// ConfigMap's name, type and version labels, and, with a mirror, `configSecret`
 /// naming the Secret that carries the image override (unless it already names one).
 pub fn provider_snippet(p: &BundleProvider, mirror_secret: Option<&str>) -> Value {
-    let mut cr = p.cr.value.clone();
+    let mut cr = p.object.clone();
     if let Some(o) = cr.as_object_mut() {
         o.remove("status");
     }
@@ -106,9 +76,9 @@ pub fn provider_snippet(p: &BundleProvider, mirror_secret: Option<&str>) -> Valu
         }
     }
     let selector = json!({"matchLabels": {
-        LABEL_NAME: p.name,
-        LABEL_TYPE: operator_type(p.ptype),
-        LABEL_VERSION: p.version,
+        LABEL_NAME: p.cr.name,
+        LABEL_TYPE: p.operator_type(),
+        LABEL_VERSION: p.release.version,
     }});
     if !cr.get("spec").is_some_and(Value::is_object) {
         cr["spec"] = json!({});
@@ -116,7 +86,7 @@ pub fn provider_snippet(p: &BundleProvider, mirror_secret: Option<&str>) -> Valu
     cr["spec"]["fetchConfig"] = json!({ "selector": selector });
     if let Some(name) = mirror_secret {
         if cr.pointer("/spec/configSecret/name").is_none() {
-            cr["spec"]["configSecret"] = json!({"name": name, "namespace": p.namespace});
+            cr["spec"]["configSecret"] = json!({"name": name, "namespace": p.cr.namespace});
         }
     }
     cr
@@ -127,11 +97,16 @@ pub fn provider_snippet(p: &BundleProvider, mirror_secret: Option<&str>) -> Valu
 /// adds/replaces the `images` key and keeps the Secret's other keys.
 pub fn mirror_secret(p: &BundleProvider, registry: &str) -> (String, Value) {
     let (name, ns) = match (
-        p.cr.value.pointer("/spec/configSecret/name").and_then(Value::as_str),
-        p.cr.value.pointer("/spec/configSecret/namespace").and_then(Value::as_str),
+        p.cr.spec.pointer("/configSecret/name").and_then(Value::as_str),
+        p.cr.spec.pointer("/configSecret/namespace").and_then(Value::as_str),
     ) {
-        (Some(n), ns) => (n.to_string(), ns.filter(|s| !s.is_empty()).unwrap_or(&p.namespace).to_string()),
-        (None, _) => (format!("{}-{}-images", operator_type(p.ptype), p.name), p.namespace.clone()),
+        (Some(n), ns) => (
+            n.to_string(),
+            ns.filter(|s| !s.is_empty())
+                .unwrap_or(&p.cr.namespace)
+                .to_string(),
+        ),
+        (None, _) => (format!("{}-images", p.stem()), p.cr.namespace.clone()),
     };
     let secret = json!({
         "apiVersion": "v1",
@@ -151,67 +126,107 @@ fn yaml_file(objs: &[Value]) -> Vec<u8> {
     s.into_bytes()
 }
 
+/// `repository/<label>/<version>/...`: the version folder's files byte for byte, or,
+/// for a ConfigMap/OCI source, the two files the release consists of.
+fn repository_subset(p: &BundleProvider) -> Result<Vec<(String, Vec<u8>)>> {
+    let prefix = format!("repository/{}/{}", p.label, p.release.version);
+    let Some(dir) = &p.version_dir else {
+        return Ok(vec![
+            (
+                format!("{prefix}/metadata.yaml"),
+                p.release.metadata.clone().into_bytes(),
+            ),
+            (
+                format!("{prefix}/{}", p.components_file),
+                p.release.components.clone().into_bytes(),
+            ),
+        ]);
+    };
+    let mut out = Vec::new();
+    for f in resolve::repository_files(dir, &p.components_file)? {
+        let src = dir.join(&f);
+        let bytes = std::fs::read(&src)
+            .map_err(|e| Error::new(format!("cannot read {}: {e}", src.display())))?;
+        out.push((format!("{prefix}/{f}"), bytes));
+    }
+    Ok(out)
+}
+
+/// The files of one provider outside `rendered/` and `images.txt`.
+fn provider_files(p: &BundleProvider, opts: &BundleOptions) -> Result<Vec<(String, Vec<u8>)>> {
+    let ns = &p.cr.namespace;
+    let mut out = repository_subset(p)?;
+    let cm = provider_configmap(
+        p.cr.ptype,
+        &p.cr.name,
+        ns,
+        &p.release.version,
+        &p.release.metadata,
+        &p.release.components,
+        None,
+    );
+    out.push((
+        format!("configmaps/{ns}/{}.yaml", p.unit_name()),
+        yaml_file(&[cm]),
+    ));
+    let mut secret_name = None;
+    if let Some(reg) = &opts.image_registry {
+        let (name, secret) = mirror_secret(p, reg);
+        out.push((
+            format!("configmaps/{ns}/{}-images-secret.yaml", p.stem()),
+            yaml_file(&[secret]),
+        ));
+        secret_name = Some(name);
+    }
+    out.push((
+        format!("configmaps/{ns}/{}-provider.yaml", p.stem()),
+        yaml_file(&[provider_snippet(p, secret_name.as_deref())]),
+    ));
+    if opts.oci {
+        let (mt, ct) = oci::file_titles(p.operator_type(), &p.cr.name, &p.release.version);
+        let layout = oci::write_layout(
+            &p.release.version,
+            &[
+                (mt, p.release.metadata.clone().into_bytes()),
+                (ct, p.release.components.clone().into_bytes()),
+            ],
+        );
+        for (k, v) in layout {
+            out.push((format!("oci/{}/{k}", p.unit_name()), v));
+        }
+    }
+    Ok(out)
+}
+
 /// Every file of the bundle (without `SHA256SUMS`).
 pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)> {
     if let Some(r) = &opts.image_registry {
         images::check_registry(r)?;
     }
-    let cfg = bundle_config(opts)?;
-    let docs = resolve::load_docs(paths)?;
-    let providers = resolve::resolve_all(&docs, &cfg)?;
+    let ropts = render_options(opts);
+    let loaded = crate::load::load_paths(paths)?;
+    let providers = resolve::resolve_all(&loaded.objects, &ropts)?;
+    let set = crate::render::render_objects(loaded.objects, loaded.files, &ropts)?;
     let mut tree = Tree::new();
-    let mut all_images = BTreeSet::new();
     let mut summary = Summary::default();
-    let mut rendered: Vec<(&BundleProvider, Vec<Value>)> = Vec::new();
+    let mut all_images = BTreeSet::new();
+    let mut rendered = Vec::new();
     for p in &providers {
-        let unit = unit_name(p);
-        summary.providers.push(unit.clone());
-        for f in resolve::repository_files(&p.version_dir, &p.components_file)? {
-            let src = p.version_dir.join(&f);
-            let bytes = std::fs::read(&src)
-                .map_err(|e| Error::new(format!("cannot read {}: {e}", src.display())))?;
-            tree.insert(format!("repository/{}/{}/{f}", p.label, p.version), bytes);
+        summary.providers.push(p.unit_name());
+        for (k, v) in provider_files(p, opts)? {
+            tree.insert(k, v);
         }
-        let cm = provider_configmap(
-            p.ptype,
-            &p.name,
-            &p.namespace,
-            &p.version,
-            &p.metadata,
-            &p.components,
-            None,
-        );
-        tree.insert(format!("configmaps/{}/{unit}.yaml", p.namespace), yaml_file(&[cm]));
-        let mut secret_name = None;
-        if let Some(reg) = &opts.image_registry {
-            let (name, secret) = mirror_secret(p, reg);
-            tree.insert(
-                format!("configmaps/{}/{}-{}-images-secret.yaml", p.namespace, operator_type(p.ptype), p.name),
-                yaml_file(&[secret]),
-            );
-            secret_name = Some(name);
-        }
-        let snippet = provider_snippet(p, secret_name.as_deref());
-        tree.insert(
-            format!("configmaps/{}/{}-{}-provider.yaml", p.namespace, operator_type(p.ptype), p.name),
-            yaml_file(&[snippet]),
-        );
-        if opts.oci {
-            let (mt, ct) = oci::file_titles(operator_type(p.ptype), &p.name, &p.version);
-            let layout = oci::write_layout(
-                &p.version,
-                &[
-                    (mt, p.metadata.clone().into_bytes()),
-                    (ct, p.components.clone().into_bytes()),
-                ],
-            );
-            for (k, v) in layout {
-                tree.insert(format!("oci/{unit}/{k}"), v);
-            }
-        }
-        let objs = render_provider(p, &cfg)?;
-        all_images.extend(images::images_of(&objs));
-        rendered.push((p, objs));
+        let unit = set
+            .units
+            .iter()
+            .find(|u| {
+                matches!(&u.kind, UnitKind::Provider(i) if i.provider_type == p.operator_type())
+                    && u.namespace == p.cr.namespace
+                    && u.name == p.cr.name
+            })
+            .ok_or_else(|| p.cr.error("render produced no unit for this provider"))?;
+        all_images.extend(images::images_of(&unit.objects));
+        rendered.push((p, unit.objects.clone()));
     }
     let mirror = match &opts.image_registry {
         Some(r) => Some(images::mirror_map(&all_images, r)?),
@@ -222,7 +237,7 @@ pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)>
             images::rewrite_objects(&mut objs, r)?;
         }
         tree.insert(
-            format!("rendered/{}/{}-{}.yaml", p.namespace, operator_type(p.ptype), p.name),
+            format!("rendered/{}/{}.yaml", p.cr.namespace, p.stem()),
             yaml_file(&objs),
         );
     }

@@ -3,7 +3,6 @@
 //! operator ConfigMaps, the image list (optionally rewritten to a mirror), OCI
 //! layouts — with `SHA256SUMS`, and `bundle verify`.
 
-pub mod configmap;
 pub mod images;
 pub mod oci;
 pub mod stage;

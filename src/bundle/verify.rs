@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::configmap::{configmap_version, read_configmap, LABEL_NAME, LABEL_TYPE};
+use crate::operator::configmap::{configmap_version, read_configmap, LABEL_NAME, LABEL_TYPE};
 use super::stage::Tree;
 use super::sums;
 use crate::error::{Error, Result};
