@@ -149,6 +149,15 @@ pub fn source_for<'a>(p: &ProviderCr, ctx: &SourceContext<'a>) -> Result<Source<
                 selector.go_struct_string()
             )));
         }
+        for o in &maps {
+            configmap::configmap_version(&o.value).map_err(|e| {
+                p.error(format!(
+                    "{} [{}]",
+                    e.message(),
+                    super::api::describe_object(o)
+                ))
+            })?;
+        }
         if maps.len() > 1 {
             return Err(p.error(format!(
                 "multiple ConfigMaps match selector \"{}\" in namespace \"{}\"; only one is allowed: {}",

@@ -1,0 +1,757 @@
+//! Declarative providers end to end (`render::render_paths` / `render_objects`):
+//!
+//! * the corpus providers as CRs render the objects `generate provider` renders (and so
+//!   clusterctl, which `tests/golden_clusterctl.rs` pins), apart from the documented
+//!   differences: the plain Namespace first, and the typed Deployment round trip;
+//! * ConfigMap sources (plain, gzip-compressed, the operator's stored ConfigMap) and an
+//!   OCI layout give the same objects as the equivalent local repository;
+//! * every input kind in every API version renders;
+//! * every error fixture (`fixtures/operator/errors/*.yaml`, `# expect:` lines) fails
+//!   with a message naming the objects involved.
+//!
+//! Corpus-based tests are skipped with a note when `$CAPI_CORPUS` is absent.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use capi_render::config::Config;
+use capi_render::generate::{generate_provider, ProviderOutput};
+use capi_render::operator::configmap::{provider_configmap, ANNOTATION_COMPRESSED};
+use capi_render::provider::ProviderType;
+use capi_render::render::{
+    render_objects, render_paths, InputObject, RenderOptions, RenderSet, RenderedUnit, UnitKind,
+};
+use serde_json::{json, Value};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn corpus() -> Option<PathBuf> {
+    let c = std::env::var_os("CAPI_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared/corpus"));
+    if c.join("repository").is_dir() {
+        Some(c)
+    } else {
+        eprintln!("note: corpus {} absent; test skipped", c.display());
+        None
+    }
+}
+
+fn fixture(p: &str) -> PathBuf {
+    PathBuf::from("fixtures/operator").join(p)
+}
+
+fn repo_opts(corpus: &Path) -> RenderOptions {
+    RenderOptions {
+        repository: Some(corpus.join("repository")),
+        ..Default::default()
+    }
+}
+
+fn render(paths: &[PathBuf], opts: &RenderOptions) -> RenderSet {
+    std::env::set_current_dir(root()).unwrap();
+    render_paths(paths, opts).unwrap_or_else(|e| panic!("render failed: {e}"))
+}
+
+fn info(u: &RenderedUnit) -> &capi_render::render::ProviderInfo {
+    match &u.kind {
+        UnitKind::Provider(p) => p,
+        UnitKind::Cluster => panic!("not a provider unit"),
+    }
+}
+
+/// The documented difference "typed Deployment round trip": compare Deployments after
+/// the apps/v1 round trip on both sides.
+fn normalise(objs: &[Value]) -> Vec<Value> {
+    objs.iter()
+        .map(|o| {
+            if o["kind"] == "Deployment" {
+                capi_render::typed::round_trip(o).unwrap()
+            } else {
+                o.clone()
+            }
+        })
+        .collect()
+}
+
+/// `generate provider` for the same provider, version and namespace, with `vars` as
+/// the only variables; its Namespace object removed (the operator drops it, R6.1.1).
+fn generate(
+    corpus: &Path,
+    t: ProviderType,
+    name: &str,
+    version: &str,
+    ns: &str,
+    vars: &[(&str, &str)],
+) -> Vec<Value> {
+    let env: BTreeMap<String, String> = vars
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let mut cfg = Config::new(env);
+    cfg.repository = Some(corpus.join("repository"));
+    let text = generate_provider(
+        &cfg,
+        t,
+        &format!("{name}:{version}"),
+        ns,
+        ProviderOutput::Yaml,
+    )
+    .unwrap();
+    capi_render::yaml::parse_documents(&text)
+        .unwrap()
+        .into_iter()
+        .filter(|o| o["kind"] != "Namespace")
+        .collect()
+}
+
+fn assert_same_objects(unit: &RenderedUnit, expected: &[Value]) {
+    assert_eq!(
+        unit.objects[0],
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": unit.namespace}}),
+        "{}: the unit starts with its Namespace",
+        unit.name
+    );
+    let got = normalise(&unit.objects[1..]);
+    let want = normalise(expected);
+    assert_eq!(got.len(), want.len(), "{}: object count", unit.name);
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(
+            capi_render::yaml::to_yaml(g),
+            capi_render::yaml::to_yaml(w),
+            "{}: {} {}",
+            unit.name,
+            w["kind"],
+            w["metadata"]["name"]
+        );
+    }
+}
+
+const CORPUS_PROVIDERS: &[(ProviderType, &str, &str, &str)] = &[
+    (ProviderType::Core, "cluster-api", "capi-system", "core"),
+    (
+        ProviderType::Bootstrap,
+        "kubeadm",
+        "capi-kubeadm-bootstrap-system",
+        "bootstrap",
+    ),
+    (
+        ProviderType::ControlPlane,
+        "kubeadm",
+        "capi-kubeadm-control-plane-system",
+        "control-plane",
+    ),
+    (
+        ProviderType::Infrastructure,
+        "docker",
+        "capd-system",
+        "infrastructure",
+    ),
+];
+
+#[test]
+fn corpus_crs_render_like_generate_provider() {
+    let Some(c) = corpus() else { return };
+    let set = render(&[fixture("corpus")], &repo_opts(&c));
+    assert_eq!(set.units.len(), 4);
+    for (u, (t, name, ns, otype)) in set.units.iter().zip(CORPUS_PROVIDERS) {
+        assert_eq!((u.name.as_str(), u.namespace.as_str()), (*name, *ns));
+        let i = info(u);
+        assert_eq!(i.provider_type, *otype);
+        assert_eq!(i.kind, t.as_str());
+        assert_eq!(i.version, "v1.10.10");
+        assert_eq!(i.contract, "v1beta1");
+        assert!(
+            i.source.starts_with("repository:") && i.source.ends_with("/v1.10.10"),
+            "{}",
+            i.source
+        );
+        // The docker provider's Secret: stringData CLUSTER_TOPOLOGY wins over data.
+        let vars: &[(&str, &str)] = if *name == "docker" {
+            &[("CLUSTER_TOPOLOGY", "true"), ("EXP_MACHINE_POOL", "false")]
+        } else {
+            &[]
+        };
+        assert_same_objects(u, &generate(&c, *t, name, "v1.10.10", ns, vars));
+    }
+    // Inputs: both fixture files and every repository file read, with sha256.
+    let paths: Vec<&str> = set.inputs.iter().map(|f| f.path.as_str()).collect();
+    assert!(
+        paths.contains(&"fixtures/operator/corpus/providers.yaml"),
+        "{paths:?}"
+    );
+    assert!(paths.contains(&"fixtures/operator/corpus/secret.yaml"));
+    assert_eq!(set.inputs.len(), 2 + 4 * 2, "{paths:?}");
+    let text = std::fs::read(root().join("fixtures/operator/corpus/secret.yaml")).unwrap();
+    let secret = set
+        .inputs
+        .iter()
+        .find(|f| f.path.ends_with("secret.yaml"))
+        .unwrap();
+    assert_eq!(secret.sha256, capi_render::load::sha256_hex(&text));
+    assert!(set.warnings.is_empty(), "{:?}", set.warnings);
+}
+
+#[test]
+fn no_namespaces_option_and_yaml_stream() {
+    let Some(c) = corpus() else { return };
+    let opts = RenderOptions {
+        no_namespaces: true,
+        ..repo_opts(&c)
+    };
+    let set = render(&[fixture("corpus")], &opts);
+    assert!(set
+        .units
+        .iter()
+        .all(|u| u.objects.iter().all(|o| o["kind"] != "Namespace")));
+    let stream = set.to_yaml_stream();
+    let back = capi_render::yaml::parse_documents(&stream).unwrap();
+    assert_eq!(
+        back.len(),
+        set.units.iter().map(|u| u.objects.len()).sum::<usize>()
+    );
+}
+
+#[test]
+fn core_in_v1alpha1_and_proposal_render_like_v1alpha2() {
+    let Some(c) = corpus() else { return };
+    let want = generate(
+        &c,
+        ProviderType::Core,
+        "cluster-api",
+        "v1.10.10",
+        "capi-system",
+        &[("CLUSTER_TOPOLOGY", "true")],
+    );
+    for dir in ["core-v1alpha1", "core-proposal"] {
+        let set = render(&[fixture(dir)], &repo_opts(&c));
+        assert_eq!(set.units.len(), 1, "{dir}");
+        assert_eq!(info(&set.units[0]).kind, "CoreProvider");
+        assert_same_objects(&set.units[0], &want);
+    }
+}
+
+fn objects_of(file: &str, docs: Vec<Value>) -> Vec<InputObject> {
+    docs.into_iter()
+        .enumerate()
+        .map(|(i, value)| InputObject {
+            file: file.to_string(),
+            doc: i,
+            value,
+        })
+        .collect()
+}
+
+fn cr(kind: &str, name: &str, ns: &str, spec: Value) -> Value {
+    json!({"apiVersion": "operator.cluster.x-k8s.io/v1alpha2", "kind": kind,
+           "metadata": {"name": name, "namespace": ns}, "spec": spec})
+}
+
+fn corpus_release(c: &Path, label: &str, version: &str, file: &str) -> (String, String) {
+    let dir = c.join("repository").join(label).join(version);
+    (
+        std::fs::read_to_string(dir.join("metadata.yaml")).unwrap(),
+        std::fs::read_to_string(dir.join(file)).unwrap(),
+    )
+}
+
+#[test]
+fn configmap_sources_match_the_repository() {
+    let Some(c) = corpus() else { return };
+    let core = cr(
+        "CoreProvider",
+        "cluster-api",
+        "capi-system",
+        json!({"version": "v1.10.10"}),
+    );
+    let by_repo = render_objects(
+        objects_of(
+            "in.yaml",
+            vec![
+                core.clone(),
+                cr(
+                    "InfrastructureProvider",
+                    "docker",
+                    "capd-system",
+                    json!({"version": "v1.10.10"}),
+                ),
+            ],
+        ),
+        vec![],
+        &repo_opts(&c),
+    )
+    .unwrap();
+    let (meta, comp) = corpus_release(
+        &c,
+        "infrastructure-docker",
+        "v1.10.10",
+        "infrastructure-components.yaml",
+    );
+    let mut plain = provider_configmap(
+        ProviderType::Infrastructure,
+        "docker",
+        "capd-system",
+        "v1.10.10",
+        &meta,
+        &comp,
+        None,
+    );
+    plain["metadata"]["labels"]["provider-components"] = json!("docker");
+    assert!(plain["data"].get("components").is_some());
+    // The same release compressed by hand, as air-gapped users write it (R4.3.4).
+    let mut compressed = plain.clone();
+    compressed["data"]
+        .as_object_mut()
+        .unwrap()
+        .remove("components");
+    compressed["metadata"]["annotations"] = json!({ANNOTATION_COMPRESSED: "true"});
+    compressed["binaryData"] = json!({"components": capi_render::operator::b64::encode(
+        &capi_render::operator::configmap::gzip(&comp))});
+    let selector = json!({"version": "v1.10.10",
+        "fetchConfig": {"selector": {"matchLabels": {"provider-components": "docker"}}}});
+    for (what, cm) in [("plain", &plain), ("compressed", &compressed)] {
+        let set = render_objects(
+            objects_of(
+                "in.yaml",
+                vec![
+                    core.clone(),
+                    cr(
+                        "InfrastructureProvider",
+                        "docker",
+                        "capd-system",
+                        selector.clone(),
+                    ),
+                    cm.clone(),
+                ],
+            ),
+            vec![],
+            &repo_opts(&c),
+        )
+        .unwrap();
+        assert_eq!(set.units[1].objects, by_repo.units[1].objects, "{what}");
+        assert_eq!(
+            info(&set.units[1]).source,
+            "configmap:capd-system/infrastructure-docker-v1.10.10"
+        );
+    }
+    // R4.1.2: without fetchConfig, a stored operator ConfigMap is used — no repository
+    // needed at all when the core provider has one too.
+    let (cmeta, ccomp) = corpus_release(&c, "cluster-api", "v1.10.10", "core-components.yaml");
+    let stored_core = provider_configmap(
+        ProviderType::Core,
+        "cluster-api",
+        "capi-system",
+        "v1.10.10",
+        &cmeta,
+        &ccomp,
+        None,
+    );
+    let stored_docker = provider_configmap(
+        ProviderType::Infrastructure,
+        "docker",
+        "capd-system",
+        "v1.10.10",
+        &meta,
+        &comp,
+        None,
+    );
+    let set = render_objects(
+        objects_of(
+            "in.yaml",
+            vec![
+                core.clone(),
+                cr(
+                    "InfrastructureProvider",
+                    "docker",
+                    "capd-system",
+                    json!({"version": "v1.10.10"}),
+                ),
+                stored_core,
+                stored_docker,
+            ],
+        ),
+        vec![],
+        &RenderOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        set.units,
+        by_repo
+            .units
+            .iter()
+            .cloned()
+            .zip(&set.units)
+            .map(|(mut u, s)| {
+                if let (UnitKind::Provider(a), UnitKind::Provider(b)) = (&mut u.kind, &s.kind) {
+                    a.source = b.source.clone();
+                }
+                u
+            })
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn large_provider_through_a_compressed_configmap_matches_its_repository() {
+    let Some(c) = corpus() else { return };
+    let aws = c.join("stress/repository/infrastructure-aws/v2.10.3");
+    if !aws.is_dir() {
+        eprintln!("note: no stress corpus; skipped");
+        return;
+    }
+    let meta = std::fs::read_to_string(aws.join("metadata.yaml")).unwrap();
+    let comp = std::fs::read_to_string(aws.join("infrastructure-components.yaml")).unwrap();
+    let cm = provider_configmap(
+        ProviderType::Infrastructure,
+        "aws",
+        "capa-system",
+        "v2.10.3",
+        &meta,
+        &comp,
+        None,
+    );
+    // Over 1 MiB: the writer compresses (R4.2.4).
+    assert_eq!(cm["metadata"]["annotations"][ANNOTATION_COMPRESSED], "true");
+    let secret = json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "aws-variables", "namespace": "capa-system"},
+        "data": {"AWS_B64ENCODED_CREDENTIALS": "Q2c9PQ=="}});
+    let core = cr(
+        "CoreProvider",
+        "cluster-api",
+        "capi-system",
+        json!({"version": "v1.10.10"}),
+    );
+    let aws_cr = cr(
+        "InfrastructureProvider",
+        "aws",
+        "capa-system",
+        json!({"version": "v2.10.3", "configSecret": {"name": "aws-variables"}}),
+    );
+    let from_cm = render_objects(
+        objects_of(
+            "in.yaml",
+            vec![core.clone(), aws_cr.clone(), secret.clone(), cm],
+        ),
+        vec![],
+        &repo_opts(&c),
+    )
+    .unwrap();
+    // The repository route: a clusterctl config naming the stress folder for aws.
+    let tmp = std::env::temp_dir().join(format!("capi-render-op-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let cfg = tmp.join("clusterctl.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "providers:\n- name: aws\n  type: InfrastructureProvider\n  url: {}\n",
+            aws.join("infrastructure-components.yaml").display()
+        ),
+    )
+    .unwrap();
+    let from_repo = render_objects(
+        objects_of("in.yaml", vec![core, aws_cr, secret]),
+        vec![],
+        &RenderOptions {
+            config: Some(cfg),
+            ..repo_opts(&c)
+        },
+    )
+    .unwrap();
+    std::fs::remove_dir_all(&tmp).ok();
+    assert_eq!(from_cm.units[1].objects, from_repo.units[1].objects);
+    assert!(from_cm.units[1].objects.len() > 10);
+}
+
+/// Write a minimal OCI image layout holding `files` (title → text) tagged `tag`.
+fn write_layout(dir: &Path, tag: &str, files: &[(&str, &str)]) {
+    let blobs = dir.join("blobs/sha256");
+    std::fs::create_dir_all(&blobs).unwrap();
+    let put = |bytes: &[u8]| {
+        let d = capi_render::load::sha256_hex(bytes);
+        std::fs::write(blobs.join(&d), bytes).unwrap();
+        (format!("sha256:{d}"), bytes.len())
+    };
+    let (cfg_d, cfg_n) = put(b"{}");
+    let layers: Vec<Value> = files
+        .iter()
+        .map(|(title, text)| {
+            let (d, n) = put(text.as_bytes());
+            json!({"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": d, "size": n,
+                   "annotations": {"org.opencontainers.image.title": title}})
+        })
+        .collect();
+    let manifest = json!({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+        "config": {"mediaType": "application/vnd.oci.empty.v1+json", "digest": cfg_d, "size": cfg_n},
+        "layers": layers});
+    let (md, mn) = put(serde_json::to_string(&manifest).unwrap().as_bytes());
+    std::fs::write(dir.join("oci-layout"), r#"{"imageLayoutVersion":"1.0.0"}"#).unwrap();
+    let index = json!({"schemaVersion": 2, "manifests": [{"mediaType": "application/vnd.oci.image.manifest.v1+json",
+        "digest": md, "size": mn, "annotations": {"org.opencontainers.image.ref.name": tag}}]});
+    std::fs::write(
+        dir.join("index.json"),
+        serde_json::to_string(&index).unwrap(),
+    )
+    .unwrap();
+}
+
+#[test]
+fn oci_layout_source_matches_the_repository() {
+    let Some(c) = corpus() else { return };
+    let (meta, comp) = corpus_release(
+        &c,
+        "infrastructure-docker",
+        "v1.10.10",
+        "infrastructure-components.yaml",
+    );
+    let tmp = std::env::temp_dir().join(format!("capi-render-oci-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    write_layout(
+        &tmp,
+        "v1.10.10",
+        &[
+            ("metadata.yaml", &meta),
+            ("infrastructure-docker-v1.10.10-components.yaml", &comp),
+        ],
+    );
+    let core = cr(
+        "CoreProvider",
+        "cluster-api",
+        "capi-system",
+        json!({"version": "v1.10.10"}),
+    );
+    let oci = cr(
+        "InfrastructureProvider",
+        "docker",
+        "capd-system",
+        json!({"version": "v1.10.10", "fetchConfig": {"oci": "ghcr.io/example/capd:v1.10.10"}}),
+    );
+    let plain = cr(
+        "InfrastructureProvider",
+        "docker",
+        "capd-system",
+        json!({"version": "v1.10.10"}),
+    );
+    let got = render_objects(
+        objects_of("in.yaml", vec![core.clone(), oci.clone()]),
+        vec![],
+        &RenderOptions {
+            oci_layout: Some(tmp.clone()),
+            ..repo_opts(&c)
+        },
+    );
+    let missing_tag = render_objects(
+        objects_of(
+            "in.yaml",
+            vec![
+                core.clone(),
+                cr(
+                    "InfrastructureProvider",
+                    "docker",
+                    "capd-system",
+                    json!({"version": "v1.10.9", "fetchConfig": {"oci": "ghcr.io/example/capd"}}),
+                ),
+            ],
+        ),
+        vec![],
+        &RenderOptions {
+            oci_layout: Some(tmp.clone()),
+            ..repo_opts(&c)
+        },
+    );
+    std::fs::remove_dir_all(&tmp).ok();
+    let got = got.unwrap();
+    let want = render_objects(
+        objects_of("in.yaml", vec![core, plain]),
+        vec![],
+        &repo_opts(&c),
+    )
+    .unwrap();
+    assert_eq!(got.units[1].objects, want.units[1].objects);
+    assert_eq!(
+        info(&got.units[1]).source,
+        "oci:ghcr.io/example/capd:v1.10.10"
+    );
+    let e = missing_tag.unwrap_err();
+    assert!(
+        e.message().contains("has no manifest tagged \"v1.10.9\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn empty_version_picks_the_highest_local_release_and_says_so() {
+    let Some(c) = corpus() else { return };
+    let set = render_objects(
+        objects_of(
+            "in.yaml",
+            vec![cr("CoreProvider", "cluster-api", "capi-system", json!({}))],
+        ),
+        vec![],
+        &repo_opts(&c),
+    )
+    .unwrap();
+    assert_eq!(info(&set.units[0]).version, "v1.11.11");
+    assert_eq!(info(&set.units[0]).contract, "v1beta2");
+    assert_eq!(set.warnings.len(), 1);
+    assert!(
+        set.warnings[0].contains("spec.version is empty: using v1.11.11"),
+        "{:?}",
+        set.warnings
+    );
+}
+
+#[test]
+fn every_kind_and_api_version_renders() {
+    let Some(c) = corpus() else { return };
+    let set = render(&[fixture("all-kinds")], &repo_opts(&c));
+    let got: Vec<(String, String, String)> = set
+        .units
+        .iter()
+        .map(|u| (info(u).kind.clone(), u.namespace.clone(), u.name.clone()))
+        .collect();
+    let want: Vec<(&str, &str, &str)> = vec![
+        ("CoreProvider", "capi-system", "cluster-api"),
+        (
+            "BootstrapProvider",
+            "capi-kubeadm-bootstrap-system",
+            "kubeadm",
+        ),
+        ("BootstrapProvider", "synth-a-bootstrap-system", "synth-a"),
+        ("BootstrapProvider", "synth-b-bootstrap-system", "synth-b"),
+        (
+            "ControlPlaneProvider",
+            "capi-kubeadm-control-plane-system",
+            "kubeadm",
+        ),
+        (
+            "ControlPlaneProvider",
+            "synth-a-control-plane-system",
+            "synth-a",
+        ),
+        (
+            "ControlPlaneProvider",
+            "synth-b-control-plane-system",
+            "synth-b",
+        ),
+        ("InfrastructureProvider", "capd-system", "docker"),
+        (
+            "InfrastructureProvider",
+            "synth-a-infrastructure-system",
+            "synth-a",
+        ),
+        (
+            "InfrastructureProvider",
+            "synth-b-infrastructure-system",
+            "synth-b",
+        ),
+        ("IPAMProvider", "caipam-system", "synth"),
+        ("RuntimeExtensionProvider", "carex-system", "synth"),
+        ("AddonProvider", "caaph-system", "synth"),
+    ];
+    let want: Vec<(String, String, String)> = want
+        .into_iter()
+        .map(|(a, b, c)| (a.into(), b.into(), c.into()))
+        .collect();
+    assert_eq!(got, want);
+    let deployment = |ns: &str| -> &Value {
+        let u = set.units.iter().find(|u| u.namespace == ns).unwrap();
+        u.objects
+            .iter()
+            .find(|o| o["kind"] == "Deployment")
+            .unwrap()
+    };
+    let container = |ns: &str| deployment(ns)["spec"]["template"]["spec"]["containers"][0].clone();
+    let env = |ns: &str| {
+        container(ns)["env"][0]["value"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // Variables only from each provider's Secret (v1alpha1 secretName/secretNamespace,
+    // proposal secretName in the provider namespace); otherwise the default.
+    assert_eq!(env("synth-a-bootstrap-system"), "from-v1alpha1-secret");
+    assert_eq!(env("synth-b-bootstrap-system"), "from-proposal-secret");
+    assert_eq!(env("caaph-system"), "hello");
+    // Every unit is labelled for its provider and forced into its namespace.
+    for u in &set.units {
+        let t = capi_render::operator::api::kind_type(&info(u).kind).unwrap();
+        let label = capi_render::provider::manifest_label(&u.name, t);
+        for o in &u.objects[1..] {
+            assert_eq!(
+                o["metadata"]["labels"]["cluster.x-k8s.io/provider"],
+                json!(label)
+            );
+            let kind = o["kind"].as_str().unwrap();
+            if capi_render::components::filters::target_namespace::is_namespaced(kind) {
+                assert_eq!(o["metadata"]["namespace"], json!(u.namespace), "{kind}");
+            }
+        }
+    }
+    // v1alpha1 image{} became imageUrl, applied by the customisation stage.
+    assert_eq!(
+        container("synth-a-infrastructure-system")["image"],
+        "registry.example/mirror/capa-controller:v1.0.0-patched"
+    );
+    // The proposal's manager.debug (verbosity 5, profiler) and paused (0 replicas).
+    let args: Vec<String> = container("synth-b-infrastructure-system")["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    assert!(args.contains(&"--v=5".to_string()), "{args:?}");
+    assert!(
+        args.contains(&"--profiler-address=localhost:6060".to_string()),
+        "{args:?}"
+    );
+    let d = deployment("synth-b-infrastructure-system");
+    assert_eq!(d["spec"]["replicas"], json!(0));
+    assert_eq!(
+        d["metadata"]["annotations"]["management.cluster.x-k8s.io/original-controller-replicas"],
+        "1"
+    );
+}
+
+fn expectations(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("# expect: "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn error_fixtures_name_the_objects() {
+    let Some(c) = corpus() else { return };
+    std::env::set_current_dir(root()).unwrap();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures/operator/errors"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 15);
+    for f in files {
+        let rel = f.strip_prefix(root()).unwrap().to_path_buf();
+        let want = expectations(&std::fs::read_to_string(&f).unwrap());
+        assert!(!want.is_empty(), "{}: no # expect: line", rel.display());
+        let e = match render_paths(std::slice::from_ref(&rel), &repo_opts(&c)) {
+            Ok(_) => panic!("{}: rendered, expected an error", rel.display()),
+            Err(e) => e,
+        };
+        for w in &want {
+            assert!(
+                e.message().contains(w.as_str()),
+                "{}:\n  message: {}\n  lacks:   {w}",
+                rel.display(),
+                e.message()
+            );
+        }
+        assert_eq!(
+            e.source_file(),
+            Some(rel.display().to_string().as_str()),
+            "{}",
+            rel.display()
+        );
+    }
+}
