@@ -16,7 +16,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use capi_render::bundle::{self, BundleOptions};
-use capi_render::operator::configmap::{read_configmap, ANNOTATION_COMPRESSED, LABEL_MANAGED_BY, LABEL_NAME, LABEL_TYPE, LABEL_VERSION};
+use capi_render::operator::configmap::{
+    read_configmap, ANNOTATION_COMPRESSED, LABEL_MANAGED_BY, LABEL_NAME, LABEL_TYPE, LABEL_VERSION,
+};
 use capi_render::render::{render_paths, RenderOptions, RenderSet, UnitKind};
 use serde_json::Value;
 
@@ -51,6 +53,37 @@ fn make(out: &Path, opts: &BundleOptions, inputs: &[PathBuf]) -> bundle::Summary
     bundle::write(inputs, opts, out).unwrap_or_else(|e| panic!("bundle failed: {e}"))
 }
 
+/// One bundle of the corpus providers (with OCI layouts) shared by the read-only tests.
+fn shared(c: &Path) -> &'static Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = scratch("shared").join("b");
+        make(
+            &out,
+            &BundleOptions {
+                oci: true,
+                ..repo_opts(c)
+            },
+            &[providers_fixture()],
+        );
+        out
+    })
+}
+
+/// A private copy of the shared bundle (for tests that damage it).
+fn copy_of_shared(c: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let src = shared(c);
+    let d = scratch(name);
+    let out = d.join("b");
+    for f in walk(src) {
+        let rel = f.strip_prefix(src).unwrap();
+        let to = out.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(&f, &to).unwrap();
+    }
+    (d, out)
+}
+
 fn repo_opts(c: &Path) -> BundleOptions {
     BundleOptions {
         repository: Some(c.join("repository")),
@@ -60,6 +93,36 @@ fn repo_opts(c: &Path) -> BundleOptions {
 
 fn render(paths: &[PathBuf], opts: &RenderOptions) -> RenderSet {
     render_paths(paths, opts).unwrap_or_else(|e| panic!("render failed: {e}"))
+}
+
+/// The bundle's YAML for `objs` (as `rendered/` writes it).
+fn yaml_text(objs: &[Value]) -> String {
+    let mut s = capi_render::yaml::from_objects(objs);
+    if !s.is_empty() && !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+/// Compare two unit lists object by object, reporting only the first difference.
+fn assert_same_units(a: &RenderSet, b: &RenderSet) {
+    let (ua, ub) = (units(a), units(b));
+    assert_eq!(
+        ua.iter().map(|u| &u.0).collect::<Vec<_>>(),
+        ub.iter().map(|u| &u.0).collect::<Vec<_>>()
+    );
+    for ((id, oa), (_, ob)) in ua.iter().zip(&ub) {
+        assert_eq!(oa.len(), ob.len(), "{id:?}: object count");
+        for (i, (x, y)) in oa.iter().zip(ob).enumerate() {
+            if x != y {
+                panic!(
+                    "{id:?}: object {i} differs:\n{}\n---- vs ----\n{}",
+                    capi_render::yaml::to_yaml(x),
+                    capi_render::yaml::to_yaml(y)
+                );
+            }
+        }
+    }
 }
 
 fn docs(path: &Path) -> Vec<Value> {
@@ -91,9 +154,10 @@ fn units(set: &RenderSet) -> Vec<((String, String, String, String, String), Vec<
 #[test]
 fn corpus_bundle_renders_through_its_configmaps_like_the_repository() {
     let Some(c) = corpus() else { return };
-    let d = scratch("roundtrip");
-    let out = d.join("b");
-    let s = make(&out, &repo_opts(&c), &[providers_fixture()]);
+    let out = shared(&c);
+    let summary_only = scratch("roundtrip-summary").join("b");
+    let s = make(&summary_only, &repo_opts(&c), &[providers_fixture()]);
+    std::fs::remove_dir_all(summary_only.parent().unwrap()).ok();
     assert_eq!(
         s.providers,
         [
@@ -113,43 +177,75 @@ fn corpus_bundle_renders_through_its_configmaps_like_the_repository() {
     let from_bundle = render(&[out.join("configmaps")], &RenderOptions::default());
     assert_eq!(from_bundle.units.len(), 4);
     for u in &from_bundle.units {
-        let UnitKind::Provider(i) = &u.kind else { panic!() };
+        let UnitKind::Provider(i) = &u.kind else {
+            panic!()
+        };
         assert!(i.source.starts_with("configmap:"), "{}", i.source);
     }
-    assert_eq!(units(&from_bundle), units(&from_repo));
+    assert_same_units(&from_bundle, &from_repo);
     // rendered/ holds exactly those objects.
     for u in &from_repo.units {
-        let UnitKind::Provider(i) = &u.kind else { panic!() };
-        let f = out.join(format!("rendered/{}/{}-{}.yaml", u.namespace, i.provider_type, u.name));
-        assert_eq!(docs(&f), u.objects, "{}", f.display());
+        let UnitKind::Provider(i) = &u.kind else {
+            panic!()
+        };
+        let f = out.join(format!(
+            "rendered/{}/{}-{}.yaml",
+            u.namespace, i.provider_type, u.name
+        ));
+        assert!(
+            std::fs::read_to_string(&f).unwrap() == yaml_text(&u.objects),
+            "{}",
+            f.display()
+        );
     }
     // The repository subset is byte-identical to the corpus, templates and ClusterClasses included.
     let mut copied = 0;
-    for label in ["cluster-api", "bootstrap-kubeadm", "control-plane-kubeadm", "infrastructure-docker"] {
+    for label in [
+        "cluster-api",
+        "bootstrap-kubeadm",
+        "control-plane-kubeadm",
+        "infrastructure-docker",
+    ] {
         let src = c.join("repository").join(label).join("v1.10.10");
         for e in std::fs::read_dir(&src).unwrap() {
             let e = e.unwrap();
-            let rel = format!("repository/{label}/v1.10.10/{}", e.file_name().to_string_lossy());
-            assert_eq!(std::fs::read(out.join(&rel)).unwrap(), std::fs::read(e.path()).unwrap(), "{rel}");
+            let rel = format!(
+                "repository/{label}/v1.10.10/{}",
+                e.file_name().to_string_lossy()
+            );
+            assert_eq!(
+                std::fs::read(out.join(&rel)).unwrap(),
+                std::fs::read(e.path()).unwrap(),
+                "{rel}"
+            );
             copied += 1;
         }
     }
     assert_eq!(copied, 2 + 2 + 2 + 7);
-    let r = bundle::verify(&out).unwrap();
+    let r = bundle::verify(out).unwrap();
     assert_eq!(r.problems, Vec::<String>::new());
     assert_eq!(r.configmaps, 4);
-    std::fs::remove_dir_all(&d).ok();
 }
 
 #[test]
 fn configmaps_follow_the_operator_format() {
     let Some(c) = corpus() else { return };
-    let d = scratch("format");
-    let out = d.join("b");
-    make(&out, &repo_opts(&c), &[providers_fixture()]);
+    let out = shared(&c);
     let want = [
-        ("capd-system", "infrastructure", "docker", "infrastructure-docker", "infrastructure-components.yaml"),
-        ("capi-system", "core", "cluster-api", "cluster-api", "core-components.yaml"),
+        (
+            "capd-system",
+            "infrastructure",
+            "docker",
+            "infrastructure-docker",
+            "infrastructure-components.yaml",
+        ),
+        (
+            "capi-system",
+            "core",
+            "cluster-api",
+            "cluster-api",
+            "core-components.yaml",
+        ),
     ];
     for (ns, t, name, label, file) in want {
         let cm_name = format!("{t}-{name}-v1.10.10");
@@ -167,18 +263,22 @@ fn configmaps_follow_the_operator_format() {
         assert!(cm["metadata"].get("annotations").is_none());
         let (meta, comp) = read_configmap(cm).unwrap();
         let dir = c.join("repository").join(label).join("v1.10.10");
-        assert_eq!(meta.as_bytes(), std::fs::read(dir.join("metadata.yaml")).unwrap());
+        assert_eq!(
+            meta.as_bytes(),
+            std::fs::read(dir.join("metadata.yaml")).unwrap()
+        );
         assert_eq!(comp.as_bytes(), std::fs::read(dir.join(file)).unwrap());
         // The provider CR snippet selects exactly this ConfigMap.
         let cr = &docs(&out.join(format!("configmaps/{ns}/{t}-{name}-provider.yaml")))[0];
-        let sel = cr["spec"]["fetchConfig"]["selector"]["matchLabels"].as_object().unwrap();
+        let sel = cr["spec"]["fetchConfig"]["selector"]["matchLabels"]
+            .as_object()
+            .unwrap();
         assert_eq!(sel.len(), 3);
         for (k, v) in sel {
             assert_eq!(&labels[k], v, "{k}");
         }
         assert_eq!(cr["spec"]["fetchConfig"].as_object().unwrap().len(), 1);
     }
-    std::fs::remove_dir_all(&d).ok();
 }
 
 #[test]
@@ -233,8 +333,11 @@ fn compressed_configmap_round_trips() {
             ..Default::default()
         },
     );
-    let from_bundle = render(&[out.join("configmaps"), secret_only], &RenderOptions::default());
-    assert_eq!(units(&from_bundle), units(&from_repo));
+    let from_bundle = render(
+        &[out.join("configmaps"), secret_only],
+        &RenderOptions::default(),
+    );
+    assert_same_units(&from_bundle, &from_repo);
     assert_eq!(bundle::verify(&out).unwrap().problems, Vec::<String>::new());
     std::fs::remove_dir_all(&d).ok();
 }
@@ -243,8 +346,7 @@ fn compressed_configmap_round_trips() {
 fn mirror_reaches_the_rendered_manifests_the_list_and_the_install() {
     let Some(c) = corpus() else { return };
     let d = scratch("mirror");
-    let plain = d.join("plain");
-    make(&plain, &repo_opts(&c), &[providers_fixture()]);
+    let plain = shared(&c);
     let out = d.join("b");
     let reg = "mirror.example:5000/capi";
     make(
@@ -268,7 +370,10 @@ fn mirror_reaches_the_rendered_manifests_the_list_and_the_install() {
             (a.to_string(), b.to_string())
         })
         .collect();
-    assert_eq!(pairs.iter().map(|p| p.0.clone()).collect::<Vec<_>>(), sources);
+    assert_eq!(
+        pairs.iter().map(|p| p.0.clone()).collect::<Vec<_>>(),
+        sources
+    );
     for (src, dst) in &pairs {
         let last = src.rsplit('/').next().unwrap();
         assert_eq!(dst, &format!("{reg}/{last}"));
@@ -284,10 +389,20 @@ fn mirror_reaches_the_rendered_manifests_the_list_and_the_install() {
     // exactly rendered/: the Secret's `images` key carries the mirror to the operator.
     let from_bundle = render(&[out.join("configmaps")], &RenderOptions::default());
     for u in &from_bundle.units {
-        let UnitKind::Provider(i) = &u.kind else { panic!() };
-        let f = out.join(format!("rendered/{}/{}-{}.yaml", u.namespace, i.provider_type, u.name));
-        assert_eq!(docs(&f), u.objects, "{}", f.display());
+        let UnitKind::Provider(i) = &u.kind else {
+            panic!()
+        };
+        let f = out.join(format!(
+            "rendered/{}/{}-{}.yaml",
+            u.namespace, i.provider_type, u.name
+        ));
+        assert!(
+            std::fs::read_to_string(&f).unwrap() == yaml_text(&u.objects),
+            "{}",
+            f.display()
+        );
     }
+    assert_eq!(from_bundle.units.len(), 4);
     std::fs::remove_dir_all(&d).ok();
 }
 
@@ -308,23 +423,39 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn oci_layouts_read_back_through_the_operator_reader() {
     let Some(c) = corpus() else { return };
+    let out = shared(&c);
     let d = scratch("oci");
-    let out = d.join("b");
-    make(&out, &BundleOptions { oci: true, ..repo_opts(&c) }, &[providers_fixture()]);
     let layout = out.join("oci/infrastructure-docker-v1.10.10");
-    let files = capi_render::operator::oci::read_artifact(&layout, "registry.example/capd", "v1.10.10").unwrap();
-    let (meta, comp) = capi_render::operator::oci::pick_files(&files, "infrastructure", "docker", "v1.10.10").unwrap();
+    let files =
+        capi_render::operator::oci::read_artifact(&layout, "registry.example/capd", "v1.10.10")
+            .unwrap();
+    let (meta, comp) =
+        capi_render::operator::oci::pick_files(&files, "infrastructure", "docker", "v1.10.10")
+            .unwrap();
     let dir = c.join("repository/infrastructure-docker/v1.10.10");
-    assert_eq!(meta.as_bytes(), std::fs::read(dir.join("metadata.yaml")).unwrap());
-    assert_eq!(comp.as_bytes(), std::fs::read(dir.join("infrastructure-components.yaml")).unwrap());
+    assert_eq!(
+        meta.as_bytes(),
+        std::fs::read(dir.join("metadata.yaml")).unwrap()
+    );
+    assert_eq!(
+        comp.as_bytes(),
+        std::fs::read(dir.join("infrastructure-components.yaml")).unwrap()
+    );
     // Deterministic: a second bundle has the same SHA256SUMS.
     let again = d.join("again");
-    make(&again, &BundleOptions { oci: true, ..repo_opts(&c) }, &[providers_fixture()]);
+    make(
+        &again,
+        &BundleOptions {
+            oci: true,
+            ..repo_opts(&c)
+        },
+        &[providers_fixture()],
+    );
     assert_eq!(
         std::fs::read(out.join("SHA256SUMS")).unwrap(),
         std::fs::read(again.join("SHA256SUMS")).unwrap()
     );
-    let r = bundle::verify(&out).unwrap();
+    let r = bundle::verify(out).unwrap();
     assert_eq!(r.problems, Vec::<String>::new());
     assert_eq!(r.oci_layouts, 4);
     std::fs::remove_dir_all(&d).ok();
@@ -333,33 +464,84 @@ fn oci_layouts_read_back_through_the_operator_reader() {
 #[test]
 fn verify_detects_any_flipped_byte_and_missing_or_extra_files() {
     let Some(c) = corpus() else { return };
-    let d = scratch("verify");
-    let out = d.join("b");
-    make(&out, &BundleOptions { oci: true, ..repo_opts(&c) }, &[providers_fixture()]);
+    let (d, out) = copy_of_shared(&c, "verify");
     let files = walk(&out);
     assert!(files.len() > 30, "{}", files.len());
+    // One file of every kind goes through the whole `verify` (debug-build YAML parsing
+    // of the ConfigMaps makes each run slow); every file goes through the checksum pass.
+    let full: BTreeSet<&str> = [
+        "SHA256SUMS",
+        "configmaps/capi-system/core-cluster-api-v1.10.10.yaml",
+        "rendered/capd-system/infrastructure-docker.yaml",
+        "oci/infrastructure-docker-v1.10.10/index.json",
+    ]
+    .into();
+    let mut fully = 0;
     for f in &files {
         let orig = std::fs::read(f).unwrap();
-        let rel = f.strip_prefix(&out).unwrap().to_string_lossy().replace('\\', "/");
+        let rel = f
+            .strip_prefix(&out)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         // Flip one bit of a byte in the middle of the file.
         let mut bad = orig.clone();
         let i = bad.len() / 2;
         bad[i] ^= 0x01;
         std::fs::write(f, &bad).unwrap();
-        let r = bundle::verify(&out);
-        let problems = match r {
-            Ok(r) => r.problems,
-            Err(e) => vec![e.to_string()],
+        let problems = if full.contains(rel.as_str()) {
+            fully += 1;
+            match bundle::verify(&out) {
+                Ok(r) => r.problems,
+                Err(e) => vec![e.to_string()],
+            }
+        } else {
+            match bundle::sums::check_tree(&out) {
+                Ok(p) => p,
+                Err(e) => vec![e.to_string()],
+            }
         };
-        assert!(
-            problems.iter().any(|p| p.contains(&rel) || rel == "SHA256SUMS"),
-            "flipped byte in {rel} not reported: {problems:?}"
-        );
-        assert!(!problems.is_empty(), "{rel}");
+        assert!(!problems.is_empty(), "flipped byte in {rel} not reported");
+        if rel != "SHA256SUMS" {
+            assert!(
+                problems.iter().any(|p| p.starts_with(&format!("{rel}: "))),
+                "flipped byte in {rel} not named: {problems:?}"
+            );
+        }
         std::fs::write(f, &orig).unwrap();
     }
+    assert_eq!(fully, full.len());
+    // A ConfigMap whose bytes and sum were both changed is still caught by decoding.
+    let cm_path = out.join("configmaps/capd-system/infrastructure-docker-v1.10.10.yaml");
+    let cm_orig = std::fs::read_to_string(&cm_path).unwrap();
+    let cm_bad = cm_orig.replacen("kind: Namespace", "kind: Namespacf", 1);
+    assert_ne!(cm_bad, cm_orig);
+    std::fs::write(&cm_path, &cm_bad).unwrap();
+    let sums_orig = std::fs::read_to_string(out.join("SHA256SUMS")).unwrap();
+    let sums_bad: String = sums_orig
+        .lines()
+        .map(|l| {
+            if l.ends_with("  configmaps/capd-system/infrastructure-docker-v1.10.10.yaml") {
+                format!(
+                    "{}  {}\n",
+                    bundle::sums::sha256_hex(cm_bad.as_bytes()),
+                    &l[66..]
+                )
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(out.join("SHA256SUMS"), sums_bad).unwrap();
+    assert_eq!(
+        bundle::verify(&out).unwrap().problems,
+        ["configmaps/capd-system/infrastructure-docker-v1.10.10.yaml: ConfigMap infrastructure-docker-v1.10.10: components differ from repository/infrastructure-docker/v1.10.10/infrastructure-components.yaml"]
+    );
+    std::fs::write(&cm_path, cm_orig).unwrap();
+    std::fs::write(out.join("SHA256SUMS"), sums_orig).unwrap();
     assert_eq!(bundle::verify(&out).unwrap().problems, Vec::<String>::new());
-    let victim = out.join("repository/infrastructure-docker/v1.10.10/clusterclass-quick-start.yaml");
+    let victim =
+        out.join("repository/infrastructure-docker/v1.10.10/clusterclass-quick-start.yaml");
     let saved = std::fs::read(&victim).unwrap();
     std::fs::remove_file(&victim).unwrap();
     assert_eq!(
@@ -378,9 +560,7 @@ fn verify_detects_any_flipped_byte_and_missing_or_extra_files() {
 #[test]
 fn images_txt_lists_what_init_list_images_lists() {
     let Some(c) = corpus() else { return };
-    let d = scratch("images");
-    let out = d.join("b");
-    make(&out, &repo_opts(&c), &[providers_fixture()]);
+    let out = shared(&c);
     let mut cfg = capi_render::config::Config::new(Default::default());
     cfg.repository = Some(c.join("repository"));
     use capi_render::provider::ProviderType as T;
@@ -391,7 +571,9 @@ fn images_txt_lists_what_init_list_images_lists() {
         (T::Infrastructure, "docker:v1.10.10".to_string()),
     ];
     let want = capi_render::generate::list_images(&cfg, &ps, None).unwrap();
-    assert_eq!(std::fs::read_to_string(out.join("images.txt")).unwrap(), want);
+    assert_eq!(
+        std::fs::read_to_string(out.join("images.txt")).unwrap(),
+        want
+    );
     assert_eq!(want.lines().count(), 4);
-    std::fs::remove_dir_all(&d).ok();
 }

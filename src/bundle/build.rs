@@ -97,8 +97,12 @@ pub fn provider_snippet(p: &BundleProvider, mirror_secret: Option<&str>) -> Valu
 /// adds/replaces the `images` key and keeps the Secret's other keys.
 pub fn mirror_secret(p: &BundleProvider, registry: &str) -> (String, Value) {
     let (name, ns) = match (
-        p.cr.spec.pointer("/configSecret/name").and_then(Value::as_str),
-        p.cr.spec.pointer("/configSecret/namespace").and_then(Value::as_str),
+        p.cr.spec
+            .pointer("/configSecret/name")
+            .and_then(Value::as_str),
+        p.cr.spec
+            .pointer("/configSecret/namespace")
+            .and_then(Value::as_str),
     ) {
         (Some(n), ns) => (
             n.to_string(),

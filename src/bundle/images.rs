@@ -56,10 +56,7 @@ pub fn images_of(objs: &[Value]) -> BTreeSet<String> {
 
 /// `source → mirror` for every image; two different sources that would land on the
 /// same mirror name are an error (the copy step would overwrite one with the other).
-pub fn mirror_map(
-    images: &BTreeSet<String>,
-    registry: &str,
-) -> Result<BTreeMap<String, String>> {
+pub fn mirror_map(images: &BTreeSet<String>, registry: &str) -> Result<BTreeMap<String, String>> {
     let o = mirror_overrides(registry);
     let mut out = BTreeMap::new();
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
@@ -98,7 +95,10 @@ mod tests {
 
     fn deployment(c: &[&str], init: &[&str]) -> Value {
         let cs: Vec<Value> = c.iter().map(|i| json!({"name": "c", "image": i})).collect();
-        let is: Vec<Value> = init.iter().map(|i| json!({"name": "i", "image": i})).collect();
+        let is: Vec<Value> = init
+            .iter()
+            .map(|i| json!({"name": "i", "image": i}))
+            .collect();
         json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "n"},
                "spec": {"selector": {}, "template": {"spec": {"containers": cs, "initContainers": is}}}})
     }
@@ -106,12 +106,18 @@ mod tests {
     #[test]
     fn sidecars_and_init_containers_are_listed_once_sorted() {
         let objs = vec![
-            deployment(&["reg.io/a/m:v1", "reg.io/a/sidecar:v2"], &["reg.io/b/init:v3"]),
+            deployment(
+                &["reg.io/a/m:v1", "reg.io/a/sidecar:v2"],
+                &["reg.io/b/init:v3"],
+            ),
             deployment(&["reg.io/a/m:v1"], &[]),
             json!({"kind": "ConfigMap", "data": {"image": "x.io/not/an:image"}}),
         ];
         let got: Vec<String> = images_of(&objs).into_iter().collect();
-        assert_eq!(got, ["reg.io/a/m:v1", "reg.io/a/sidecar:v2", "reg.io/b/init:v3"]);
+        assert_eq!(
+            got,
+            ["reg.io/a/m:v1", "reg.io/a/sidecar:v2", "reg.io/b/init:v3"]
+        );
     }
 
     #[test]
@@ -127,7 +133,10 @@ mod tests {
             m["registry.k8s.io/cluster-api/cluster-api-controller:v1.10.10"],
             "mirror.local:5000/capi/cluster-api-controller:v1.10.10"
         );
-        assert_eq!(m[&format!("gcr.io/x/y/capd-manager@{d}")], format!("mirror.local:5000/capi/capd-manager@{d}"));
+        assert_eq!(
+            m[&format!("gcr.io/x/y/capd-manager@{d}")],
+            format!("mirror.local:5000/capi/capd-manager@{d}")
+        );
         let txt = images_txt(&imgs, Some(&m));
         assert_eq!(txt.lines().count(), 2);
         assert!(txt.starts_with("gcr.io/"), "sorted by source: {txt}");
@@ -136,7 +145,10 @@ mod tests {
     #[test]
     fn mirror_collisions_and_bad_registries_fail() {
         let imgs: BTreeSet<String> = ["a.io/x/m:v1".to_string(), "b.io/y/m:v1".to_string()].into();
-        assert!(mirror_map(&imgs, "mirror.local").unwrap_err().message().contains("both mirror to"));
+        assert!(mirror_map(&imgs, "mirror.local")
+            .unwrap_err()
+            .message()
+            .contains("both mirror to"));
         assert!(check_registry("mirror.local/Capi").is_err());
         assert!(check_registry("").is_err());
         check_registry("mirror.local:5000/capi").unwrap();
@@ -149,8 +161,19 @@ mod tests {
         let got: Vec<String> = images_of(&objs).into_iter().collect();
         assert_eq!(got, ["mirror.local/init:v3", "mirror.local/m:v1"]);
         // The Secret's `images` value, read back as clusterctl config, gives the same overrides.
-        let cfg_text = format!("images:\n{}", mirror_secret_value("mirror.local").lines().map(|l| format!("  {l}\n")).collect::<String>());
-        let cfg = crate::config::Config::from_text(&cfg_text, std::path::Path::new("/x/c.yaml"), Default::default()).unwrap();
+        let cfg_text = format!(
+            "images:\n{}",
+            mirror_secret_value("mirror.local")
+                .lines()
+                .map(|l| format!("  {l}\n"))
+                .collect::<String>()
+        );
+        let cfg = crate::config::Config::from_text(
+            &cfg_text,
+            std::path::Path::new("/x/c.yaml"),
+            Default::default(),
+        )
+        .unwrap();
         assert_eq!(cfg.images.unwrap(), mirror_overrides("mirror.local"));
     }
 }

@@ -3,12 +3,12 @@
 //! operator ConfigMaps, the image list (optionally rewritten to a mirror), OCI
 //! layouts — with `SHA256SUMS`, and `bundle verify`.
 
+pub mod build;
 pub mod images;
 pub mod oci;
+pub mod resolve;
 pub mod stage;
 pub mod sums;
-pub mod build;
-pub mod resolve;
 pub mod verify;
 
 pub use build::{build, write, BundleOptions, Summary};

@@ -99,10 +99,14 @@ fn blob<'a>(layout: &'a BTreeMap<String, Vec<u8>>, desc: &Value, what: &str) -> 
         .get(&format!("blobs/sha256/{hex}"))
         .ok_or_else(|| Error::new(format!("{what}: blob {digest} is missing")))?;
     if sha256_hex(bytes) != hex {
-        return Err(Error::new(format!("{what}: blob {digest} does not match its digest")));
+        return Err(Error::new(format!(
+            "{what}: blob {digest} does not match its digest"
+        )));
     }
     if desc.get("size").and_then(Value::as_u64) != Some(bytes.len() as u64) {
-        return Err(Error::new(format!("{what}: blob {digest} has the wrong size")));
+        return Err(Error::new(format!(
+            "{what}: blob {digest} has the wrong size"
+        )));
     }
     Ok(bytes)
 }
@@ -136,12 +140,20 @@ pub fn read_layout(
         .ok_or_else(|| Error::new(format!("index.json: no manifest tagged {tag:?}")))?;
     let manifest = parse(blob(layout, mdesc, "manifest")?, "manifest")?;
     let mut out = BTreeMap::new();
-    for (i, l) in manifest["layers"].as_array().into_iter().flatten().enumerate() {
+    for (i, l) in manifest["layers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let title = l
             .pointer("/annotations/org.opencontainers.image.title")
             .and_then(Value::as_str)
             .ok_or_else(|| Error::new(format!("manifest layer {i}: no title annotation")))?;
-        out.insert(title.to_string(), blob(layout, l, &format!("layer {title}"))?.to_vec());
+        out.insert(
+            title.to_string(),
+            blob(layout, l, &format!("layer {title}"))?.to_vec(),
+        );
     }
     Ok(out)
 }
@@ -152,7 +164,10 @@ mod tests {
 
     fn sample() -> BTreeMap<String, Vec<u8>> {
         let (m, c) = file_titles("infrastructure", "docker", "v1.10.10");
-        write_layout("v1.10.10", &[(m, b"meta\n".to_vec()), (c, b"comp\n".to_vec())])
+        write_layout(
+            "v1.10.10",
+            &[(m, b"meta\n".to_vec()), (c, b"comp\n".to_vec())],
+        )
     }
 
     #[test]
@@ -169,19 +184,31 @@ mod tests {
             files["infrastructure-docker-v1.10.10-components.yaml"],
             b"comp\n"
         );
-        assert_eq!(files["infrastructure-docker-v1.10.10-metadata.yaml"], b"meta\n");
+        assert_eq!(
+            files["infrastructure-docker-v1.10.10-metadata.yaml"],
+            b"meta\n"
+        );
         assert_eq!(sample(), l, "deterministic");
     }
 
     #[test]
     fn damaged_layouts_are_detected() {
         let l = sample();
-        assert!(read_layout(&l, "v9").unwrap_err().message().contains("no manifest tagged"));
+        assert!(read_layout(&l, "v9")
+            .unwrap_err()
+            .message()
+            .contains("no manifest tagged"));
         let mut bad = l.clone();
         let layer = format!("blobs/sha256/{}", sha256_hex(b"comp\n"));
         bad.insert(layer.clone(), b"comP\n".to_vec());
-        assert!(read_layout(&bad, "v1.10.10").unwrap_err().message().contains("does not match"));
+        assert!(read_layout(&bad, "v1.10.10")
+            .unwrap_err()
+            .message()
+            .contains("does not match"));
         bad.remove(&layer);
-        assert!(read_layout(&bad, "v1.10.10").unwrap_err().message().contains("is missing"));
+        assert!(read_layout(&bad, "v1.10.10")
+            .unwrap_err()
+            .message()
+            .contains("is missing"));
     }
 }

@@ -106,8 +106,7 @@ pub fn repository_files(dir: &std::path::Path, components_file: &str) -> Result<
         .map_err(|e| Error::new(format!("cannot list {}: {e}", dir.display())))?;
     let mut names = Vec::new();
     for entry in rd {
-        let entry =
-            entry.map_err(|e| Error::new(format!("cannot list {}: {e}", dir.display())))?;
+        let entry = entry.map_err(|e| Error::new(format!("cannot list {}: {e}", dir.display())))?;
         if !entry.file_type().map(|t| t.is_file()).unwrap_or(false) {
             continue;
         }

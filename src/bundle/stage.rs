@@ -88,7 +88,8 @@ mod tests {
     use super::*;
 
     fn tmp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("capi-bundle-stage-{name}-{}", std::process::id()));
+        let d =
+            std::env::temp_dir().join(format!("capi-bundle-stage-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
@@ -107,7 +108,10 @@ mod tests {
         let e = write_bundle(&out, t).unwrap_err();
         assert!(e.message().contains("already exists"), "{e}");
         // Nothing left behind but the bundle itself.
-        let names: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("b")]);
         std::fs::remove_dir_all(&d).unwrap();
     }

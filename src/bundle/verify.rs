@@ -8,10 +8,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::operator::configmap::{configmap_version, read_configmap, LABEL_NAME, LABEL_TYPE};
 use super::stage::Tree;
 use super::sums;
 use crate::error::{Error, Result};
+use crate::operator::configmap::{configmap_version, read_configmap, LABEL_NAME, LABEL_TYPE};
 use crate::provider::{manifest_label, ProviderType};
 
 /// The outcome of a verification: problems (empty when the bundle is sound) and
@@ -64,10 +64,18 @@ fn components_of<'a>(tree: &'a Tree, dir: &str) -> Vec<(&'a String, &'a Vec<u8>)
         .collect()
 }
 
-/// Check one ConfigMap against `repository/`; returns `(metadata, components)` when
-/// it decodes.
-fn check_configmap(tree: &Tree, file: &str, cm: &Value, problems: &mut Vec<String>) -> Option<(String, String)> {
-    let name = cm.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+/// Check one ConfigMap against `repository/`; returns the repository's
+/// `(metadata, components)` it should hold, found through its labels.
+fn check_configmap(
+    tree: &Tree,
+    file: &str,
+    cm: &Value,
+    problems: &mut Vec<String>,
+) -> Option<(Vec<u8>, Vec<u8>)> {
+    let name = cm
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
     let at = format!("{file}: ConfigMap {name}");
     let label = |k: &str| {
         cm.pointer("/metadata/labels")
@@ -76,36 +84,65 @@ fn check_configmap(tree: &Tree, file: &str, cm: &Value, problems: &mut Vec<Strin
             .unwrap_or("")
             .to_string()
     };
-    let (version, (metadata, components)) = match configmap_version(cm).and_then(|v| Ok((v, read_configmap(cm)?))) {
-        Ok(x) => x,
+    let Some(t) = provider_type(&label(LABEL_TYPE)) else {
+        problems.push(format!(
+            "{at}: unknown provider type label {:?}",
+            label(LABEL_TYPE)
+        ));
+        return None;
+    };
+    let version = match configmap_version(cm) {
+        Ok(v) => v,
         Err(e) => {
             problems.push(format!("{at}: {e}"));
             return None;
         }
     };
-    let Some(t) = provider_type(&label(LABEL_TYPE)) else {
-        problems.push(format!("{at}: unknown provider type label {:?}", label(LABEL_TYPE)));
-        return None;
+    let dir = format!(
+        "repository/{}/{version}/",
+        manifest_label(&label(LABEL_NAME), t)
+    );
+    let want_meta = tree.get(&format!("{dir}metadata.yaml"));
+    if want_meta.is_none() {
+        problems.push(format!("{at}: {dir}metadata.yaml is missing"));
+    }
+    let want_comp = match components_of(tree, &dir).as_slice() {
+        [(p, b)] => Some(((*p).clone(), (*b).clone())),
+        [] => {
+            problems.push(format!("{at}: no components file in {dir}"));
+            None
+        }
+        more => {
+            problems.push(format!(
+                "{at}: {} candidate components files in {dir}",
+                more.len()
+            ));
+            None
+        }
     };
-    let dir = format!("repository/{}/{version}/", manifest_label(&label(LABEL_NAME), t));
-    match tree.get(&format!("{dir}metadata.yaml")) {
-        Some(b) if b == metadata.as_bytes() => {}
-        Some(_) => problems.push(format!("{at}: metadata differs from {dir}metadata.yaml")),
-        None => problems.push(format!("{at}: {dir}metadata.yaml is missing")),
+    match read_configmap(cm) {
+        Ok((metadata, components)) => {
+            if want_meta.is_some_and(|b| b != metadata.as_bytes()) {
+                problems.push(format!("{at}: metadata differs from {dir}metadata.yaml"));
+            }
+            if let Some((p, b)) = &want_comp {
+                if b != components.as_bytes() {
+                    problems.push(format!("{at}: components differ from {p}"));
+                }
+            }
+        }
+        Err(e) => problems.push(format!("{at}: {e}")),
     }
-    match components_of(tree, &dir).as_slice() {
-        [(p, b)] if b.as_slice() == components.as_bytes() => {}
-        [(p, _)] => problems.push(format!("{at}: components differ from {p}")),
-        [] => problems.push(format!("{at}: no components file in {dir}")),
-        more => problems.push(format!(
-            "{at}: {} candidate components files in {dir}",
-            more.len()
-        )),
-    }
-    Some((metadata, components))
+    Some((want_meta?.clone(), want_comp?.1))
 }
 
-fn check_oci(tree: &Tree, dir: &str, cms: &BTreeMap<String, (String, String)>, problems: &mut Vec<String>) {
+/// Check one OCI layout against the repository files of the ConfigMap of the same name.
+fn check_oci(
+    tree: &Tree,
+    dir: &str,
+    cms: &BTreeMap<String, (Vec<u8>, Vec<u8>)>,
+    problems: &mut Vec<String>,
+) {
     let prefix = format!("oci/{dir}/");
     let layout: BTreeMap<String, Vec<u8>> = tree
         .range(prefix.clone()..)
@@ -117,21 +154,24 @@ fn check_oci(tree: &Tree, dir: &str, cms: &BTreeMap<String, (String, String)>, p
         problems.push(format!("{at}: no ConfigMap {dir} to compare with"));
         return;
     };
-    let tag = serde_json::from_slice::<Value>(layout.get("index.json").map(Vec::as_slice).unwrap_or(b""))
-        .ok()
-        .and_then(|i| {
-            i.pointer("/manifests/0/annotations/org.opencontainers.image.ref.name")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-        .unwrap_or_default();
+    let tag =
+        serde_json::from_slice::<Value>(layout.get("index.json").map(Vec::as_slice).unwrap_or(b""))
+            .ok()
+            .and_then(|i| {
+                i.pointer("/manifests/0/annotations/org.opencontainers.image.ref.name")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+            .unwrap_or_default();
     match super::oci::read_layout(&layout, &tag) {
         Ok(files) => {
             for (suffix, want) in [("metadata.yaml", meta), ("components.yaml", comp)] {
                 let title = format!("{dir}-{suffix}");
                 match files.get(&title) {
-                    Some(b) if b == want.as_bytes() => {}
-                    Some(_) => problems.push(format!("{at}: {title} differs from ConfigMap {dir}")),
+                    Some(b) if b == want => {}
+                    Some(_) => problems.push(format!(
+                        "{at}: {title} differs from the repository files of ConfigMap {dir}"
+                    )),
                     None => problems.push(format!("{at}: no layer titled {title}")),
                 }
             }
@@ -148,7 +188,7 @@ pub fn verify(root: &Path) -> Result<Report> {
     };
     let tree = read_tree(root)?;
     report.files = tree.len();
-    let mut cms: BTreeMap<String, (String, String)> = BTreeMap::new();
+    let mut cms: BTreeMap<String, (Vec<u8>, Vec<u8>)> = BTreeMap::new();
     for (path, bytes) in tree.range("configmaps/".to_string()..) {
         if !path.starts_with("configmaps/") {
             break;
@@ -163,10 +203,16 @@ pub fn verify(root: &Path) -> Result<Report> {
                 continue;
             }
         };
-        for cm in docs.iter().filter(|d| d.get("kind") == Some(&Value::from("ConfigMap"))) {
+        for cm in docs
+            .iter()
+            .filter(|d| d.get("kind") == Some(&Value::from("ConfigMap")))
+        {
             report.configmaps += 1;
             if let Some(files) = check_configmap(&tree, path, cm, &mut report.problems) {
-                let name = cm.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+                let name = cm
+                    .pointer("/metadata/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
                 cms.insert(name.to_string(), files);
             }
         }
