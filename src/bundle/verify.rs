@@ -228,3 +228,120 @@ pub fn verify(root: &Path) -> Result<Report> {
     }
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::operator::configmap::provider_configmap;
+
+    const META: &str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\n";
+
+    fn tree(components: &str) -> Tree {
+        let mut t = Tree::new();
+        let dir = "repository/infrastructure-docker/v1.0.0";
+        t.insert(format!("{dir}/metadata.yaml"), META.as_bytes().to_vec());
+        t.insert(
+            format!("{dir}/infrastructure-components.yaml"),
+            components.as_bytes().to_vec(),
+        );
+        t.insert(
+            format!("{dir}/cluster-template.yaml"),
+            b"kind: Cluster\n".to_vec(),
+        );
+        let cm = provider_configmap(
+            ProviderType::Infrastructure,
+            "docker",
+            "capd-system",
+            "v1.0.0",
+            META,
+            components,
+            None,
+        );
+        t.insert(
+            "configmaps/capd-system/infrastructure-docker-v1.0.0.yaml".into(),
+            crate::yaml::to_yaml(&cm).into_bytes(),
+        );
+        let (mt, ct) = super::super::oci::file_titles("infrastructure", "docker", "v1.0.0");
+        let layout = super::super::oci::write_layout(
+            "v1.0.0",
+            &[
+                (mt, META.as_bytes().to_vec()),
+                (ct, components.as_bytes().to_vec()),
+            ],
+        );
+        for (k, v) in layout {
+            t.insert(format!("oci/infrastructure-docker-v1.0.0/{k}"), v);
+        }
+        t
+    }
+
+    fn written(name: &str, t: Tree) -> std::path::PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("capi-bundle-verify-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        super::super::stage::write_bundle(&d.join("b"), t).unwrap();
+        d
+    }
+
+    #[test]
+    fn compressed_configmap_and_layout_verify_against_the_repository() {
+        // Over 1 MiB with the metadata: the ConfigMap holds gzip binaryData. Files:
+        // 3 repository, 1 ConfigMap, oci-layout + index.json + 4 blobs, SHA256SUMS.
+        let big = format!(
+            "kind: ConfigMap\ndata:\n  x: \"{}\"\n",
+            "y".repeat(1_048_576)
+        );
+        let d = written("big", tree(&big));
+        let cm = std::fs::read_to_string(
+            d.join("b/configmaps/capd-system/infrastructure-docker-v1.0.0.yaml"),
+        )
+        .unwrap();
+        assert!(cm.contains("binaryData:"), "not compressed");
+        let r = verify(&d.join("b")).unwrap();
+        assert_eq!(r.problems, Vec::<String>::new());
+        assert_eq!((r.configmaps, r.oci_layouts, r.files), (1, 1, 11));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn configmap_and_layout_disagreeing_with_the_repository_are_reported() {
+        let mut t = tree("kind: Namespace\n");
+        // The repository file changes after the ConfigMap and layout were made; the
+        // sums are recomputed, so only the decoding checks can notice.
+        t.insert(
+            "repository/infrastructure-docker/v1.0.0/infrastructure-components.yaml".into(),
+            b"kind: Namespacf\n".to_vec(),
+        );
+        let d = written("mismatch", t);
+        let r = verify(&d.join("b")).unwrap();
+        assert_eq!(
+            r.problems,
+            [
+                "configmaps/capd-system/infrastructure-docker-v1.0.0.yaml: ConfigMap infrastructure-docker-v1.0.0: components differ from repository/infrastructure-docker/v1.0.0/infrastructure-components.yaml",
+                "oci/infrastructure-docker-v1.0.0: infrastructure-docker-v1.0.0-components.yaml differs from the repository files of ConfigMap infrastructure-docker-v1.0.0",
+            ]
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn missing_and_flipped_files_are_reported() {
+        let d = written("flip", tree("kind: Namespace\n"));
+        let b = d.join("b");
+        let f = b.join("repository/infrastructure-docker/v1.0.0/cluster-template.yaml");
+        let mut bytes = std::fs::read(&f).unwrap();
+        bytes[3] ^= 0x20;
+        std::fs::write(&f, &bytes).unwrap();
+        assert_eq!(
+            verify(&b).unwrap().problems,
+            ["repository/infrastructure-docker/v1.0.0/cluster-template.yaml: checksum mismatch"]
+        );
+        std::fs::remove_file(&f).unwrap();
+        assert_eq!(
+            verify(&b).unwrap().problems,
+            ["repository/infrastructure-docker/v1.0.0/cluster-template.yaml: missing"]
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
