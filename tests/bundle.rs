@@ -129,8 +129,11 @@ fn docs(path: &Path) -> Vec<Value> {
     capi_render::yaml::parse_documents(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// `(type, namespace, name, version, contract)` and objects of every unit.
-fn units(set: &RenderSet) -> Vec<((String, String, String, String, String), Vec<Value>)> {
+/// `(type, namespace, name, version, contract)` of a unit.
+type UnitId = (String, String, String, String, String);
+
+/// The identity and objects of every unit.
+fn units(set: &RenderSet) -> Vec<(UnitId, Vec<Value>)> {
     set.units
         .iter()
         .map(|u| {
@@ -312,7 +315,7 @@ fn compressed_configmap_round_trips() {
         config: Some(cfg.clone()),
         ..repo_opts(&c)
     };
-    make(&out, &opts, &[input.clone()]);
+    make(&out, &opts, std::slice::from_ref(&input));
     let cm = &docs(&out.join("configmaps/capa-system/infrastructure-aws-v2.10.3.yaml"))[0];
     assert_eq!(cm["metadata"]["annotations"][ANNOTATION_COMPRESSED], "true");
     assert!(cm["data"].get("components").is_none());
