@@ -580,3 +580,63 @@ fn images_txt_lists_what_init_list_images_lists() {
     );
     assert_eq!(want.lines().count(), 4);
 }
+
+#[test]
+fn bad_inputs_fail_clearly_and_write_nothing() {
+    let d = scratch("errors");
+    let out = d.join("b");
+    let only_cm = d.join("cm.yaml");
+    std::fs::write(
+        &only_cm,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: y}\n",
+    )
+    .unwrap();
+    let e = bundle::write(
+        std::slice::from_ref(&only_cm),
+        &BundleOptions::default(),
+        &out,
+    )
+    .unwrap_err();
+    assert!(e.message().starts_with("no provider objects"), "{e}");
+    let e = bundle::write(
+        &[providers_fixture()],
+        &BundleOptions {
+            image_registry: Some("Mirror.example/UPPER".into()),
+            ..Default::default()
+        },
+        &out,
+    )
+    .unwrap_err();
+    assert!(
+        e.message()
+            .starts_with("--image-registry \"Mirror.example/UPPER\""),
+        "{e}"
+    );
+    if let Some(c) = corpus() {
+        let missing = d.join("missing.yaml");
+        let text = std::fs::read_to_string(providers_fixture()).unwrap();
+        std::fs::write(
+            &missing,
+            text.replace(
+                "name: docker\n  namespace: capd-system\nspec:\n  version: v1.10.10",
+                "name: docker\n  namespace: capd-system\nspec:\n  version: v9.9.9",
+            ),
+        )
+        .unwrap();
+        let e = bundle::write(&[missing], &repo_opts(&c), &out).unwrap_err();
+        assert!(
+            e.message()
+                .contains("InfrastructureProvider capd-system/docker"),
+            "{e}"
+        );
+        assert!(e.message().contains("v9.9.9"), "{e}");
+    }
+    // Nothing was written, not even a staging directory.
+    let left: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".yaml"))
+        .collect();
+    assert_eq!(left, Vec::<String>::new());
+    std::fs::remove_dir_all(&d).ok();
+}

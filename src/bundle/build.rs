@@ -260,3 +260,108 @@ pub fn write(paths: &[PathBuf], opts: &BundleOptions, out: &std::path::Path) -> 
     super::stage::write_bundle(out, tree)?;
     Ok(summary)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::operator::source::Release;
+    use crate::render::InputObject;
+
+    fn provider(cr: &str) -> BundleProvider {
+        let value = crate::yaml::parse_value(cr).unwrap();
+        let objs = vec![InputObject {
+            file: "in.yaml".into(),
+            doc: 0,
+            value: value.clone(),
+        }];
+        let p = crate::operator::providers(&objs).unwrap().remove(0);
+        BundleProvider {
+            label: p.manifest_label(),
+            cr: p,
+            object: value,
+            release: Release {
+                version: "v1.10.10".into(),
+                metadata: String::new(),
+                components: String::new(),
+                source: String::new(),
+                files: Vec::new(),
+            },
+            components_file: "infrastructure-components.yaml".into(),
+            version_dir: None,
+        }
+    }
+
+    const CR: &str = "apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: InfrastructureProvider
+metadata:
+  name: docker
+  namespace: capd-system
+  uid: 1234
+  resourceVersion: \"7\"
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: '{}'
+spec:
+  version: v1.10.10
+  fetchConfig:
+    url: https://github.com/kubernetes-sigs/cluster-api/releases/v1.10.10/infrastructure-components.yaml
+  manager:
+    verbosity: 3
+status:
+  installedVersion: v1.10.9
+";
+
+    #[test]
+    fn snippet_keeps_the_spec_and_selects_the_configmap() {
+        let p = provider(CR);
+        let s = provider_snippet(&p, None);
+        assert!(s.get("status").is_none());
+        assert_eq!(
+            s["metadata"],
+            json!({"name": "docker", "namespace": "capd-system"})
+        );
+        assert_eq!(s["spec"]["manager"]["verbosity"], 3.0);
+        assert_eq!(
+            s["spec"]["fetchConfig"],
+            json!({"selector": {"matchLabels": {
+                "provider.cluster.x-k8s.io/name": "docker",
+                "provider.cluster.x-k8s.io/type": "infrastructure",
+                "provider.cluster.x-k8s.io/version": "v1.10.10"}}})
+        );
+        assert!(s["spec"].get("configSecret").is_none());
+        // The snippet is itself a valid provider object for the operator pipeline.
+        let back = crate::render::InputObject {
+            file: "snippet.yaml".into(),
+            doc: 0,
+            value: s,
+        };
+        assert_eq!(crate::operator::providers(&[back]).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn mirror_secret_is_new_or_the_existing_config_secret() {
+        let p = provider(CR);
+        let (name, secret) = mirror_secret(&p, "mirror.local");
+        assert_eq!(name, "infrastructure-docker-images");
+        assert_eq!(secret["metadata"]["namespace"], "capd-system");
+        assert_eq!(
+            secret["stringData"]["images"],
+            "all:\n  repository: mirror.local\n"
+        );
+        let s = provider_snippet(&p, Some(&name));
+        assert_eq!(
+            s["spec"]["configSecret"],
+            json!({"name": "infrastructure-docker-images", "namespace": "capd-system"})
+        );
+        let with_secret = CR.replace(
+            "  version: v1.10.10\n",
+            "  version: v1.10.10\n  configSecret:\n    name: docker-vars\n",
+        );
+        let p = provider(&with_secret);
+        let (name, secret) = mirror_secret(&p, "mirror.local");
+        assert_eq!(name, "docker-vars");
+        // The webhook default fills the namespace (R1.5.5).
+        assert_eq!(secret["metadata"]["namespace"], "capd-system");
+        let s = provider_snippet(&p, Some(&name));
+        assert_eq!(s["spec"]["configSecret"], json!({"name": "docker-vars"}));
+    }
+}
