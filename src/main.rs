@@ -48,6 +48,17 @@ enum Cmd {
         #[command(subcommand)]
         what: InitCmd,
     },
+    /// Upgrade planning for declarative providers (operator CRs).
+    Upgrade {
+        #[command(subcommand)]
+        what: cli::upgrade::UpgradeCmd,
+    },
+    /// Render provider CRs and topology Clusters: to stdout, to a GitOps tree (-o),
+    /// or check a tree for drift (--check).
+    Render(cli::render::RenderArgs),
+    /// Run as a KRM function (ResourceList on stdin and stdout), e.g. as a kustomize
+    /// exec generator.
+    Krm(cli::krm::KrmArgs),
     /// Air-gapped bundle for provider CRs (`bundle -f PATH -o DIR`, `bundle verify DIR`).
     Bundle(bundle_cli::BundleArgs),
 }
@@ -334,12 +345,23 @@ fn run(cli: Cli) -> Result<(), Error> {
             let text = generate::list_images(&cfg, &ps, cm.as_deref())?;
             emit(&text, None)
         }
+        Cmd::Upgrade { what } => {
+            cli::upgrade::run(what, cli.config.as_deref(), cli.repository.as_deref())
+        }
+        Cmd::Render(_) | Cmd::Krm(_) => Err(Error::new("internal: dispatched in main")),
         Cmd::Bundle(a) => bundle_cli::run(a, cli.config.as_deref(), cli.repository.as_deref()),
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    match &cli.cmd {
+        Cmd::Render(a) => {
+            return cli::render::run(a, cli.config.as_deref(), cli.repository.as_deref())
+        }
+        Cmd::Krm(a) => return cli::krm::run(a, cli.config.as_deref(), cli.repository.as_deref()),
+        _ => {}
+    }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

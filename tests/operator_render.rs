@@ -755,3 +755,100 @@ fn error_fixtures_name_the_objects() {
         );
     }
 }
+
+/// The docker CR against clusterctl's own output (golden/operator, written by
+/// conformance/regen-operator.sh): same objects apart from the documented differences.
+#[test]
+fn docker_cr_matches_clusterctl_golden() {
+    let Some(c) = corpus() else { return };
+    let golden = std::fs::read_to_string(
+        root().join("golden/operator/infrastructure-docker-v1.10.10-capd-system.yaml"),
+    )
+    .unwrap();
+    let want: Vec<Value> = capi_render::yaml::parse_documents(&golden)
+        .unwrap()
+        .into_iter()
+        .filter(|o| o["kind"] != "Namespace")
+        .collect();
+    let set = render(&[fixture("corpus")], &repo_opts(&c));
+    let docker = set.units.iter().find(|u| u.name == "docker").unwrap();
+    assert_same_objects(docker, &want);
+}
+
+/// R4.6: additional manifests are appended before processing (substituted, moved into
+/// the provider namespace, labelled); R5.1.2: the Secret's `images` key overrides images.
+#[test]
+fn additional_manifests_and_secret_image_overrides() {
+    let Some(c) = corpus() else { return };
+    let core = cr(
+        "CoreProvider",
+        "cluster-api",
+        "capi-system",
+        json!({"version": "v1.10.10"}),
+    );
+    let docker = cr(
+        "InfrastructureProvider",
+        "docker",
+        "capd-system",
+        json!({"version": "v1.10.10", "configSecret": {"name": "vars"},
+               "additionalManifests": {"name": "extra"}}),
+    );
+    let secret = json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "vars", "namespace": "capd-system"},
+        "stringData": {"EXTRA_VALUE": "forty-two",
+                       "images": "infrastructure-docker:\n  repository: mirror.example/capi\n"}});
+    let extra = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "extra", "namespace": "capd-system"},
+        "data": {"manifests": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra-settings\n  namespace: somewhere-else\ndata:\n  value: ${EXTRA_VALUE}\n"}});
+    let set = render_objects(
+        objects_of("in.yaml", vec![core, docker, secret, extra]),
+        vec![],
+        &repo_opts(&c),
+    )
+    .unwrap();
+    let objs = &set.units[1].objects;
+    let last = objs.last().unwrap();
+    assert_eq!(last["metadata"]["name"], "extra-settings");
+    assert_eq!(last["metadata"]["namespace"], "capd-system");
+    assert_eq!(last["data"]["value"], "forty-two");
+    assert_eq!(
+        last["metadata"]["labels"]["cluster.x-k8s.io/provider"],
+        "infrastructure-docker"
+    );
+    let d = objs.iter().find(|o| o["kind"] == "Deployment").unwrap();
+    assert_eq!(
+        d["spec"]["template"]["spec"]["containers"][0]["image"],
+        "mirror.example/capi/capd-manager:v1.10.10"
+    );
+}
+
+/// The `render` command prints what the library renders; an error names the objects.
+#[test]
+fn render_command_stdout_and_errors() {
+    let Some(c) = corpus() else { return };
+    let run = |path: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_capi-render"))
+            .current_dir(root())
+            .arg("--repository")
+            .arg(c.join("repository"))
+            .args(["render", "-f", path, "--stdout"])
+            .output()
+            .unwrap()
+    };
+    let bad = run("fixtures/operator/errors/duplicate-provider.yaml");
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("InfrastructureProvider capd-2/docker (fixtures/operator/errors/duplicate-provider.yaml, document 3)")
+            && err.contains("(other: InfrastructureProvider capd-system/docker"),
+        "{err}"
+    );
+    let ok = run("fixtures/operator/corpus");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let want = render(&[fixture("corpus")], &repo_opts(&c)).to_yaml_stream();
+    assert!(String::from_utf8(ok.stdout).unwrap() == want);
+}

@@ -150,7 +150,9 @@ impl ProviderCr {
 
 /// Is this object in one of the provider API groups?
 pub fn is_provider_group(api_version: &str) -> bool {
-    let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
+    // `group/version`; a bare group (version forgotten) still counts, so that it is
+    // reported as an unknown apiVersion instead of being ignored.
+    let group = api_version.split('/').next().unwrap_or("");
     group == OPERATOR_GROUP || group == PROPOSAL_GROUP
 }
 
@@ -247,6 +249,7 @@ mod tests {
         let e = classify(&obj("operator.cluster.x-k8s.io/v1alpha2", "FooProvider")).unwrap_err();
         assert!(e.message().contains("unknown kind \"FooProvider\""), "{e}");
         assert!(is_provider_group("operator.cluster.x-k8s.io/v9"));
+        assert!(is_provider_group("management.cluster.x-k8s.io"));
         assert!(!is_provider_group("v1"));
     }
 }

@@ -35,7 +35,7 @@ pub fn decode(src: &[u8]) -> Result<Vec<u8>, usize> {
         .enumerate()
         .filter(|(_, c)| *c != b'\n' && *c != b'\r')
         .collect();
-    if clean.len() % 4 != 0 {
+    if !clean.len().is_multiple_of(4) {
         return Err(clean.last().map(|(i, _)| i + 1).unwrap_or(0).min(src.len()));
     }
     let mut out = Vec::with_capacity(clean.len() / 4 * 3);

@@ -77,10 +77,9 @@ fn check_types(m: &Map<String, Value>) -> Result<()> {
     want("patches", Value::is_array, "a list")?;
     for k in ["configSecret", "additionalManifests"] {
         if let Some(r) = m.get(k).and_then(Value::as_object) {
-            if !r
-                .get("name")
+            if r.get("name")
                 .and_then(Value::as_str)
-                .is_some_and(|s| !s.is_empty())
+                .is_none_or(str::is_empty)
             {
                 return Err(Error::new(format!("spec.{k}.name: Required value")));
             }

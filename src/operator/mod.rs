@@ -184,13 +184,13 @@ fn images_config(images_yaml: Option<&String>, p: &ProviderCr) -> Result<Config>
     .map_err(|e| p.error(e))
 }
 
-/// Render one provider release: §4.6, §5, §6–§8.
-pub fn render_release(
+/// §4.6 and §5.1–§5.2 for one release: the substituted components text (additional
+/// manifests appended first) and the clusterctl config carrying the Secret's `images`.
+pub fn substitute(
     p: &ProviderCr,
     release: &Release,
     objects: &[InputObject],
-    operator_images: Option<&BTreeMap<String, ImageMeta>>,
-) -> Result<Vec<Value>> {
+) -> Result<(String, Config)> {
     let mut text = release.components.clone();
     let extra = additional_manifests(p, objects)?;
     if !extra.is_empty() {
@@ -201,17 +201,29 @@ pub fn render_release(
     let substituted = crate::envsubst::processor::process(&text, &lookup)
         .map_err(|e| p.error(e.wrap("failed to perform variable substitution")))?;
     let cfg = images_config(vars.get("images"), p)?;
+    Ok((substituted, cfg))
+}
+
+/// §5.3 and §6–§8 on substituted text: clusterctl's components processing, then the
+/// operator's customisation.
+pub fn process(
+    p: &ProviderCr,
+    version: &str,
+    substituted: &str,
+    cfg: &Config,
+    operator_images: Option<&BTreeMap<String, ImageMeta>>,
+) -> Result<Vec<Value>> {
     let provider = Provider {
         name: p.name.clone(),
         ptype: p.ptype,
         url: String::new(),
     };
     let opts = ComponentsOptions {
-        version: release.version.clone(),
+        version: version.to_string(),
         target_namespace: p.namespace.clone(),
         skip_template_process: true,
     };
-    let c = components::render(&provider, &substituted, &opts, &cfg).map_err(|e| p.error(e))?;
+    let c = components::render(&provider, substituted, &opts, cfg).map_err(|e| p.error(e))?;
     let identity = customize::ProviderIdentity {
         kind: p.kind.clone(),
         name: p.name.clone(),
@@ -258,14 +270,15 @@ pub fn render_providers(
         let src = source::source_for(p, &ctx)?;
         let rel = resolve_release(p, &src, &ctx, &mut warnings)?;
         let contract = contract_of(p, &rel.metadata, &rel.version)?;
-        resolved.push((p, rel, contract));
+        let (text, pcfg) = substitute(p, &rel, objects)?;
+        resolved.push((p, rel, contract, text, pcfg));
     }
     // The proposal's golden rule: every provider abides by the core provider's contract.
-    if let Some((core, _, core_contract)) = resolved
+    if let Some((core, _, core_contract, _, _)) = resolved
         .iter()
-        .find(|(p, _, _)| p.ptype == ProviderType::Core)
+        .find(|(p, ..)| p.ptype == ProviderType::Core)
     {
-        for (p, rel, c) in &resolved {
+        for (p, rel, c, _, _) in &resolved {
             if c != core_contract {
                 return Err(p.error(format!(
                     "preflight check failed (contract): version {} abides by contract {c}, but the core provider {} abides by {core_contract}; all providers must follow the core provider's contract",
@@ -277,8 +290,8 @@ pub fn render_providers(
     }
     let mut units = Vec::new();
     let mut files = Vec::new();
-    for (p, rel, contract) in resolved {
-        let objs = render_release(p, &rel, objects, cfg.images.as_ref())?;
+    for (p, rel, contract, text, pcfg) in resolved {
+        let objs = process(p, &rel.version, &text, &pcfg, cfg.images.as_ref())?;
         let mut all = Vec::new();
         if !opts.no_namespaces {
             all.push(namespace_object(&p.namespace));

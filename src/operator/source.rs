@@ -135,6 +135,17 @@ fn is_remote(url: &str) -> bool {
 
 /// Pick the source of a provider (R4.1.1–R4.1.3).
 pub fn source_for<'a>(p: &ProviderCr, ctx: &SourceContext<'a>) -> Result<Source<'a>> {
+    source_with(p, ctx, true)
+}
+
+/// [`source_for`]; with `single_configmap` false, several ConfigMaps may match a
+/// selector (one per version, as `upgrade plan` lists them; the operator itself ends in
+/// R4.3.8's error then).
+pub fn source_with<'a>(
+    p: &ProviderCr,
+    ctx: &SourceContext<'a>,
+    single_configmap: bool,
+) -> Result<Source<'a>> {
     let fc = p.fetch_config();
     let selector = fc.and_then(|f| f.get("selector")).filter(|v| !v.is_null());
     if let Some(sel) = selector {
@@ -158,7 +169,7 @@ pub fn source_for<'a>(p: &ProviderCr, ctx: &SourceContext<'a>) -> Result<Source<
                 ))
             })?;
         }
-        if maps.len() > 1 {
+        if maps.len() > 1 && single_configmap {
             return Err(p.error(format!(
                 "multiple ConfigMaps match selector \"{}\" in namespace \"{}\"; only one is allowed: {}",
                 selector.selector_string(),

@@ -1,0 +1,78 @@
+//! `capi-render krm`: a KRM function (config.kubernetes.io/v1 `ResourceList` on stdin,
+//! `ResourceList` on stdout), so kustomize can run capi-render as an exec generator.
+//! On failure the output list carries an error `result` and the exit code is 1.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use capi_render::gitops::krm;
+use capi_render::render::{self, RenderOptions, RenderSet};
+use capi_render::Error;
+use clap::Args;
+
+#[derive(Args, Debug)]
+pub struct KrmArgs {}
+
+fn render(
+    text: &str,
+    config: Option<&Path>,
+    repository: Option<&Path>,
+) -> Result<RenderSet, Error> {
+    let req = krm::parse_resource_list(text)?;
+    let fo = &req.options;
+    let opts = RenderOptions {
+        repository: fo
+            .repository
+            .as_ref()
+            .map(Into::into)
+            .or_else(|| repository.map(Path::to_path_buf)),
+        config: fo
+            .config
+            .as_ref()
+            .map(Into::into)
+            .or_else(|| config.map(Path::to_path_buf)),
+        no_namespaces: fo.no_namespaces,
+        oci_layout: fo.oci_layout.as_ref().map(Into::into),
+    };
+    let paths: Vec<std::path::PathBuf> = fo.inputs.iter().map(Into::into).collect();
+    if req.items.is_empty() {
+        return render::render_paths(&paths, &opts);
+    }
+    let mut loaded = capi_render::load::load_paths(&paths)?;
+    loaded.objects.extend(krm::item_objects(&req.items));
+    render::render_objects(loaded.objects, loaded.files, &opts)
+}
+
+pub fn run(_a: &KrmArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {
+    let mut text = String::new();
+    let (out, code) = match std::io::stdin().read_to_string(&mut text) {
+        Err(e) => (
+            krm::error_list(&Error::new(format!(
+                "failed to read the ResourceList from stdin: {e}"
+            ))),
+            ExitCode::FAILURE,
+        ),
+        Ok(_) => match render(&text, config, repository) {
+            Ok(set) => {
+                for w in &set.warnings {
+                    eprintln!("Warning: {w}");
+                }
+                (krm::output_list(&set), ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                super::print_error(&e);
+                (krm::error_list(&e), ExitCode::FAILURE)
+            }
+        },
+    };
+    let mut so = std::io::stdout().lock();
+    if so
+        .write_all(out.as_bytes())
+        .and_then(|_| so.flush())
+        .is_err()
+    {
+        return ExitCode::FAILURE;
+    }
+    code
+}

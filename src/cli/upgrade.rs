@@ -1,0 +1,65 @@
+//! `capi-render upgrade plan`: which versions the declarative providers can move to,
+//! keeping every provider on the core provider's contract.
+
+use std::path::{Path, PathBuf};
+
+use capi_render::render::RenderOptions;
+use capi_render::Error;
+use clap::{Args, Subcommand};
+
+#[derive(Subcommand)]
+pub enum UpgradeCmd {
+    /// For each provider CR: current version and contract, the newest version in the
+    /// same contract, the newest overall; then the moves possible now and the contract
+    /// change all providers must make together.
+    Plan(PlanArgs),
+}
+
+#[derive(Args)]
+pub struct PlanArgs {
+    /// Provider CRs and the Secrets/ConfigMaps beside them (files or directories).
+    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true)]
+    pub files: Vec<PathBuf>,
+    /// An OCI image layout holding the artifacts `fetchConfig.oci` names.
+    #[arg(long = "oci-layout", value_name = "DIR")]
+    pub oci_layout: Option<PathBuf>,
+    /// Output format: `table` (default) or `yaml`.
+    #[arg(short = 'o', long = "output", default_value = "table")]
+    pub output: String,
+}
+
+/// Run `upgrade <cmd>` with the global `--config` / `--repository`.
+pub fn run(
+    cmd: &UpgradeCmd,
+    config: Option<&Path>,
+    repository: Option<&Path>,
+) -> Result<(), Error> {
+    match cmd {
+        UpgradeCmd::Plan(a) => {
+            if a.output != "table" && a.output != "yaml" {
+                return Err(Error::new(format!(
+                    "invalid output format {:?}: use table or yaml",
+                    a.output
+                )));
+            }
+            let opts = RenderOptions {
+                repository: repository.map(Path::to_path_buf),
+                config: config.map(Path::to_path_buf),
+                oci_layout: a.oci_layout.clone(),
+                ..Default::default()
+            };
+            let loaded = capi_render::load::load_paths(&a.files)?;
+            let plan = capi_render::operator::upgrade::plan(&loaded.objects, &opts)?;
+            for w in &plan.warnings {
+                eprintln!("Warning: {w}");
+            }
+            let text = if a.output == "yaml" {
+                capi_render::yaml::to_yaml(&plan.to_value())
+            } else {
+                plan.to_table()
+            };
+            print!("{text}");
+            Ok(())
+        }
+    }
+}

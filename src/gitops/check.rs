@@ -1,0 +1,122 @@
+//! `--check`: compare the planned tree with OUT, without writing, and describe every
+//! changed, added or removed file as a unified diff with Secret values masked.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use similar::TextDiff;
+
+use super::mask::mask_pair;
+use super::writer::check_no_symlink;
+use crate::error::{Error, Result};
+
+/// Result of `--check`: an empty `changed` means the tree is up to date.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CheckReport {
+    /// Unified diffs, one per changed/added/removed file, secrets masked.
+    pub diff: String,
+    /// The paths that differ, sorted.
+    pub changed: Vec<String>,
+}
+
+/// One file's unified diff (`None` = absent on that side), as git shows it.
+pub fn file_diff(path: &str, old: Option<&str>, new: Option<&str>) -> String {
+    let (o, n) = mask_pair(old, new);
+    let a = if o.is_some() {
+        format!("a/{path}")
+    } else {
+        "/dev/null".into()
+    };
+    let b = if n.is_some() {
+        format!("b/{path}")
+    } else {
+        "/dev/null".into()
+    };
+    let (o, n) = (o.unwrap_or_default(), n.unwrap_or_default());
+    let mut s = TextDiff::from_lines(&o, &n)
+        .unified_diff()
+        .context_radius(3)
+        .header(&a, &b)
+        .to_string();
+    if s.is_empty() {
+        // Same text after masking (only a masked value changed): say so.
+        s = format!("--- {a}\n+++ {b}\n@@ masked Secret values differ @@\n");
+    }
+    s
+}
+
+fn read_existing(out: &Path, rel: &str) -> Result<Option<String>> {
+    check_no_symlink(out, rel)?;
+    let full = rel.split('/').fold(out.to_path_buf(), |p, s| p.join(s));
+    match fs::symlink_metadata(&full) {
+        Err(_) => Ok(None),
+        Ok(m) if m.is_dir() => Ok(Some(format!("# capi-render: {rel} is a directory\n"))),
+        Ok(_) => {
+            let b = fs::read(&full)
+                .map_err(|e| Error::new(format!("failed to read {}: {e}", full.display())))?;
+            Ok(Some(String::from_utf8_lossy(&b).into_owned()))
+        }
+    }
+}
+
+/// Compare `planned` (every file including the lock) with OUT; `prev` are the outputs
+/// of OUT's current lock (files that would be removed when not planned).
+pub fn compare(
+    out: &Path,
+    planned: &BTreeMap<String, String>,
+    prev: &[String],
+) -> Result<CheckReport> {
+    let mut rep = CheckReport::default();
+    let mut paths: Vec<&String> = planned.keys().collect();
+    for p in prev {
+        if !planned.contains_key(p) {
+            paths.push(p);
+        }
+    }
+    paths.sort();
+    paths.dedup();
+    for p in paths {
+        let cur = read_existing(out, p)?;
+        let want = planned.get(p).map(String::as_str);
+        if cur.as_deref() == want {
+            continue;
+        }
+        if cur.is_none() && want.is_none() {
+            continue;
+        }
+        rep.diff.push_str(&file_diff(p, cur.as_deref(), want));
+        rep.changed.push(p.clone());
+    }
+    Ok(rep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diffs_have_git_headers() {
+        let d = file_diff("a.yaml", Some("x: 1\n"), Some("x: 2\n"));
+        assert!(
+            d.starts_with("--- a/a.yaml\n+++ b/a.yaml\n@@ -1 +1 @@\n-x: 1\n+x: 2\n"),
+            "{d}"
+        );
+        let d = file_diff("n.yaml", None, Some("x: 1\n"));
+        assert!(d.starts_with("--- /dev/null\n+++ b/n.yaml\n"), "{d}");
+        let d = file_diff("r.yaml", Some("x: 1\n"), None);
+        assert!(d.starts_with("--- a/r.yaml\n+++ /dev/null\n"), "{d}");
+    }
+
+    #[test]
+    fn a_masked_only_change_is_still_reported() {
+        let a = "kind: Secret\nmetadata:\n  name: s\nstringData:\n  k: one\n";
+        let b = a.replace("one", "two");
+        let d = file_diff("s.yaml", Some(a), Some(&b));
+        assert!(
+            d.contains("-  k: <masked>\n+  k: '<masked: changed>'\n"),
+            "{d}"
+        );
+        assert!(!d.contains("one") && !d.contains("two"), "{d}");
+    }
+}

@@ -1,0 +1,155 @@
+//! The tree's files, in memory: one directory per unit with one file per object and a
+//! `kustomization.yaml`, a root `kustomization.yaml`, and with `--flux` a `flux/`
+//! directory of Flux Kustomizations (not listed by the root kustomization, so that
+//! `kustomize build OUT` is exactly the rendered objects).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::kustomization::{kustomization, FILE as KUSTOMIZATION};
+use super::names::{check_segment, object_file_names};
+use super::{flux, TreeOptions};
+use crate::error::{Error, Result};
+use crate::render::{RenderSet, UnitKind};
+
+/// Directory of the Flux Kustomizations.
+pub const FLUX_DIR: &str = "flux";
+
+/// Every file of the tree (without the lock): relative path → content.
+pub fn plan_files(set: &RenderSet, opts: &TreeOptions) -> Result<BTreeMap<String, String>> {
+    let mut files = BTreeMap::new();
+    let mut dirs = BTreeSet::new();
+    let mut unit_dirs = Vec::new();
+    for u in &set.units {
+        let what = match &u.kind {
+            UnitKind::Provider(p) => format!("provider {} {}/{}", p.kind, u.namespace, u.name),
+            UnitKind::Cluster => format!("cluster {}/{}", u.namespace, u.name),
+        };
+        check_segment(&format!("{what}: namespace"), &u.namespace)?;
+        check_segment(&format!("{what}: name"), &u.name)?;
+        let dir = u.dir();
+        if !dirs.insert(dir.clone()) {
+            return Err(Error::new(format!(
+                "{what}: two units render to the same directory {dir}"
+            )));
+        }
+        let names = object_file_names(&u.objects);
+        for (o, n) in u.objects.iter().zip(&names) {
+            let text = crate::yaml::emit::try_to_yaml(o)
+                .map_err(|e| e.wrap(format!("{what}: object {n} cannot be written as YAML")))?;
+            files.insert(format!("{dir}/{n}"), text);
+        }
+        files.insert(format!("{dir}/{KUSTOMIZATION}"), kustomization(&names));
+        unit_dirs.push(dir);
+    }
+    files.insert(KUSTOMIZATION.to_string(), kustomization(&unit_dirs));
+    if opts.flux {
+        let source = opts.flux_source.as_deref().unwrap_or(flux::NAMESPACE);
+        let ks = flux::kustomizations(&set.units, source, &opts.flux_path)?;
+        let mut names = Vec::new();
+        for (n, o) in ks {
+            files.insert(format!("{FLUX_DIR}/{n}"), crate::yaml::to_yaml(&o));
+            names.push(n);
+        }
+        files.insert(format!("{FLUX_DIR}/{KUSTOMIZATION}"), kustomization(&names));
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::{ProviderInfo, RenderedUnit};
+    use serde_json::json;
+
+    fn set() -> RenderSet {
+        RenderSet {
+            inputs: vec![],
+            units: vec![RenderedUnit {
+                kind: UnitKind::Provider(ProviderInfo {
+                    provider_type: "core".into(),
+                    kind: "CoreProvider".into(),
+                    version: "v1.10.10".into(),
+                    contract: "v1beta1".into(),
+                    source: "repository".into(),
+                }),
+                namespace: "capi-system".into(),
+                name: "cluster-api".into(),
+                objects: vec![
+                    json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "sa", "namespace": "capi-system"}}),
+                    json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "system:x"}}),
+                ],
+            }],
+            warnings: vec![],
+        }
+    }
+
+    #[test]
+    fn one_file_per_object_and_kustomizations() {
+        let f = plan_files(&set(), &TreeOptions::default()).unwrap();
+        let paths: Vec<&str> = f.keys().map(String::as_str).collect();
+        assert_eq!(
+            paths,
+            vec![
+                "kustomization.yaml",
+                "providers/capi-system/core-cluster-api/clusterrole-system_x.yaml",
+                "providers/capi-system/core-cluster-api/kustomization.yaml",
+                "providers/capi-system/core-cluster-api/serviceaccount-sa.yaml",
+            ]
+        );
+        let k = crate::yaml::parse_value(
+            &f["providers/capi-system/core-cluster-api/kustomization.yaml"],
+        )
+        .unwrap();
+        assert_eq!(
+            k["resources"],
+            json!(["serviceaccount-sa.yaml", "clusterrole-system_x.yaml"])
+        );
+        let root = crate::yaml::parse_value(&f["kustomization.yaml"]).unwrap();
+        assert_eq!(
+            root["resources"],
+            json!(["providers/capi-system/core-cluster-api"])
+        );
+        let sa = crate::yaml::parse_value(
+            &f["providers/capi-system/core-cluster-api/serviceaccount-sa.yaml"],
+        )
+        .unwrap();
+        assert_eq!(sa, set().units[0].objects[0]);
+    }
+
+    #[test]
+    fn flux_files_only_with_flux() {
+        let o = TreeOptions {
+            flux: true,
+            flux_source: Some("repo".into()),
+            flux_path: "clusters/mgmt".into(),
+        };
+        let f = plan_files(&set(), &o).unwrap();
+        let k = crate::yaml::parse_value(&f["flux/capi-system-core-cluster-api.yaml"]).unwrap();
+        assert_eq!(k["spec"]["sourceRef"]["name"], "repo");
+        assert_eq!(
+            k["spec"]["path"],
+            "./clusters/mgmt/providers/capi-system/core-cluster-api"
+        );
+        assert!(f.contains_key("flux/kustomization.yaml"));
+        let root = crate::yaml::parse_value(&f["kustomization.yaml"]).unwrap();
+        assert_eq!(root["resources"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn unsafe_unit_names_and_duplicates_are_errors() {
+        let mut s = set();
+        s.units[0].namespace = "../etc".into();
+        let e = plan_files(&s, &TreeOptions::default()).unwrap_err();
+        assert!(
+            e.message()
+                .contains("provider CoreProvider ../etc/cluster-api: namespace"),
+            "{e}"
+        );
+        let mut s = set();
+        s.units.push(s.units[0].clone());
+        assert!(plan_files(&s, &TreeOptions::default())
+            .unwrap_err()
+            .message()
+            .contains("same directory"));
+    }
+}
