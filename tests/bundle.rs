@@ -444,6 +444,37 @@ fn oci_layouts_read_back_through_the_operator_reader() {
         comp.as_bytes(),
         std::fs::read(dir.join("infrastructure-components.yaml")).unwrap()
     );
+    // `fetchConfig.oci` + `--oci-layout` on the bundle's layout renders what the
+    // repository renders.
+    let text = std::fs::read_to_string(providers_fixture()).unwrap();
+    let oci_in = d.join("oci-in.yaml");
+    std::fs::write(
+        &oci_in,
+        text.replace(
+            "  namespace: capd-system\nspec:\n  version: v1.10.10\n",
+            "  namespace: capd-system\nspec:\n  version: v1.10.10\n  fetchConfig:\n    oci: registry.example/capd:v1.10.10\n",
+        ),
+    )
+    .unwrap();
+    assert!(std::fs::read_to_string(&oci_in)
+        .unwrap()
+        .contains("oci: registry"));
+    let repo = RenderOptions {
+        repository: Some(c.join("repository")),
+        ..Default::default()
+    };
+    let via_oci = render(
+        std::slice::from_ref(&oci_in),
+        &RenderOptions {
+            oci_layout: Some(layout.clone()),
+            ..repo.clone()
+        },
+    );
+    let UnitKind::Provider(i) = &via_oci.units[3].kind else {
+        panic!()
+    };
+    assert_eq!(i.source, "oci:registry.example/capd:v1.10.10");
+    assert_same_units(&via_oci, &render(&[providers_fixture()], &repo));
     // Deterministic: a second bundle has the same SHA256SUMS.
     let again = d.join("again");
     make(
