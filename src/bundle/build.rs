@@ -36,6 +36,8 @@ pub struct Summary {
     pub providers: Vec<String>,
     pub images: usize,
     pub files: usize,
+    /// Non-fatal findings for stderr (render's own warnings, mirror gaps).
+    pub warnings: Vec<String>,
 }
 
 /// The render options the bundle resolves and renders with.
@@ -212,7 +214,10 @@ pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)>
     let providers = resolve::resolve_all(&loaded.objects, &ropts)?;
     let set = crate::render::render_objects(loaded.objects, loaded.files, &ropts)?;
     let mut tree = Tree::new();
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        warnings: set.warnings.clone(),
+        ..Default::default()
+    };
     let mut all_images = BTreeSet::new();
     let mut rendered = Vec::new();
     for p in &providers {
@@ -230,6 +235,14 @@ pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)>
             })
             .ok_or_else(|| p.cr.error("render produced no unit for this provider"))?;
         all_images.extend(images::images_of(&unit.objects));
+        if opts.image_registry.is_some() {
+            for (img, what) in images::unreachable_by_overrides(&unit.objects) {
+                summary.warnings.push(format!(
+                    "{}: {img} ({what}) is listed for mirroring, but the operator's image override does not reach {what}; point it at the mirror with spec.patches",
+                    p.cr.describe()
+                ));
+            }
+        }
         rendered.push((p, unit.objects.clone()));
     }
     let mirror = match &opts.image_registry {

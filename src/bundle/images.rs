@@ -45,13 +45,61 @@ pub fn check_registry(registry: &str) -> Result<()> {
         .map_err(|e| e.wrap(format!("--image-registry {registry:?}")))
 }
 
-/// The images of `objs` (Deployments and DaemonSets: containers, init containers),
-/// de-duplicated and sorted; empty image fields are skipped.
+/// The pod spec of a workload object and whether the operator's image overrides
+/// reach it (clusterctl and the operator rewrite Deployments and DaemonSets only).
+fn pod_spec(o: &Value) -> Option<(&Value, bool)> {
+    let kind = o.get("kind").and_then(Value::as_str)?;
+    let path = match kind {
+        "Deployment" | "DaemonSet" => return Some((o.pointer("/spec/template/spec")?, true)),
+        "StatefulSet" | "ReplicaSet" | "Job" => "/spec/template/spec",
+        "CronJob" => "/spec/jobTemplate/spec/template/spec",
+        "Pod" => "/spec",
+        _ => return None,
+    };
+    Some((o.pointer(path)?, false))
+}
+
+fn container_images(spec: &Value) -> impl Iterator<Item = &str> {
+    ["containers", "initContainers"]
+        .into_iter()
+        .filter_map(|f| spec.get(f).and_then(Value::as_array))
+        .flatten()
+        .filter_map(|c| c.get("image").and_then(Value::as_str))
+        .filter(|i| !i.is_empty())
+}
+
+/// The images of `objs` (containers and init containers of Deployments, DaemonSets,
+/// StatefulSets, ReplicaSets, Jobs, CronJobs and Pods), de-duplicated and sorted.
+/// Deployments and DaemonSets are read as clusterctl's `inspectImages` reads them.
 pub fn images_of(objs: &[Value]) -> BTreeSet<String> {
-    inspect_images(objs)
+    let mut out: BTreeSet<String> = inspect_images(objs)
         .into_iter()
         .filter(|i| !i.is_empty())
-        .collect()
+        .collect();
+    for (spec, _) in objs.iter().filter_map(pod_spec).filter(|(_, o)| !o) {
+        out.extend(container_images(spec).map(str::to_string));
+    }
+    out
+}
+
+/// Images of workloads the operator's image override does not reach (kinds other
+/// than Deployment and DaemonSet): `(image, "<Kind> <ns>/<name>")`.
+pub fn unreachable_by_overrides(objs: &[Value]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for o in objs {
+        let Some((spec, false)) = pod_spec(o) else {
+            continue;
+        };
+        let s = |p: &str| o.pointer(p).and_then(Value::as_str).unwrap_or("");
+        let what = format!(
+            "{} {}/{}",
+            s("/kind"),
+            s("/metadata/namespace"),
+            s("/metadata/name")
+        );
+        out.extend(container_images(spec).map(|i| (i.to_string(), what.clone())));
+    }
+    out
 }
 
 /// `source → mirror` for every image; two different sources that would land on the
@@ -117,6 +165,36 @@ mod tests {
         assert_eq!(
             got,
             ["reg.io/a/m:v1", "reg.io/a/sidecar:v2", "reg.io/b/init:v3"]
+        );
+    }
+
+    #[test]
+    fn other_workloads_are_listed_and_flagged() {
+        let job = json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "j", "namespace": "n"},
+            "spec": {"jobTemplate": {"spec": {"template": {"spec": {
+                "containers": [{"name": "c", "image": "reg.io/a/job:v1"}],
+                "initContainers": [{"name": "i", "image": "reg.io/a/jobinit:v1"}]}}}}}});
+        let sts = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "s", "namespace": "n"},
+            "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "reg.io/a/sts:v1"}]}}}});
+        let objs = vec![deployment(&["reg.io/a/m:v1"], &[]), job, sts];
+        let got: Vec<String> = images_of(&objs).into_iter().collect();
+        assert_eq!(
+            got,
+            [
+                "reg.io/a/job:v1",
+                "reg.io/a/jobinit:v1",
+                "reg.io/a/m:v1",
+                "reg.io/a/sts:v1"
+            ]
+        );
+        let flagged = unreachable_by_overrides(&objs);
+        assert_eq!(
+            flagged,
+            [
+                ("reg.io/a/job:v1".to_string(), "CronJob n/j".to_string()),
+                ("reg.io/a/jobinit:v1".to_string(), "CronJob n/j".to_string()),
+                ("reg.io/a/sts:v1".to_string(), "StatefulSet n/s".to_string()),
+            ]
         );
     }
 

@@ -74,6 +74,9 @@ pub fn run(a: &BundleArgs, config: Option<&Path>, repository: Option<&Path>) -> 
         oci_layout: a.oci_layout.clone(),
     };
     let s = bundle::write(&a.paths, &opts, out)?;
+    for w in &s.warnings {
+        eprintln!("Warning: {w}");
+    }
     println!(
         "wrote {}: {} provider(s) ({}), {} image(s), {} files",
         out.display(),
