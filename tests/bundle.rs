@@ -671,3 +671,44 @@ fn bad_inputs_fail_clearly_and_write_nothing() {
     assert_eq!(left, Vec::<String>::new());
     std::fs::remove_dir_all(&d).ok();
 }
+
+#[test]
+fn cli_bundle_and_verify_exit_codes() {
+    let bin = env!("CARGO_BIN_EXE_capi-render");
+    let run = |args: &[&std::ffi::OsStr]| {
+        let o = std::process::Command::new(bin).args(args).output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let f = providers_fixture();
+    let (code, _, err) = run(&["bundle".as_ref(), "-f".as_ref(), f.as_os_str()]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("-o BUNDLE is required"), "{err}");
+    let Some(c) = corpus() else { return };
+    let (d, out) = copy_of_shared(&c, "cli");
+    let (code, stdout, _) = run(&["bundle".as_ref(), "verify".as_ref(), out.as_os_str()]);
+    assert_eq!(code, Some(0));
+    assert!(stdout.starts_with("OK: "), "{stdout}");
+    std::fs::remove_file(out.join("images.txt")).unwrap();
+    let (code, stdout, err) = run(&["bundle".as_ref(), "verify".as_ref(), out.as_os_str()]);
+    assert_eq!(code, Some(1));
+    assert_eq!(stdout, "images.txt: missing\n");
+    assert!(err.contains("failed verification: 1 problem(s)"), "{err}");
+    // Writing onto an existing directory is refused.
+    let repo = c.join("repository");
+    let (code, _, err) = run(&[
+        "bundle".as_ref(),
+        "-f".as_ref(),
+        f.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        "--repository".as_ref(),
+        repo.as_os_str(),
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("already exists"), "{err}");
+    std::fs::remove_dir_all(&d).ok();
+}

@@ -269,6 +269,12 @@ pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)>
 
 /// Build and write the bundle to `out` (which must not exist yet).
 pub fn write(paths: &[PathBuf], opts: &BundleOptions, out: &std::path::Path) -> Result<Summary> {
+    if out.symlink_metadata().is_ok() {
+        return Err(Error::new(format!(
+            "{} already exists; choose a new output directory",
+            out.display()
+        )));
+    }
     let (tree, summary) = build(paths, opts)?;
     super::stage::write_bundle(out, tree)?;
     Ok(summary)
