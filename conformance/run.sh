@@ -78,6 +78,8 @@ done <"$root/fixtures/cases.txt"
 for regen in "$here"/regen-*.sh; do
   [ -x "$regen" ] && "$regen" "$work/golden"
 done
+# cluster-api-operator v0.28.0's own customisation code (builds a scratch copy of the module).
+"$here/operator-customize.sh" "$work/golden"
 
 # The typed model is generated data that lives in src/typed/, not in golden/.
 model_new="$work/golden/typed-model.json"

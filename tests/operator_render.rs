@@ -1,8 +1,9 @@
 //! Declarative providers end to end (`render::render_paths` / `render_objects`):
 //!
 //! * the corpus providers as CRs render the objects `generate provider` renders (and so
-//!   clusterctl, which `tests/golden_clusterctl.rs` pins), apart from the documented
-//!   differences: the plain Namespace first, and the typed Deployment round trip;
+//!   clusterctl, which `tests/golden_clusterctl.rs` and `golden/operator` pin), byte for
+//!   byte apart from the documented differences: the plain Namespace first, and the
+//!   operator's typed Deployment round trip (no `creationTimestamp: null`);
 //! * ConfigMap sources (plain, gzip-compressed, the operator's stored ConfigMap) and an
 //!   OCI layout give the same objects as the equivalent local repository;
 //! * every input kind in every API version renders;
@@ -62,13 +63,12 @@ fn info(u: &RenderedUnit) -> &capi_render::render::ProviderInfo {
     }
 }
 
-/// The documented difference "typed Deployment round trip": compare Deployments after
-/// the apps/v1 round trip on both sides.
+/// The documented "typed Deployment round trip" difference, applied to both sides.
 fn normalise(objs: &[Value]) -> Vec<Value> {
     objs.iter()
         .map(|o| {
             if o["kind"] == "Deployment" {
-                capi_render::typed::round_trip(o).unwrap()
+                capi_render::operator::customize::typed_v034::round_trip(o).unwrap()
             } else {
                 o.clone()
             }
@@ -114,6 +114,9 @@ fn assert_same_objects(unit: &RenderedUnit, expected: &[Value]) {
         "{}: the unit starts with its Namespace",
         unit.name
     );
+    // Byte-identical objects once the documented difference is applied to both sides:
+    // Deployments through the operator's typed round trip (k8s.io/api v0.34 omits the
+    // zero `creationTimestamp` clusterctl v1.10.10 prints as null).
     let got = normalise(&unit.objects[1..]);
     let want = normalise(expected);
     assert_eq!(got.len(), want.len(), "{}: object count", unit.name);
@@ -851,4 +854,57 @@ fn render_command_stdout_and_errors() {
     );
     let want = render(&[fixture("corpus")], &repo_opts(&c)).to_yaml_stream();
     assert!(String::from_utf8(ok.stdout).unwrap() == want);
+}
+
+/// R8.1: `images:` of the operator's clusterctl config (`--config`) override images after
+/// customisation; its variables are never used (only the Secret's are).
+#[test]
+fn operator_config_images_apply_and_its_variables_do_not() {
+    let Some(c) = corpus() else { return };
+    let tmp = std::env::temp_dir().join(format!("capi-render-opcfg-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let cfg = tmp.join("clusterctl.yaml");
+    std::fs::write(
+        &cfg,
+        "images:\n  all:\n    repository: mirror.example/all\nCLUSTER_TOPOLOGY: \"true\"\n",
+    )
+    .unwrap();
+    let set = render_objects(
+        objects_of(
+            "in.yaml",
+            vec![
+                cr(
+                    "CoreProvider",
+                    "cluster-api",
+                    "capi-system",
+                    json!({"version": "v1.10.10"}),
+                ),
+                cr(
+                    "InfrastructureProvider",
+                    "docker",
+                    "capd-system",
+                    json!({"version": "v1.10.10"}),
+                ),
+            ],
+        ),
+        vec![],
+        &RenderOptions {
+            config: Some(cfg),
+            ..repo_opts(&c)
+        },
+    )
+    .unwrap();
+    std::fs::remove_dir_all(&tmp).ok();
+    let d = set.units[1]
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "Deployment")
+        .unwrap();
+    let container = &d["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(
+        container["image"],
+        "mirror.example/all/capd-manager:v1.10.10"
+    );
+    let args = serde_json::to_string(&container["args"]).unwrap();
+    assert!(args.contains("ClusterTopology=false"), "{args}");
 }

@@ -9,8 +9,13 @@
 //! * the step is skipped entirely when the operator has no clusterctl config (`None`);
 //!   with one (even without `images:`) every Deployment/DaemonSet is round-tripped
 //!   through its typed apps/v1 struct and every image parsed;
-//! * an image that is valid but not canonical (`nginx:1.0`) is left unchanged instead
-//!   of failing; other parse errors still fail;
+//! * images that do not parse fail, *including* valid but non-canonical ones
+//!   (`nginx:1.0`): the operator means to keep those unchanged (`alterImage`,
+//!   `isCanonicalError` with `errors.Is(err, reference.ErrNameNotCanonical)`), but
+//!   cluster-api v1.12.10's `container.ImageFromString` wraps the parse error with `%v`,
+//!   so `errors.Is` never sees it and the error propagates (operator.md R8.3 describes
+//!   the intent, not what v0.28.0 does; checked with the Go oracle,
+//!   `golden/operator-customize/images-non-canonical.json`);
 //! * errors read inside-out: `<err>: failed to fix image for container <c>: failed to
 //!   fix containers: failed to fix containers in deployment <name>` (`daemonset` for
 //!   DaemonSets).
@@ -19,20 +24,15 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::components::filters::{kind, name, typed_round_trip};
+use super::typed_v034;
+use crate::components::filters::{kind, name};
 use crate::config::ImageMeta;
 use crate::error::{Error, Result};
 use crate::image::alter_image;
 
-/// What `reference.ErrNameNotCanonical` reads like once clusterctl has wrapped it.
-const NOT_CANONICAL: &str = "couldn't parse image name: repository name must be canonical";
-
-/// The operator's `alterImage`.
+/// The operator's `alterImage`: its non-canonical escape hatch never fires (see above).
 fn alter(images: &BTreeMap<String, ImageMeta>, component: &str, image: &str) -> Result<String> {
-    match alter_image(Some(images), component, image) {
-        Err(e) if e.message() == NOT_CANONICAL => Ok(image.to_string()),
-        other => other,
-    }
+    alter_image(Some(images), component, image)
 }
 
 fn fix_list(
@@ -81,7 +81,7 @@ pub fn apply_image_overrides(
             "DaemonSet" => "daemonset",
             _ => continue,
         };
-        let mut typed = typed_round_trip(o, "apps/v1")?;
+        let mut typed = typed_v034::round_trip(o)?;
         let n = name(o).to_string();
         let wrap = |e: Error, part: &str| {
             Error::new(format!(
@@ -147,15 +147,21 @@ mod tests {
     }
 
     #[test]
-    fn all_component_and_image_keys_union_non_canonical_unchanged() {
+    fn all_component_and_image_keys_union() {
         let mut m = BTreeMap::new();
         m.insert("all".to_string(), meta("mirror.io/all", ""));
         m.insert("cluster-api".to_string(), meta("", "v9"));
         m.insert("cluster-api/init".to_string(), meta("mirror.io/init", ""));
-        let out = apply_image_overrides(objs(), Some(&m), "cluster-api").unwrap();
+        let mut o = objs();
+        o[0]["spec"]["template"]["spec"]["containers"][1]["image"] =
+            json!("docker.io/library/nginx:1.0");
+        let out = apply_image_overrides(o, Some(&m), "cluster-api").unwrap();
         assert_eq!(
             images(&out[0], "containers"),
-            ["mirror.io/all/cluster-api-controller:v9", "nginx:1.0"]
+            [
+                "mirror.io/all/cluster-api-controller:v9",
+                "mirror.io/all/nginx:v9"
+            ]
         );
         assert_eq!(
             images(&out[0], "initContainers"),
@@ -163,20 +169,34 @@ mod tests {
         );
         assert_eq!(images(&out[1], "containers"), ["mirror.io/all/ds:v9"]);
         assert_eq!(out[2], objs()[2]);
-        // The typed round trip ran (creationTimestamp appears).
-        assert!(out[1]["metadata"].get("creationTimestamp").is_some());
+        // The typed round trip ran (DaemonSet status fields appear).
+        assert_eq!(out[1]["status"]["numberReady"], json!(0));
     }
 
     #[test]
-    fn empty_config_still_round_trips() {
-        let out = apply_image_overrides(objs(), Some(&BTreeMap::new()), "cluster-api").unwrap();
-        assert!(out[0]["metadata"].get("creationTimestamp").is_some());
-        assert_eq!(images(&out[0], "containers")[1], "nginx:1.0");
+    fn empty_config_still_round_trips_and_parses_every_image() {
+        let mut o = objs();
+        o[0]["spec"]["template"]["spec"]["containers"]
+            .as_array_mut()
+            .unwrap()
+            .pop();
+        let out = apply_image_overrides(o, Some(&BTreeMap::new()), "cluster-api").unwrap();
+        assert_eq!(out[0]["spec"]["strategy"], json!({}));
+        // A non-canonical image fails even without any override configured.
+        let e = apply_image_overrides(objs(), Some(&BTreeMap::new()), "cluster-api").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "couldn't parse image name: repository name must be canonical: failed to fix image for container short: failed to fix containers: failed to fix containers in deployment capi-controller-manager"
+        );
     }
 
     #[test]
     fn invalid_images_fail_inside_out() {
         let mut o = objs();
+        o[0]["spec"]["template"]["spec"]["containers"]
+            .as_array_mut()
+            .unwrap()
+            .pop();
         o[1]["spec"]["template"]["spec"]["containers"][0]["image"] = json!("gcr.io/Bad/x:1");
         let e = apply_image_overrides(o, Some(&BTreeMap::new()), "c").unwrap_err();
         assert!(

@@ -24,15 +24,17 @@
 //! left alone. A Deployment that gets a customisation — the only Deployment, a
 //! `ca*-controller-manager` one, or one named in `additionalDeployments` — is converted
 //! back from the struct, *even when the provider has no `deployment`/`manager` at all*,
-//! so `metadata.creationTimestamp: null`, `strategy: {}`, `resources: {}`, `status: {}`
+//! so `strategy: {}`, `resources: {}`, `status: {}`
 //! appear and unknown fields vanish. A Deployment left untouched (several
 //! Deployments, no matching name) is emitted as it came, not round-tripped. We
-//! reproduce this with [`typed_round_trip`]: once before customising (the check and the
-//! typed starting point), and once after assigning the spec's values as JSON, which
-//! normalises them as the typed assignment would (quantities, empty lists dropped…).
-//! The image step round-trips every Deployment and DaemonSet again when it runs.
-//! Fidelity note: our type model is k8s.io/api v0.32.3 (clusterctl's); the operator
-//! builds with v0.34.9, whose pod spec has a few newer fields our round trip drops.
+//! reproduce this with [`typed_v034::round_trip`]: once before customising (the check
+//! and the typed starting point), and once after assigning the spec's values as JSON,
+//! which normalises them as the typed assignment would (quantities, empty lists
+//! dropped…). The image step round-trips every Deployment and DaemonSet again when it
+//! runs. The operator builds with k8s.io v0.34.9, our type model is clusterctl's
+//! v0.32.3: [`typed_v034`] applies the one visible difference (a zero
+//! `creationTimestamp` is omitted, not `null`); pod-spec fields newer than v0.32 are
+//! dropped by our round trip.
 //!
 //! **Map order (R6.4.13).** Go iterates `controller.groupKindConcurrency`,
 //! `additionalArgs` and `deployment.containers[].args` in random order. We take keys
@@ -68,12 +70,13 @@ mod podspec;
 pub mod select;
 pub mod set_arg;
 pub mod spec;
+pub mod typed_v034;
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::components::filters::{kind, typed_round_trip};
+use crate::components::filters::kind;
 use crate::config::ImageMeta;
 use crate::error::{Error, Result};
 
@@ -129,7 +132,7 @@ pub fn customize_objects(
             out.push(o);
             continue;
         }
-        let mut d = typed_round_trip(&o, "apps/v1")?;
+        let mut d = typed_v034::round_trip(&o)?;
         let (ds, ms, main) = match select::select(&o, multiple, spec) {
             Selection::Untouched => {
                 out.push(o);
@@ -148,7 +151,7 @@ pub fn customize_objects(
         if main && paused {
             paused::pause(&mut d);
         }
-        out.push(typed_round_trip(&d, "apps/v1")?);
+        out.push(typed_v034::round_trip(&d)?);
     }
     Ok(out)
 }
@@ -178,5 +181,7 @@ pub fn customize(objs: Vec<Value>, input: &CustomizeInput) -> Result<Vec<Value>>
     run().map_err(|e: Error| e.wrap(format!("{} {}/{}", p.kind, p.namespace, p.name)))
 }
 
+#[cfg(test)]
+mod golden_tests;
 #[cfg(test)]
 mod tests;
