@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::components::filters::fix_images::{fix_images, inspect_images};
+use crate::components::filters::fix_images::inspect_images;
 use crate::config::ImageMeta;
 use crate::error::{Error, Result};
 use crate::image::alter_image;
@@ -120,9 +120,37 @@ pub fn mirror_map(images: &BTreeSet<String>, registry: &str) -> Result<BTreeMap<
     Ok(out)
 }
 
-/// Rewrite every container and init container image of `objs` to the mirror.
+/// Rewrite every container and init container image of the Deployments and
+/// DaemonSets of `objs` to the mirror, in place (the objects are already rendered, so
+/// no typed round trip is repeated); the kinds the override reaches and the
+/// canonical-reference rule are clusterctl's.
 pub fn rewrite_objects(objs: &mut [Value], registry: &str) -> Result<()> {
-    fix_images(objs, Some(&mirror_overrides(registry)), "")
+    let o = mirror_overrides(registry);
+    for obj in objs.iter_mut() {
+        if !matches!(pod_spec(obj), Some((_, true))) {
+            continue;
+        }
+        let Some(spec) = obj.pointer_mut("/spec/template/spec") else {
+            continue;
+        };
+        for field in ["containers", "initContainers"] {
+            let Some(cs) = spec.get_mut(field).and_then(Value::as_array_mut) else {
+                continue;
+            };
+            for c in cs {
+                let Some(img) = c.get("image").and_then(Value::as_str) else {
+                    continue;
+                };
+                if img.is_empty() {
+                    continue;
+                }
+                let new =
+                    alter_image(Some(&o), "", img).map_err(|e| e.wrap(format!("image {img:?}")))?;
+                c["image"] = Value::String(new);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `images.txt`: one image a line, or `source -> mirror` lines, sorted by source.
@@ -234,10 +262,26 @@ mod tests {
 
     #[test]
     fn rewritten_objects_use_the_mirror_and_the_secret_value_parses_as_overrides() {
-        let mut objs = vec![deployment(&["reg.io/a/m:v1"], &["reg.io/b/init:v3"])];
+        let sts = json!({"kind": "StatefulSet", "spec": {"template": {"spec": {
+            "containers": [{"name": "c", "image": "reg.io/a/sts:v1"}]}}}});
+        let mut objs = vec![deployment(&["reg.io/a/m:v1"], &["reg.io/b/init:v3"]), sts];
+        let before = objs.clone();
         rewrite_objects(&mut objs, "mirror.local").unwrap();
         let got: Vec<String> = images_of(&objs).into_iter().collect();
-        assert_eq!(got, ["mirror.local/init:v3", "mirror.local/m:v1"]);
+        assert_eq!(
+            got,
+            [
+                "mirror.local/init:v3",
+                "mirror.local/m:v1",
+                "reg.io/a/sts:v1"
+            ]
+        );
+        // Only the image strings changed.
+        let mut back = objs.clone();
+        back[0]["spec"]["template"]["spec"]["containers"][0]["image"] = json!("reg.io/a/m:v1");
+        back[0]["spec"]["template"]["spec"]["initContainers"][0]["image"] =
+            json!("reg.io/b/init:v3");
+        assert_eq!(back, before);
         // The Secret's `images` value, read back as clusterctl config, gives the same overrides.
         let cfg_text = format!(
             "images:\n{}",
