@@ -345,3 +345,37 @@ mod tests {
         std::fs::remove_dir_all(&d).unwrap();
     }
 }
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+
+    #[test]
+    fn malformed_bundle_files_are_problems_not_panics() {
+        let mut t = Tree::new();
+        t.insert("configmaps/a.yaml".into(), vec![0xff, 0xfe, 0x00]);
+        t.insert("configmaps/b.yaml".into(), b"- a\n- b\n".to_vec());
+        t.insert("configmaps/c.yaml".into(), b"kind: ConfigMap\n".to_vec());
+        t.insert("configmaps/d.yaml".into(), b"a: [\n".to_vec());
+        t.insert("oci/x/index.json".into(), b"{not json".to_vec());
+        t.insert("oci/y/oci-layout".into(), b"[]".to_vec());
+        let d = std::env::temp_dir().join(format!("capi-bundle-robust-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        super::super::stage::write_bundle(&d.join("b"), t).unwrap();
+        let r = verify(&d.join("b")).unwrap();
+        let on = |f: &str| r.problems.iter().filter(|p| p.starts_with(f)).count();
+        assert_eq!(on("configmaps/a.yaml: "), 1, "{:?}", r.problems);
+        assert_eq!(on("configmaps/b.yaml: "), 1, "{:?}", r.problems);
+        assert_eq!(on("configmaps/c.yaml: "), 1, "{:?}", r.problems);
+        assert_eq!(on("configmaps/d.yaml: "), 1, "{:?}", r.problems);
+        assert_eq!(on("oci/x: "), 1, "{:?}", r.problems);
+        assert_eq!(on("oci/y: "), 1, "{:?}", r.problems);
+        std::fs::write(d.join("b/SHA256SUMS"), "garbage\n").unwrap();
+        assert!(verify(&d.join("b"))
+            .unwrap_err()
+            .message()
+            .starts_with("SHA256SUMS line 1"));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
