@@ -180,6 +180,7 @@ for ver in v1.9.11 v1.10.9 v1.10.10; do
 done
 echo "list-images: 3 provider sets, $li_diffs differences"
 corpus_diffs=$((corpus_diffs + li_diffs))
+CAPI_CORPUS="$CAPI_CORPUS" "$here/bundle.sh" "$capi" "$clusterctl" || corpus_diffs=$((corpus_diffs + 1))
 
 rendered=$(grep -lx 0 "$cc"/*.status | wc -l)
 echo "corpus: $corpus_cases cases ($rendered rendered by clusterctl, the rest are errors in both), $corpus_diffs differences"

@@ -8,6 +8,7 @@
 //! `components` (the provider components pipeline), `template` (cluster templates),
 //! and `generate` (the `generate provider` / `generate cluster` / `list-images` flows).
 
+pub mod bundle;
 pub mod components;
 pub mod config;
 pub mod envsubst;

@@ -13,6 +13,9 @@ use capi_render::Error;
 use clap::{Args, Parser, Subcommand};
 
 mod cli;
+// `capi-render bundle` (kept out of cli/mod.rs, which another branch owns).
+#[path = "cli/bundle.rs"]
+mod bundle_cli;
 
 #[derive(Parser)]
 #[command(
@@ -56,6 +59,8 @@ enum Cmd {
     /// Run as a KRM function (ResourceList on stdin and stdout), e.g. as a kustomize
     /// exec generator.
     Krm(cli::krm::KrmArgs),
+    /// Air-gapped bundle for provider CRs (`bundle -f PATH -o DIR`, `bundle verify DIR`).
+    Bundle(bundle_cli::BundleArgs),
 }
 
 #[derive(Subcommand)]
@@ -344,6 +349,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             cli::upgrade::run(what, cli.config.as_deref(), cli.repository.as_deref())
         }
         Cmd::Render(_) | Cmd::Krm(_) => Err(Error::new("internal: dispatched in main")),
+        Cmd::Bundle(a) => bundle_cli::run(a, cli.config.as_deref(), cli.repository.as_deref()),
     }
 }
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Conformance of `capi-render bundle` against real tools:
+#   * images.txt of the four corpus providers (v1.10.10) equals the images clusterctl
+#     v1.10.10 reports for them. `clusterctl init list-images` needs a management
+#     cluster, so, as conformance/run.sh does for `init list-images`, the reference is
+#     the union of clusterctl's offline `generate provider --describe` image lists;
+#   * SHA256SUMS is accepted by coreutils `sha256sum -c`;
+#   * a compressed ConfigMap (the >1 MiB AWS provider of the stress corpus) decodes
+#     with coreutils `base64 -d` and gzip's `gunzip` to the repository file;
+#   * `bundle verify` accepts the bundles and rejects a damaged one.
+#
+#   conformance/bundle.sh CAPI_RENDER CLUSTERCTL      (CAPI_CORPUS as in run.sh)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+capi=$1
+clusterctl=$2
+CAPI_CORPUS=${CAPI_CORPUS:-$root/../shared/corpus}
+CAPI_CORPUS=$(cd "$CAPI_CORPUS" && pwd)
+R="$CAPI_CORPUS/repository"
+ver=v1.10.10
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/home" "$work/xdg"
+fail=0
+note() { echo "$*" >&2; }
+
+# --- images.txt vs clusterctl -----------------------------------------------------------
+"$capi" bundle -f "$root/fixtures/bundle/providers.yaml" -o "$work/b" --repository "$R" --oci >/dev/null
+cfg="$work/clusterctl.yaml"
+printf 'providers:\n  - {name: cluster-api, type: CoreProvider, url: %s}\n  - {name: kubeadm, type: BootstrapProvider, url: %s}\n  - {name: kubeadm, type: ControlPlaneProvider, url: %s}\n  - {name: docker, type: InfrastructureProvider, url: %s}\n' \
+  "$R/cluster-api/$ver/core-components.yaml" "$R/bootstrap-kubeadm/$ver/bootstrap-components.yaml" \
+  "$R/control-plane-kubeadm/$ver/control-plane-components.yaml" "$R/infrastructure-docker/$ver/infrastructure-components.yaml" >"$cfg"
+: >"$work/expected"
+for p in "--core cluster-api" "-b kubeadm" "-c kubeadm" "-i docker"; do
+  read -r -a pa <<<"$p"
+  env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/xdg" CLUSTERCTL_DISABLE_VERSIONCHECK=true \
+    "$clusterctl" generate provider "${pa[@]}" --describe --config "$cfg" \
+    | awk '/^Images:/{f=1;next} /^[^ ]/{f=0} f && /^  - /{print $2}' >>"$work/expected"
+done
+sort -u "$work/expected" -o "$work/expected"
+if ! cmp -s "$work/expected" "$work/b/images.txt"; then
+  note "DIFF bundle images.txt vs clusterctl"; diff -u "$work/expected" "$work/b/images.txt" >&2; fail=1
+fi
+nimages=$(wc -l <"$work/expected")
+
+# --- SHA256SUMS with coreutils ------------------------------------------------------------
+if ! (cd "$work/b" && sha256sum --quiet -c SHA256SUMS); then note "FAIL: sha256sum -c rejects SHA256SUMS"; fail=1; fi
+nfiles=$(wc -l <"$work/b/SHA256SUMS")
+
+# --- compressed ConfigMap with base64 + gunzip ---------------------------------------------
+aws="$CAPI_CORPUS/stress/repository/infrastructure-aws/v2.10.3"
+if [ -d "$aws" ]; then
+  printf 'providers:\n  - {name: aws, type: InfrastructureProvider, url: %s}\n' "$aws/infrastructure-components.yaml" >"$work/aws.yaml"
+  cat >"$work/aws-in.yaml" <<'YAML'
+apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec: {version: v1.10.10}
+---
+apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: InfrastructureProvider
+metadata: {name: aws, namespace: capa-system}
+spec: {version: v2.10.3, configSecret: {name: aws-variables}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: aws-variables, namespace: capa-system}
+data: {AWS_B64ENCODED_CREDENTIALS: Q2c9PQ==}
+YAML
+  "$capi" bundle -f "$work/aws-in.yaml" -o "$work/aws" --repository "$R" --config "$work/aws.yaml" >/dev/null
+  cm="$work/aws/configmaps/capa-system/infrastructure-aws-v2.10.3.yaml"
+  grep -q 'provider.cluster.x-k8s.io/compressed: "true"' "$cm" || { note "FAIL: AWS ConfigMap not compressed"; fail=1; }
+  awk '/^binaryData:/{f=1;next} f && /^  components: /{print $2; exit}' "$cm" | base64 -d | gunzip >"$work/aws-components.yaml"
+  cmp -s "$work/aws-components.yaml" "$aws/infrastructure-components.yaml" || { note "FAIL: gunzip of the AWS ConfigMap differs from the repository file"; fail=1; }
+  "$capi" bundle verify "$work/aws" >/dev/null || { note "FAIL: verify rejects the AWS bundle"; fail=1; }
+fi
+
+# --- verify --------------------------------------------------------------------------------
+"$capi" bundle verify "$work/b" >/dev/null || { note "FAIL: verify rejects a fresh bundle"; fail=1; }
+printf '#' >>"$work/b/repository/infrastructure-docker/$ver/metadata.yaml"
+if "$capi" bundle verify "$work/b" >/dev/null 2>&1; then note "FAIL: verify accepts a damaged bundle"; fail=1; fi
+
+echo "bundle: images.txt $nimages images vs clusterctl, $nfiles files checked by sha256sum, $([ "$fail" = 0 ] && echo OK || echo FAILED)"
+exit "$fail"

@@ -1,0 +1,89 @@
+//! `capi-render bundle`: write an air-gapped bundle for the provider CRs in the
+//! inputs; `capi-render bundle verify BUNDLE`: re-check it.
+
+use std::path::{Path, PathBuf};
+
+use capi_render::bundle::{self, BundleOptions};
+use capi_render::Error;
+use clap::{Args, Subcommand};
+
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct BundleArgs {
+    #[command(subcommand)]
+    pub what: Option<BundleCmd>,
+    /// Input files or directories with provider CRs (and their Secrets/ConfigMaps).
+    #[arg(short = 'f', long = "filename", value_name = "PATH", num_args = 1..)]
+    pub paths: Vec<PathBuf>,
+    /// The bundle directory to create (must not exist).
+    #[arg(short = 'o', long = "output", value_name = "BUNDLE")]
+    pub output: Option<PathBuf>,
+    /// Mirror registry (HOST[:PORT][/PATH]): rewrite rendered images and list
+    /// `source -> mirror` pairs; the provider CRs get the matching image override.
+    #[arg(long = "image-registry", value_name = "REG")]
+    pub image_registry: Option<String>,
+    /// Also write an OCI image layout per provider (for `fetchConfig.oci`).
+    #[arg(long)]
+    pub oci: bool,
+    /// OCI image layout that inputs with `fetchConfig.oci` are read from.
+    #[arg(long = "oci-layout", value_name = "DIR")]
+    pub oci_layout: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+pub enum BundleCmd {
+    /// Re-check every checksum and that the ConfigMaps decode to the repository files.
+    Verify {
+        /// The bundle directory.
+        bundle: PathBuf,
+    },
+}
+
+/// Run the command; `config`/`repository` are the global `--config`/`--repository`.
+pub fn run(a: &BundleArgs, config: Option<&Path>, repository: Option<&Path>) -> Result<(), Error> {
+    if let Some(BundleCmd::Verify { bundle: dir }) = &a.what {
+        let r = bundle::verify(dir)?;
+        for p in &r.problems {
+            println!("{p}");
+        }
+        if !r.problems.is_empty() {
+            return Err(Error::new(format!(
+                "bundle {} failed verification: {} problem(s)",
+                dir.display(),
+                r.problems.len()
+            )));
+        }
+        println!(
+            "OK: {} files, {} ConfigMaps, {} OCI layouts",
+            r.files, r.configmaps, r.oci_layouts
+        );
+        return Ok(());
+    }
+    if a.paths.is_empty() {
+        return Err(Error::new("bundle: at least one -f PATH is required"));
+    }
+    let out = a
+        .output
+        .as_ref()
+        .ok_or_else(|| Error::new("bundle: -o BUNDLE is required"))?;
+    let opts = BundleOptions {
+        repository: repository.map(Path::to_path_buf),
+        config: config.map(Path::to_path_buf),
+        image_registry: a.image_registry.clone(),
+        oci: a.oci,
+        oci_layout: a.oci_layout.clone(),
+    };
+    let s = bundle::write(&a.paths, &opts, out)?;
+    for w in &s.warnings {
+        eprintln!("Warning: {w}");
+    }
+    println!(
+        "wrote {}: {} provider(s) ({}), {} image(s), {} files",
+        out.display(),
+        s.providers.len(),
+        s.providers.join(", "),
+        s.images,
+        s.files
+    );
+    Ok(())
+}
