@@ -47,7 +47,10 @@ pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
         }
         let schema_path = format!("{path}.schema.openAPIV3Schema");
         match v.pointer("/schema/openAPIV3Schema").map(|s| Schema::from_value(s, &schema_path)) {
-            Some(Ok(s)) => schema_errors(&s, &schema_path, &mut errs),
+            Some(Ok(s)) => {
+                schema_errors(&s, &schema_path, &mut errs);
+                root_cel_errors(&s, &schema_path, &mut errs);
+            }
             Some(Err(e)) => errs.push(FieldError::invalid(&schema_path, BadValue::Str(String::new()), e.message().to_string())),
             None => {}
         }
@@ -64,11 +67,11 @@ fn schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
     let mut w = Vec::new();
     if let Some(ex) = &s.example {
         let oa = openapi::validate(s, ex, "", &mut w);
-        errs.extend(openapi::to_field_errors(&oa, &child(path, "example"), "").into_iter().map(keep_type_value));
+        errs.extend(openapi::to_field_errors(&oa, &child(path, "example"), None));
     }
     for (i, e) in s.enum_.iter().enumerate() {
         let oa = openapi::validate(s, e, "", &mut w);
-        errs.extend(openapi::to_field_errors(&oa, &index(&child(path, "enum"), i), "").into_iter().map(keep_type_value));
+        errs.extend(openapi::to_field_errors(&oa, &index(&child(path, "enum"), i), None));
     }
     if let Some(ap) = &s.additional_properties {
         if !s.properties.is_empty() {
@@ -108,11 +111,15 @@ fn schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
     }
 }
 
-/// Example/enum errors keep kube-openapi's own bad values (the type name for type errors),
-/// not a variable's raw JSON; we only know the text form, so the value is omitted there.
-fn keep_type_value(mut e: FieldError) -> FieldError {
-    e.bad_value = BadValue::Str(String::new());
-    e
+/// CEL type information cannot be built for a root `array` schema (apiserver's
+/// `SchemaDeclType` with the resource-root metadata added), so rules there are rejected.
+fn root_cel_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
+    if s.type_ == "array" && !s.int_or_string && !s.validations.is_empty() {
+        errs.push(FieldError::internal(
+            &child(path, "x-kubernetes-validations"),
+            "internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations",
+        ));
+    }
 }
 
 /// The ClusterClass webhook's variable checks; `Ok` when there is nothing to report.
@@ -163,9 +170,9 @@ mod tests {
     fn examples_and_enums_must_validate() {
         let t = texts(json!({"spec": {"variables": [{"name": "e", "schema": {"openAPIV3Schema": {"type": "integer", "maximum": 3, "example": 5, "enum": [1, 9]}}}]}}));
         assert_eq!(t, vec![
-            "spec.variables[e].schema.openAPIV3Schema.example: Invalid value: \"\": should be less than or equal to 3",
-            "spec.variables[e].schema.openAPIV3Schema.example: Unsupported value: \"\": supported values: \"1\", \"9\"",
-            "spec.variables[e].schema.openAPIV3Schema.enum[1]: Invalid value: \"\": should be less than or equal to 3",
+            "spec.variables[e].schema.openAPIV3Schema.example: Invalid value: 5:  in body should be less than or equal to 3",
+            "spec.variables[e].schema.openAPIV3Schema.example: Unsupported value: 5: supported values: \"1\", \"9\"",
+            "spec.variables[e].schema.openAPIV3Schema.enum[1]: Invalid value: 9:  in body should be less than or equal to 3",
         ]);
         assert!(texts(json!({"spec": {"variables": [{"name": "ok", "schema": {"openAPIV3Schema": {"type": "string", "example": "x"}}}]}})).is_empty());
     }

@@ -64,21 +64,31 @@ fn worker_override_lists(cluster: &Value) -> Vec<(String, String)> {
 /// plane, MachineDeployments and MachinePools (never creating). Returns the field errors;
 /// a list with errors is left unchanged.
 pub fn default_variables(cluster: &mut Value, status_variables: &Value) -> Vec<FieldError> {
+    default_lists(cluster, status_variables).0
+}
+
+/// `default_variables`, also returning the JSON pointers of the lists whose defaulting
+/// failed (those keep the user's input, where `value: null` has no raw bytes).
+fn default_lists(cluster: &mut Value, status_variables: &Value) -> (Vec<FieldError>, Vec<String>) {
     let defs = definitions_of(status_variables);
     let mut errs = Vec::new();
-    let topology_values = list_at(cluster, "/spec/topology/variables").to_vec();
+    let mut failed = Vec::new();
+    let topology_values = index::strip_null_values(list_at(cluster, "/spec/topology/variables"));
     match defaulting::default_variables(&topology_values, &defs, true, TOPOLOGY_VARIABLES) {
         Ok(v) => {
             if let Some(t) = cluster.pointer_mut("/spec/topology").and_then(Value::as_object_mut) {
                 t.insert("variables".into(), Value::Array(v));
             }
         }
-        Err(e) => errs.extend(e),
+        Err(e) => {
+            errs.extend(e);
+            failed.push("/spec/topology/variables".to_string());
+        }
     }
     let mut lists = vec![("/spec/topology/controlPlane/variables/overrides".to_string(), CP_OVERRIDES.to_string())];
     lists.extend(worker_override_lists(cluster));
     for (pointer, path) in lists {
-        let values = list_at(cluster, &pointer).to_vec();
+        let values = index::strip_null_values(list_at(cluster, &pointer));
         if values.is_empty() {
             continue;
         }
@@ -88,10 +98,13 @@ pub fn default_variables(cluster: &mut Value, status_variables: &Value) -> Vec<F
                     *slot = Value::Array(v);
                 }
             }
-            Err(e) => errs.extend(e),
+            Err(e) => {
+                errs.extend(e);
+                failed.push(pointer);
+            }
         }
     }
-    errs
+    (errs, failed)
 }
 
 /// The validation half of CAPI's `DefaultAndValidateVariables`: topology variables
@@ -157,8 +170,15 @@ pub fn validate_cluster_variables(cluster: &Value, status_variables: &Value) -> 
 /// defaulting errors and validation errors are reported together in one message.
 /// Returns the warnings.
 pub fn default_and_validate_cluster_variables(cluster: &mut Value, status_variables: &Value) -> Result<Vec<String>> {
-    let mut errs = default_variables(cluster, status_variables);
-    let report = validate_variables(cluster, status_variables);
+    let (mut errs, failed) = default_lists(cluster, status_variables);
+    let mut view = cluster.clone();
+    for pointer in failed {
+        if let Some(slot) = view.pointer_mut(&pointer) {
+            let stripped = index::strip_null_values(slot.as_array().map(Vec::as_slice).unwrap_or(&[]));
+            *slot = Value::Array(stripped);
+        }
+    }
+    let report = validate_variables(&view, status_variables);
     errs.extend(report.errors);
     if errs.is_empty() {
         Ok(report.warnings)

@@ -40,11 +40,18 @@ pub struct OaError {
     pub actual: i64,
     pub max: i64,
     pub enum_values: Vec<String>,
+    /// kube-openapi's `Value` (what apiextensions prints as the bad value).
+    pub value: BadValue,
 }
 
 impl OaError {
     fn new(code: Code, name: &str, message: String) -> Self {
-        OaError { code, name: name.to_string(), message, actual: -1, max: -1, enum_values: vec![] }
+        OaError { code, name: name.to_string(), message, actual: -1, max: -1, enum_values: vec![], value: BadValue::Str(String::new()) }
+    }
+
+    fn with_value(mut self, v: BadValue) -> Self {
+        self.value = v;
+        self
     }
 }
 
@@ -135,7 +142,8 @@ pub fn validate(s: &Schema, v: &Value, path: &str, warnings: &mut Vec<String>) -
                         Code::InvalidType,
                         path,
                         msg(path, &format!("must be of type {format}: {}", go_quote(text))),
-                    )],
+                    )
+                    .with_value(BadValue::Str(text.clone()))],
                     &mut out,
                 ),
                 None => warnings.push(format!("format {format:?} is not checked by capi-render (value at {path:?})")),
@@ -163,7 +171,7 @@ fn type_check(s: &Schema, v: &Value, k: Kind, format: &str, path: &str) -> Vec<O
     if k == Kind::Nil {
         if !types.is_empty() && !types.contains(&"null") {
             let m = msg(path, &format!("must be of type {}: \"null\"", types.join(",")));
-            return vec![OaError::new(Code::InvalidType, path, m)];
+            return vec![OaError::new(Code::InvalidType, path, m).with_value(BadValue::Str("null".into()))];
         }
         return vec![];
     }
@@ -180,14 +188,14 @@ fn type_check(s: &Schema, v: &Value, k: Kind, format: &str, path: &str) -> Vec<O
     let has = types.contains(&sch_type);
     if k != Kind::Str && k != Kind::Slice && !format.is_empty() && !(has || sch_format == format || float_int || int_float) {
         let m = msg(path, &format!("must be of type {format}: \"{sch_format}\""));
-        return vec![OaError::new(Code::InvalidType, path, m)];
+        return vec![OaError::new(Code::InvalidType, path, m).with_value(BadValue::Str(sch_format.into()))];
     }
     if !(types.contains(&"number") || types.contains(&"integer")) && !format.is_empty() && matches!(k, Kind::Str | Kind::Slice) {
         return vec![];
     }
     if !(has || float_int || int_float) {
         let m = msg(path, &format!("must be of type {}: \"{sch_type}\"", types.join(",")));
-        return vec![OaError::new(Code::InvalidType, path, m)];
+        return vec![OaError::new(Code::InvalidType, path, m).with_value(BadValue::Str(sch_type.into()))];
     }
     vec![]
 }
@@ -248,19 +256,19 @@ fn string_check(s: &Schema, text: &str, path: &str) -> Vec<OaError> {
     }
     if let Some(min) = s.min_length {
         if len < min {
-            return vec![OaError::new(Code::Other, path, msg(path, &format!("should be at least {min} chars long")))];
+            return vec![OaError::new(Code::Other, path, msg(path, &format!("should be at least {min} chars long"))).with_value(BadValue::Str(text.into()))];
         }
     }
     if !s.pattern.is_empty() {
         match regex::Regex::new(&s.pattern) {
             Ok(re) => {
                 if !re.is_match(text) {
-                    return vec![OaError::new(Code::Other, path, msg(path, &format!("should match '{}'", s.pattern)))];
+                    return vec![OaError::new(Code::Other, path, msg(path, &format!("should match '{}'", s.pattern))).with_value(BadValue::Str(text.into()))];
                 }
             }
             Err(err) => {
                 let m = msg(path, &format!("should match '{}, but pattern is invalid: {}'", s.pattern, first_line(&err.to_string())));
-                return vec![OaError::new(Code::Other, path, m)];
+                return vec![OaError::new(Code::Other, path, m).with_value(BadValue::Str(text.into()))];
             }
         }
     }
@@ -288,7 +296,7 @@ fn number_check(s: &Schema, v: &Value, path: &str) -> Vec<OaError> {
         if fails {
             let bound = if int.is_some() { min.to_string() } else { go_v_float(min as f64) };
             let word = if ex { "should be greater than" } else { "should be greater than or equal to" };
-            out.push(OaError::new(Code::Other, path, msg(path, &format!("{word} {bound}"))));
+            out.push(OaError::new(Code::Other, path, msg(path, &format!("{word} {bound}"))).with_value(go_value(v)));
         }
     }
     if let Some(max) = s.maximum {
@@ -300,7 +308,7 @@ fn number_check(s: &Schema, v: &Value, path: &str) -> Vec<OaError> {
         if fails {
             let bound = if int.is_some() { max.to_string() } else { go_v_float(max as f64) };
             let word = if ex { "should be less than" } else { "should be less than or equal to" };
-            out.push(OaError::new(Code::Other, path, msg(path, &format!("{word} {bound}"))));
+            out.push(OaError::new(Code::Other, path, msg(path, &format!("{word} {bound}"))).with_value(go_value(v)));
         }
     }
     out
@@ -316,7 +324,7 @@ fn slice_check(s: &Schema, items: &[Value], path: &str, warnings: &mut Vec<Strin
     let size = items.len() as i64;
     if let Some(min) = s.min_items {
         if size < min {
-            out.push(OaError::new(Code::Other, path, msg(path, &format!("should have at least {min} items"))));
+            out.push(OaError::new(Code::Other, path, msg(path, &format!("should have at least {min} items"))).with_value(BadValue::Int(size)));
         }
     }
     if let Some(max) = s.max_items {
@@ -384,7 +392,7 @@ fn enum_check(s: &Schema, v: &Value, path: &str) -> Vec<OaError> {
             other => marshal(other),
         })
         .collect();
-    let mut e = OaError::new(Code::Enum, path, msg(path, &format!("should be one of [{}]", shown.join(" "))));
+    let mut e = OaError::new(Code::Enum, path, msg(path, &format!("should be one of [{}]", shown.join(" ")))).with_value(go_value(v));
     e.enum_values = shown;
     vec![e]
 }
@@ -394,7 +402,7 @@ fn object_check(s: &Schema, map: &serde_json::Map<String, Value>, path: &str, wa
     let n = map.len() as i64;
     if let Some(min) = s.min_properties {
         if n < min {
-            out.push(OaError::new(Code::Other, path, msg(path, &format!("should have at least {min} properties"))));
+            out.push(OaError::new(Code::Other, path, msg(path, &format!("should have at least {min} properties"))).with_value(BadValue::Int(n)));
         }
     }
     if let Some(max) = s.max_properties {
@@ -427,12 +435,32 @@ fn object_check(s: &Schema, map: &serde_json::Map<String, Value>, path: &str, wa
     out
 }
 
-/// `kubeOpenAPIResultToFieldErrors` plus CAPI's fix-ups: every error's bad value is the
-/// variable's raw JSON and a leading ` in body ` is trimmed from the detail.
-pub fn to_field_errors(errs: &[OaError], fld_path: &str, raw: &str) -> Vec<FieldError> {
-    let bad = || BadValue::Str(raw.to_string());
+/// Go's printed form of a decoded value as a bad value (`%v` scalars, `%q` strings;
+/// lists and maps, which Go prints with `%#v`, are shown as JSON).
+pub fn go_value(v: &Value) -> BadValue {
+    match v {
+        Value::Null => BadValue::Null,
+        Value::Bool(b) => BadValue::Bool(*b),
+        Value::String(s) => BadValue::Str(s.clone()),
+        Value::Number(n) => match as_int64(n) {
+            Some(i) => BadValue::Int(i),
+            None => BadValue::Float(n.as_f64().unwrap_or(0.0)),
+        },
+        other => BadValue::Str(marshal(other)),
+    }
+}
+
+/// `kubeOpenAPIResultToFieldErrors` plus CAPI's fix-ups for variable values (`raw` set):
+/// every error's bad value is the variable's raw JSON and a leading ` in body ` is
+/// trimmed from the detail. Without `raw` (ClusterClass example/enum checks) the errors
+/// keep kube-openapi's values and texts.
+pub fn to_field_errors(errs: &[OaError], fld_path: &str, raw: Option<&str>) -> Vec<FieldError> {
     errs.iter()
         .map(|e| {
+            let bad = || match raw {
+                Some(r) => BadValue::Str(r.to_string()),
+                None => e.value.clone(),
+            };
             if e.code == Code::Composite {
                 return FieldError::invalid(fld_path, bad(), e.message.clone());
             }
@@ -440,7 +468,10 @@ pub fn to_field_errors(errs: &[OaError], fld_path: &str, raw: &str) -> Vec<Field
                 "" | "." => fld_path.to_string(),
                 n => format!("{fld_path}.{}", n.strip_prefix('.').unwrap_or(n)),
             };
-            let detail = e.message.strip_prefix(" in body ").unwrap_or(&e.message).to_string();
+            let detail = match raw {
+                Some(_) => e.message.strip_prefix(" in body ").unwrap_or(&e.message).to_string(),
+                None => e.message.clone(),
+            };
             let mut fe = match e.code {
                 Code::Required => FieldError::required(&path, ""),
                 Code::Enum => FieldError::not_supported(&path, bad(), &e.enum_values),
@@ -449,7 +480,9 @@ pub fn to_field_errors(errs: &[OaError], fld_path: &str, raw: &str) -> Vec<Field
                 Code::InvalidType => FieldError::new(super::field_error::ErrorType::TypeInvalid, &path, bad(), detail),
                 _ => FieldError::invalid(&path, bad(), detail),
             };
-            fe.bad_value = bad();
+            if raw.is_some() {
+                fe.bad_value = bad();
+            }
             fe
         })
         .collect()
@@ -464,7 +497,7 @@ mod tests {
         let s = Schema::from_value(&schema, "s").unwrap();
         let mut w = vec![];
         let oa = validate(&s, &v, "", &mut w);
-        to_field_errors(&oa, "v", &marshal(&v)).iter().map(|e| e.to_string()).collect()
+        to_field_errors(&oa, "v", Some(&marshal(&v))).iter().map(|e| e.to_string()).collect()
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub fn validate_variable(variable: &Value, def: &Definition, fld_path: &str, rep
     let value_path = child(fld_path, "value");
     let oa = openapi::validate(&def.schema, &value, "", &mut report.warnings);
     if !oa.is_empty() {
-        report.errors.extend(openapi::to_field_errors(&oa, &value_path, &raw));
+        report.errors.extend(openapi::to_field_errors(&oa, &value_path, Some(&raw)));
         return;
     }
     let unknown = unknown_fields(&value, &def.schema);

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# ClusterClass variable goldens from the real clusterctl v1.10.10.
+#
+#   conformance/topology-variables.sh update   write golden/topology-variables/*
+#   conformance/topology-variables.sh [check]  regenerate into a scratch directory and
+#                                              fail if a committed golden differs
+#
+# Each fixtures/topology-variables/<case>.yaml holds a ClusterClass and a Cluster; it is
+# planned together with base.yaml (CRDs, templates) by `clusterctl alpha topology plan`,
+# which runs the ClusterClass and Cluster webhooks (variable defaulting and validation)
+# offline. A case that plans records the Cluster as clusterctl would write it
+# (`<case>.cluster.yaml`: its `spec.topology`); a case that fails records
+# the error (`<case>.error`). tests/topology_variables.rs compares capi-render with both.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+mode=${1:-check}
+CLUSTERCTL_VERSION=v1.10.10
+fixtures="$root/fixtures/topology-variables"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/home" "$work/out"
+
+gobin=$(go env GOPATH)/bin
+clusterctl=${CLUSTERCTL:-$gobin/clusterctl}
+if ! go version -m "$clusterctl" 2>/dev/null | grep -q "mod[[:space:]]*sigs.k8s.io/cluster-api[[:space:]]*$CLUSTERCTL_VERSION"; then
+  echo "installing clusterctl $CLUSTERCTL_VERSION with go install" >&2
+  GOBIN="$work/bin" go install "sigs.k8s.io/cluster-api/cmd/clusterctl@$CLUSTERCTL_VERSION"
+  clusterctl="$work/bin/clusterctl"
+fi
+
+gold="$work/golden"; mkdir -p "$gold"
+n=0
+for f in "$fixtures"/*.yaml; do
+  name=$(basename "$f" .yaml)
+  [ "$name" = base ] && continue
+  { cat "$fixtures/base.yaml"; echo '---'; cat "$f"; } >"$work/in.yaml"
+  rm -rf "$work/out"; mkdir -p "$work/out"
+  set +e
+  env -i PATH="$PATH" HOME="$work/home" CLUSTERCTL_DISABLE_VERSIONCHECK=true \
+    "$clusterctl" alpha topology plan -f "$work/in.yaml" -o "$work/out" >"$work/stdout" 2>"$work/stderr" </dev/null
+  rc=$?
+  set -e
+  if [ $rc = 0 ]; then
+    # spec.topology only: the refs carry random name suffixes, the status timestamps.
+    awk '/^status:/{f=0} /^  topology:/{f=1} f' "$work/out/modified/Cluster_default_c1.modified.yaml" >"$gold/$name.cluster.yaml"
+  else
+    grep '^Error: ' "$work/stderr" | sed 's/^Error: //' >"$gold/$name.error"
+  fi
+  n=$((n + 1))
+done
+
+dest="$root/golden/topology-variables"
+if [ "$mode" = update ]; then
+  rm -rf "$dest"; mkdir -p "$dest"; cp "$gold"/* "$dest/"
+  echo "topology-variables: $n goldens written"
+  exit 0
+fi
+if ! diff -r "$dest" "$gold" >"$work/diff"; then
+  echo "FAIL: golden/topology-variables differs from clusterctl $CLUSTERCTL_VERSION:" >&2; head -40 "$work/diff" >&2
+  exit 1
+fi
+echo "topology-variables: $n cases, goldens up to date"
