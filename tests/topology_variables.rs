@@ -4,7 +4,9 @@
 //! planned by `clusterctl alpha topology plan` (conformance/topology-variables.sh), which
 //! runs the ClusterClass and Cluster webhooks. golden/topology-variables/<case>.error is
 //! the error clusterctl printed; <case>.cluster.yaml is the planned Cluster's
-//! `spec.topology` with defaulted variables. No Go is needed here.
+//! `spec.topology` with defaulted variables. fixtures/topology-variables/corpus/ holds
+//! Clusters for real ClusterClasses of $CAPI_CORPUS (skipped without the corpus). No Go
+//! is needed here.
 
 use std::path::{Path, PathBuf};
 
@@ -18,9 +20,15 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn cases() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(root().join("fixtures/topology-variables"))
-        .expect("fixtures/topology-variables")
+fn corpus_root() -> PathBuf {
+    std::env::var("CAPI_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| root().join("../shared/corpus"))
+}
+
+fn cases(dir: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join(dir))
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".yaml") && n != "base.yaml")
@@ -31,15 +39,35 @@ fn cases() -> Vec<String> {
 }
 
 fn kind_of<'a>(docs: &'a mut [Value], kind: &str) -> &'a mut Value {
-    docs.iter_mut().find(|d| d["kind"] == kind).unwrap_or_else(|| panic!("no {kind}"))
+    docs.iter_mut()
+        .find(|d| d["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind}"))
+}
+
+/// The input of a case: the fixture, or for a corpus case the named real ClusterClass
+/// file (placeholders replaced as the header says) followed by the fixture.
+fn input(dir: &str, case: &str) -> String {
+    let text = std::fs::read_to_string(root().join(format!("{dir}/{case}.yaml"))).unwrap();
+    let Some(rel) = text.lines().find_map(|l| l.strip_prefix("# corpus: ")) else {
+        return text;
+    };
+    let mut class =
+        std::fs::read_to_string(corpus_root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    for (from, to) in text
+        .lines()
+        .filter_map(|l| l.strip_prefix("# replace: "))
+        .filter_map(|r| r.split_once(" => "))
+    {
+        class = class.replace(from, to);
+    }
+    format!("{class}\n---\n{text}")
 }
 
 /// What capi-render does with a case: the error message clusterctl would print, or the
 /// Cluster after defaulting; plus warnings.
-fn run(case: &str) -> (Result<Value, String>, Vec<String>) {
-    let path = root().join(format!("fixtures/topology-variables/{case}.yaml"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut docs = parse_documents(&text).unwrap();
+fn run(dir: &str, case: &str) -> (Result<Value, String>, Vec<String>) {
+    let mut docs = parse_documents(&input(dir, case)).unwrap();
+    docs.retain(|d| !d.is_null());
     for d in docs.iter_mut() {
         // clusterctl puts objects without a namespace into "default".
         if d.pointer("/metadata/namespace").is_none() {
@@ -49,10 +77,12 @@ fn run(case: &str) -> (Result<Value, String>, Vec<String>) {
     let cc = kind_of(&mut docs, "ClusterClass").clone();
     let cc_errs = definitions::variable_definition_errors(&cc);
     if !cc_errs.is_empty() {
-        let msg = field_error::invalid_object_message("ClusterClass.cluster.x-k8s.io", "cc", &cc_errs);
+        let name = cc["metadata"]["name"].as_str().unwrap_or("");
+        let msg =
+            field_error::invalid_object_message("ClusterClass.cluster.x-k8s.io", name, &cc_errs);
         return (
             Err(format!(
-                "{PREFIX}failed to run defaulting and validation on ClusterClasses: failed validation of cluster.x-k8s.io/v1beta1, Kind=ClusterClass default/cc: {msg}"
+                "{PREFIX}failed to run defaulting and validation on ClusterClasses: failed validation of cluster.x-k8s.io/v1beta1, Kind=ClusterClass default/{name}: {msg}"
             )),
             vec![],
         );
@@ -61,44 +91,75 @@ fn run(case: &str) -> (Result<Value, String>, Vec<String>) {
     let cluster = kind_of(&mut docs, "Cluster");
     match variables::default_and_validate_cluster_variables(cluster, &status) {
         Ok(w) => (Ok(cluster.clone()), w),
-        Err(e) => (Err(format!("{PREFIX}failed to run defaulting and validation on Clusters: {}", e.message())), vec![]),
+        Err(e) => (
+            Err(format!(
+                "{PREFIX}failed to run defaulting and validation on Clusters: {}",
+                e.message()
+            )),
+            vec![],
+        ),
     }
 }
 
 /// The variable lists of a topology: (where, list).
 fn variable_lists(topology: &Value) -> Vec<(String, Value)> {
     let mut out = vec![
-        ("variables".to_string(), topology.get("variables").cloned().unwrap_or(Value::Null)),
-        ("controlPlane".to_string(), topology.pointer("/controlPlane/variables/overrides").cloned().unwrap_or(Value::Null)),
+        (
+            "variables".to_string(),
+            topology.get("variables").cloned().unwrap_or(Value::Null),
+        ),
+        (
+            "controlPlane".to_string(),
+            topology
+                .pointer("/controlPlane/variables/overrides")
+                .cloned()
+                .unwrap_or(Value::Null),
+        ),
     ];
     for kind in ["machineDeployments", "machinePools"] {
-        for w in topology.pointer(&format!("/workers/{kind}")).and_then(Value::as_array).into_iter().flatten() {
-            out.push((format!("{kind}[{}]", w["name"]), w.pointer("/variables/overrides").cloned().unwrap_or(Value::Null)));
+        for w in topology
+            .pointer(&format!("/workers/{kind}"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            out.push((
+                format!("{kind}[{}]", w["name"]),
+                w.pointer("/variables/overrides")
+                    .cloned()
+                    .unwrap_or(Value::Null),
+            ));
         }
     }
     out
 }
 
-fn golden(case: &str, ext: &str) -> Option<String> {
-    std::fs::read_to_string(root().join(format!("golden/topology-variables/{case}.{ext}"))).ok()
+fn golden(dir: &str, case: &str, ext: &str) -> Option<String> {
+    std::fs::read_to_string(root().join(format!("{dir}/{case}.{ext}"))).ok()
 }
 
-#[test]
-fn variables_match_clusterctl() {
-    let names = cases();
-    assert!(names.len() >= 50, "expected the fixture set, found {}", names.len());
+/// Compares every case of `fixtures` with `goldens`; returns (errors, defaulted) counts.
+fn compare_all(fixtures: &str, goldens: &str) -> (usize, usize) {
+    let names = cases(fixtures);
     let mut failures = Vec::new();
     let (mut errors, mut defaulted) = (0, 0);
     for case in &names {
-        let (ours, warnings) = run(case);
+        let (ours, warnings) = run(fixtures, case);
         if !warnings.is_empty() {
             failures.push(format!("{case}: unexpected warnings {warnings:?}"));
         }
-        match (golden(case, "error"), golden(case, "cluster.yaml"), ours) {
+        match (
+            golden(goldens, case, "error"),
+            golden(goldens, case, "cluster.yaml"),
+            ours,
+        ) {
             (Some(want), _, Err(got)) => {
                 errors += 1;
                 if want.trim_end() != got {
-                    failures.push(format!("{case}:\n  clusterctl:  {}\n  capi-render: {got}", want.trim_end()));
+                    failures.push(format!(
+                        "{case}:\n  clusterctl:  {}\n  capi-render: {got}",
+                        want.trim_end()
+                    ));
                 }
             }
             (None, Some(want), Ok(cluster)) => {
@@ -107,22 +168,61 @@ fn variables_match_clusterctl() {
                 let got = variable_lists(&cluster["spec"]["topology"]);
                 let exp = variable_lists(&want["topology"]);
                 if got != exp {
-                    failures.push(format!("{case}:\n  clusterctl:  {exp:?}\n  capi-render: {got:?}"));
+                    failures.push(format!(
+                        "{case}:\n  clusterctl:  {exp:?}\n  capi-render: {got:?}"
+                    ));
                 }
             }
-            (Some(want), _, Ok(_)) => failures.push(format!("{case}: clusterctl failed ({}), capi-render did not", want.trim_end())),
-            (None, Some(_), Err(got)) => failures.push(format!("{case}: capi-render failed ({got}), clusterctl did not")),
+            (Some(want), _, Ok(_)) => failures.push(format!(
+                "{case}: clusterctl failed ({}), capi-render did not",
+                want.trim_end()
+            )),
+            (None, Some(_), Err(got)) => failures.push(format!(
+                "{case}: capi-render failed ({got}), clusterctl did not"
+            )),
             (None, None, _) => failures.push(format!("{case}: no golden file")),
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), names.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ:\n{}",
+        failures.len(),
+        names.len(),
+        failures.join("\n")
+    );
+    (errors, defaulted)
+}
+
+#[test]
+fn variables_match_clusterctl() {
+    let (errors, defaulted) =
+        compare_all("fixtures/topology-variables", "golden/topology-variables");
     // Both outcomes are covered.
-    assert!(errors >= 30 && defaulted >= 5, "errors {errors}, defaulted {defaulted}");
+    assert!(
+        errors >= 40 && defaulted >= 5,
+        "errors {errors}, defaulted {defaulted}"
+    );
+}
+
+#[test]
+fn real_cluster_classes_match_clusterctl() {
+    if !corpus_root().is_dir() {
+        eprintln!("skipping: no corpus at {}", corpus_root().display());
+        return;
+    }
+    let (errors, defaulted) = compare_all(
+        "fixtures/topology-variables/corpus",
+        "golden/topology-variables/corpus",
+    );
+    assert!(
+        errors >= 2 && defaulted >= 4,
+        "errors {errors}, defaulted {defaulted}"
+    );
 }
 
 #[test]
 fn corpus_cluster_classes_have_valid_variable_definitions() {
-    let corpus = std::env::var("CAPI_CORPUS").map(PathBuf::from).unwrap_or_else(|_| root().join("../shared/corpus"));
+    let corpus = corpus_root();
     if !corpus.is_dir() {
         eprintln!("skipping: no corpus at {}", corpus.display());
         return;
@@ -131,16 +231,27 @@ fn corpus_cluster_classes_have_valid_variable_definitions() {
     collect(&corpus, &mut files);
     let mut classes = 0;
     for f in files {
-        let Ok(text) = std::fs::read_to_string(&f) else { continue };
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
         if !text.contains("kind: ClusterClass") {
             continue;
         }
         // Corpus files are templates with ${VAR} placeholders; read what parses.
-        let Ok(docs) = parse_documents(&text) else { continue };
-        for d in docs.iter().filter(|d| d["kind"] == "ClusterClass" && d["apiVersion"] == "cluster.x-k8s.io/v1beta1") {
+        let Ok(docs) = parse_documents(&text) else {
+            continue;
+        };
+        for d in docs.iter().filter(|d| {
+            d["kind"] == "ClusterClass" && d["apiVersion"] == "cluster.x-k8s.io/v1beta1"
+        }) {
             classes += 1;
             let errs = definitions::variable_definition_errors(d);
-            assert!(errs.is_empty(), "{}: {}", f.display(), field_error::aggregate(&errs));
+            assert!(
+                errs.is_empty(),
+                "{}: {}",
+                f.display(),
+                field_error::aggregate(&errs)
+            );
             let status = variables::status_variables(d).unwrap();
             // Every variable with a top-level default defaults and validates cleanly.
             let mut cluster: Value = serde_json::json!({"metadata": {"name": "c", "namespace": "default"}, "spec": {"topology": {"variables": []}}});
@@ -148,15 +259,25 @@ fn corpus_cluster_classes_have_valid_variable_definitions() {
             let report = variables::validate_variables(&cluster, &status);
             for e in &report.errors {
                 let msg = e.to_string();
-                assert!(msg.contains("Required value: required variable"), "{}: {msg}", f.display());
+                assert!(
+                    msg.contains("Required value: required variable"),
+                    "{}: {msg}",
+                    f.display()
+                );
             }
         }
     }
-    assert!(classes > 0, "no ClusterClass found under {}", corpus.display());
+    assert!(
+        classes > 0,
+        "no ClusterClass found under {}",
+        corpus.display()
+    );
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
