@@ -6,9 +6,12 @@
 
 use serde_json::Value;
 
+use super::cel;
 use super::field_error::{child, index, invalid_object_message, key, BadValue, FieldError};
 use super::openapi;
 use super::schema::Schema;
+use super::structural::structural_errors;
+use super::unknown_fields::has_unknown_fields;
 use crate::error::{Error, Result};
 use crate::yaml::read::go_quote;
 
@@ -73,10 +76,7 @@ pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
             .pointer("/schema/openAPIV3Schema")
             .map(|s| Schema::from_value(s, &schema_path))
         {
-            Some(Ok(s)) => {
-                schema_errors(&s, &schema_path, &mut errs);
-                root_cel_errors(&s, &schema_path, &mut errs);
-            }
+            Some(Ok(s)) => root_schema_errors(&s, &schema_path, &mut errs),
             Some(Err(e)) => errs.push(FieldError::invalid(
                 &schema_path,
                 BadValue::Str(String::new()),
@@ -86,6 +86,58 @@ pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
         }
     }
     errs
+}
+
+/// `validateRootSchema`: structural errors, else default errors, else the schema rules;
+/// each stage stops the next.
+fn root_schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
+    let structural = structural_errors(s, path);
+    if !structural.is_empty() {
+        errs.extend(structural);
+        return;
+    }
+    let mut defaults = Vec::new();
+    default_errors(s, path, &mut defaults);
+    if !defaults.is_empty() {
+        errs.extend(defaults);
+        return;
+    }
+    let before = errs.len();
+    schema_errors(s, path, errs);
+    if errs.len() == before {
+        root_cel_errors(s, path, errs);
+    }
+}
+
+/// `structuraldefaulting.ValidateDefaults` with pruned defaults required: every default
+/// (of the schema, its items and properties) must have no unknown fields, must validate
+/// against its schema, and then must pass its CEL rules.
+fn default_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
+    if let Some(d) = &s.default {
+        let default_path = child(path, "default");
+        if has_unknown_fields(d, s) {
+            errs.push(FieldError::invalid(
+                &default_path,
+                openapi::go_value(d),
+                "must not have unknown fields",
+            ));
+        }
+        let mut w = Vec::new();
+        let oa = openapi::validate(s, d, "", &mut w);
+        if !oa.is_empty() {
+            errs.extend(openapi::to_field_errors(&oa, &default_path, None));
+        } else {
+            let mut out = cel::Outcome::default();
+            cel::validate(s, d, &default_path, None, &mut out);
+            errs.extend(out.errors);
+        }
+    }
+    if let Some(it) = &s.items {
+        default_errors(it, &child(path, "items"), errs);
+    }
+    for (k, p) in &s.properties {
+        default_errors(p, &key(&child(path, "properties"), k), errs);
+    }
 }
 
 fn schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
@@ -241,6 +293,19 @@ mod tests {
             "spec.variables[o].schema.openAPIV3Schema: Forbidden: additionalProperties and properties are mutually exclusive",
             "spec.variables[r].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: Required value: rule is not specified",
             "spec.variables[r].schema.openAPIV3Schema.x-kubernetes-validations[1].reason: Unsupported value: \"Bad\": supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", \"FieldValueRequired\"",
+        ]);
+    }
+
+    #[test]
+    fn structural_then_defaults_then_schema() {
+        let t = texts(json!({"spec": {"variables": [
+            {"name": "s", "schema": {"openAPIV3Schema": {"type": "object", "properties": {"a": {"maxLength": 1}}, "example": 5}}},
+            {"name": "d", "schema": {"openAPIV3Schema": {"type": "object", "default": {"z": 1}, "properties": {"a": {"type": "string", "maxLength": 1, "default": "ab"}}}}}
+        ]}}));
+        assert_eq!(t, vec![
+            "spec.variables[s].schema.openAPIV3Schema.properties[a].type: Required value: must not be empty for specified object fields",
+            "spec.variables[d].schema.openAPIV3Schema.default: Invalid value: map[string]interface {}{\"z\":1}: must not have unknown fields",
+            "spec.variables[d].schema.openAPIV3Schema.properties[a].default: Too long: may not be more than 1 bytes",
         ]);
     }
 

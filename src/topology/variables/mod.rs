@@ -17,6 +17,7 @@ pub mod index;
 pub mod openapi;
 pub mod schema;
 pub mod status;
+pub mod structural;
 pub mod unknown_fields;
 pub mod validation;
 

@@ -610,8 +610,8 @@ fn object_check(
     out
 }
 
-/// Go's printed form of a decoded value as a bad value (`%v` scalars, `%q` strings;
-/// lists and maps, which Go prints with `%#v`, are shown as JSON).
+/// Go's printed form of a decoded value as a bad value (`%v` scalars, `%q` strings,
+/// `%#v` lists and maps).
 pub fn go_value(v: &Value) -> BadValue {
     match v {
         Value::Null => BadValue::Null,
@@ -621,7 +621,7 @@ pub fn go_value(v: &Value) -> BadValue {
             Some(i) => BadValue::Int(i),
             None => BadValue::Float(n.as_f64().unwrap_or(0.0)),
         },
-        other => BadValue::Str(marshal(other)),
+        other => BadValue::GoSyntax(super::field_error::go_sharp_v(other)),
     }
 }
 

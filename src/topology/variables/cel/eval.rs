@@ -66,10 +66,15 @@ pub fn eval(e: &Expr, scope: &Scope) -> EvalResult {
             Lit::Double(d) => Val::Double(*d),
             Lit::Str(s) => Val::Str(s.clone()),
         }),
-        Expr::Ident(n) => scope
-            .lookup(n)
-            .cloned()
-            .ok_or_else(|| EvalError::Unsupported(format!("undeclared reference to '{n}'"))),
+        Expr::Ident(n) => match scope.lookup(n) {
+            Some(v) => Ok(v.clone()),
+            None => match super::value::TYPE_NAMES.iter().find(|t| **t == n.as_str()) {
+                Some(t) => Ok(Val::Type(t)),
+                None => Err(EvalError::Unsupported(format!(
+                    "undeclared reference to '{n}'"
+                ))),
+            },
+        },
         Expr::Select(target, field) => {
             let t = eval(target, scope)?;
             select(&t, field)

@@ -36,6 +36,7 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
             _ => Err(runtime("type conversion error from 'string' to 'bool'")),
         },
         ("dyn", [v]) if recv.is_none() => Ok((*v).clone()),
+        ("type", [v]) if recv.is_none() => Ok(Val::Type(v.type_name())),
         ("lowerAscii", [Val::Str(s)]) if recv.is_some() => Ok(Val::Str(s.to_ascii_lowercase())),
         ("upperAscii", [Val::Str(s)]) if recv.is_some() => Ok(Val::Str(s.to_ascii_uppercase())),
         ("trim", [Val::Str(s)]) if recv.is_some() => Ok(Val::Str(s.trim().to_string())),
@@ -77,7 +78,7 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
         ("min" | "max", [Val::List(items)]) => extreme(name, items),
         (
             "size" | "contains" | "startsWith" | "endsWith" | "matches" | "int" | "uint" | "double"
-            | "string" | "bool" | "dyn" | "lowerAscii" | "upperAscii" | "trim" | "replace"
+            | "string" | "bool" | "dyn" | "type" | "lowerAscii" | "upperAscii" | "trim" | "replace"
             | "split" | "join" | "indexOf" | "lastIndexOf" | "substring" | "format" | "isSorted"
             | "sum" | "min" | "max",
             vals,

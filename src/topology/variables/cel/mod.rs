@@ -24,8 +24,16 @@ pub struct Outcome {
 }
 
 /// Evaluates every rule of `schema` and its nested schemas against `value`; `fld_path`
-/// names `value`; `raw` is the variable's JSON (the bad value CAPI reports).
-pub fn validate(schema: &Schema, value: &Value, fld_path: &str, raw: &str, out: &mut Outcome) {
+/// names `value`; `raw` is the variable's JSON (the bad value CAPI reports). Without
+/// `raw` (ClusterClass default checks) apiextensions' own bad value is kept: the type of
+/// the schema the rule is on.
+pub fn validate(
+    schema: &Schema,
+    value: &Value,
+    fld_path: &str,
+    raw: Option<&str>,
+    out: &mut Outcome,
+) {
     if value.is_null() {
         return;
     }
@@ -106,7 +114,7 @@ fn validate_rule(
     schema: &Schema,
     value: &Value,
     fld_path: &str,
-    raw: &str,
+    raw: Option<&str>,
     out: &mut Outcome,
 ) {
     if rule.rule.trim().is_empty() {
@@ -129,7 +137,7 @@ fn validate_rule(
     }
     let self_val = from_json(value, Some(schema));
     let scope = Scope::root(vec![("self".to_string(), self_val)]);
-    let bad = || BadValue::Str(raw.to_string());
+    let bad = || BadValue::Str(raw.unwrap_or(&schema.type_).to_string());
     let result = eval::eval(&expr, &scope);
     match result {
         Ok(Val::Bool(true)) => {}
@@ -202,7 +210,7 @@ mod tests {
             &s,
             &v,
             "spec.topology.variables[x].value",
-            &super::super::gojson::marshal(&v),
+            Some(&super::super::gojson::marshal(&v)),
             &mut out,
         );
         out
