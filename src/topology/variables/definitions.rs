@@ -82,7 +82,8 @@ pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
                 BadValue::Str(String::new()),
                 e.message().to_string(),
             )),
-            None => {}
+            // Go's zero-value schema: no type.
+            None => root_schema_errors(&Schema::default(), &schema_path, &mut errs),
         }
     }
     errs
@@ -240,20 +241,34 @@ fn root_cel_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
     }
 }
 
-/// The ClusterClass webhook's variable checks; `Ok` when there is nothing to report.
+/// The ClusterClass webhook's variable checks, wrapped as clusterctl's plan reports a
+/// webhook failure: `failed validation of cluster.x-k8s.io/v1beta1, Kind=ClusterClass
+/// ns/name: ClusterClass.cluster.x-k8s.io "name" is invalid: [...]`. The topology engine
+/// may instead merge `variable_definition_errors` into its own ClusterClass error list.
 pub fn validate_cluster_class_variables(cluster_class: &Value) -> Result<()> {
     let errs = variable_definition_errors(cluster_class);
     if errs.is_empty() {
         return Ok(());
     }
-    let name = cluster_class
-        .pointer("/metadata/name")
+    let md = |k: &str| {
+        cluster_class
+            .pointer(&format!("/metadata/{k}"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    };
+    let api_version = cluster_class
+        .get("apiVersion")
         .and_then(Value::as_str)
-        .unwrap_or("");
+        .unwrap_or("cluster.x-k8s.io/v1beta1");
     Err(Error::new(invalid_object_message(
         "ClusterClass.cluster.x-k8s.io",
-        name,
+        md("name"),
         &errs,
+    ))
+    .wrap(format!(
+        "failed validation of {api_version}, Kind=ClusterClass {}/{}",
+        md("namespace"),
+        md("name")
     )))
 }
 
@@ -270,9 +285,20 @@ mod tests {
     }
 
     #[test]
+    fn webhook_message() {
+        let cc = json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "metadata": {"name": "cc", "namespace": "ns"}, "spec": {"variables": [{"name": "builtin"}]}});
+        assert_eq!(
+            validate_cluster_class_variables(&cc).unwrap_err().message(),
+            "failed validation of cluster.x-k8s.io/v1beta1, Kind=ClusterClass ns/cc: ClusterClass.cluster.x-k8s.io \"cc\" is invalid: [spec.variables[builtin].name: Invalid value: \"builtin\": \"builtin\" is a reserved variable name, spec.variables[builtin].schema.openAPIV3Schema.type: Required value: must not be empty for specified object fields]"
+        );
+        let ok = json!({"metadata": {"name": "cc"}, "spec": {"variables": [{"name": "a", "schema": {"openAPIV3Schema": {"type": "string"}}}]}});
+        assert!(validate_cluster_class_variables(&ok).is_ok());
+    }
+
+    #[test]
     fn names() {
         let t = texts(
-            json!({"spec": {"variables": [{"name": "a"}, {"name": "a"}, {"name": "builtin"}, {"name": "x.y"}]}}),
+            json!({"spec": {"variables": [{"name": "a", "schema": {"openAPIV3Schema": {"type": "string"}}}, {"name": "a", "schema": {"openAPIV3Schema": {"type": "string"}}}, {"name": "builtin", "schema": {"openAPIV3Schema": {"type": "string"}}}, {"name": "x.y", "schema": {"openAPIV3Schema": {"type": "string"}}}]}}),
         );
         assert_eq!(t, vec![
             "spec.variables[a].name: Invalid value: \"a\": variable name must be unique. Variable with name \"a\" is defined more than once",
