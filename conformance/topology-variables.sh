@@ -16,6 +16,9 @@
 # the real ClusterClass file in $CAPI_CORPUS (`# corpus: <path>`) and literal
 # replacements for its clusterctl placeholders (`# replace: <from> => <to>`). Their
 # goldens go to golden/topology-variables/corpus/.
+#
+# fixtures/topology-variables/cel/cases.yaml lists CEL rules evaluated one by one by
+# conformance/oracle/cmd/varsref (golden/topology-variables/cel.json).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -80,6 +83,9 @@ for f in "$fixtures"/corpus/*.yaml; do
   { cat "$fixtures/base.yaml"; echo '---'; corpus_class "$f"; echo '---'; cat "$f"; } >"$work/in.yaml"
   plan "$work/in.yaml" "$gold/corpus/$name"
 done
+
+# CEL semantics, rule by rule, from apiextensions' CEL validator (our Go oracle).
+(cd "$here/oracle" && go run ./cmd/varsref cel "$fixtures/cel/cases.yaml" "$gold/cel.json")
 
 dest="$root/golden/topology-variables"
 if [ "$mode" = update ]; then

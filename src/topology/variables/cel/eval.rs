@@ -23,9 +23,11 @@ pub fn runtime(msg: impl Into<String>) -> EvalError {
     EvalError::Runtime(msg.into())
 }
 
+/// cel-go's runtime overload error. Its text names neither the function nor the
+/// argument types; `op` and `args` are kept for debugging only.
 pub fn no_overload(op: &str, args: &[&Val]) -> EvalError {
-    let types: Vec<&str> = args.iter().map(|a| a.type_name()).collect();
-    EvalError::Runtime(format!("no such overload: {op}({})", types.join(", ")))
+    let _ = (op, args);
+    EvalError::Runtime("no such overload".to_string())
 }
 
 /// Bound variables, innermost last.

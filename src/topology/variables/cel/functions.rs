@@ -55,6 +55,18 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
         }
         ("join", [Val::List(items)]) => join(items, ""),
         ("join", [Val::List(items), Val::Str(sep)]) => join(items, sep),
+        ("indexOf", [Val::List(items), item]) => Ok(Val::Int(
+            items
+                .iter()
+                .position(|i| super::value::equal(i, item))
+                .map_or(-1, |p| p as i64),
+        )),
+        ("lastIndexOf", [Val::List(items), item]) => Ok(Val::Int(
+            items
+                .iter()
+                .rposition(|i| super::value::equal(i, item))
+                .map_or(-1, |p| p as i64),
+        )),
         ("indexOf", [Val::Str(s), Val::Str(sub)]) => {
             Ok(Val::Int(char_index(s, s.find(sub.as_str()))))
         }
@@ -228,7 +240,7 @@ fn extreme(name: &str, items: &[Val]) -> EvalResult {
         });
     }
     best.cloned()
-        .ok_or_else(|| runtime(format!("{name}(list) argument must not be empty")))
+        .ok_or_else(|| runtime(format!("{name} called on empty list")))
 }
 
 /// The strings extension's `format`: `%s`, `%d`, `%f` (precision 6 or `%.Nf`), `%%`.
