@@ -7,6 +7,7 @@ pub mod eval;
 pub mod functions;
 pub mod lexer;
 pub mod parser;
+pub mod static_check;
 pub mod value;
 
 use serde_json::Value;
@@ -134,6 +135,14 @@ fn validate_rule(
     // skips them too.
     if parser::references(&expr, "oldSelf") {
         return;
+    }
+    let undefined = static_check::undefined_fields(&expr, schema);
+    if !undefined.is_empty() {
+        out.warnings.push(format!(
+            "CEL rule {:?} at {fld_path} selects undefined field(s) {}: the ClusterClass webhook rejects it (compilation failed)",
+            rule.rule,
+            undefined.iter().map(|f| format!("'{f}'")).collect::<Vec<_>>().join(", ")
+        ));
     }
     let self_val = from_json(value, Some(schema));
     let scope = Scope::root(vec![("self".to_string(), self_val)]);
@@ -277,6 +286,17 @@ mod tests {
             json!(["a", "b"]),
         );
         assert_eq!(o.errors[0].field, "spec.topology.variables[x].value[1]");
+    }
+
+    #[test]
+    fn undefined_fields_warn() {
+        let o = run(
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "x-kubernetes-validations": [{"rule": "!has(self.zz) || self.a == 'x'"}]}),
+            json!({"a": "x"}),
+        );
+        assert!(o.errors.is_empty());
+        assert_eq!(o.warnings.len(), 1);
+        assert!(o.warnings[0].contains("'zz'"), "{:?}", o.warnings);
     }
 
     #[test]
