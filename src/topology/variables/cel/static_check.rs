@@ -40,7 +40,7 @@ fn schema_of<'a>(e: &Expr, scope: &[(String, Option<&'a Schema>)]) -> Option<&'a
     }
 }
 
-fn walk<'a>(e: &Expr, scope: &mut Vec<(String, Option<&'a Schema>)>, out: &mut Vec<String>) {
+fn walk(e: &Expr, scope: &mut Vec<(String, Option<&Schema>)>, out: &mut Vec<String>) {
     match e {
         Expr::Lit(_) | Expr::Ident(_) => {}
         Expr::Select(t, f) => {
