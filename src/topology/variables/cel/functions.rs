@@ -283,11 +283,12 @@ fn format(fmt: &str, args: &[Val]) -> Result<String, EvalError> {
             ('s', v) => out.push_str(&to_string(v)?),
             ('d', Val::Int(i)) => out.push_str(&i.to_string()),
             ('d', Val::Uint(u)) => out.push_str(&u.to_string()),
-            ('f', v @ (Val::Double(_) | Val::Int(_) | Val::Uint(_))) => {
-                let Val::Double(d) = to_double(v)? else {
-                    unreachable!()
-                };
-                out.push_str(&format!("{:.*}", precision.unwrap_or(6), d));
+            ('f', Val::Double(d)) => out.push_str(&format!("{:.*}", precision.unwrap_or(6), d)),
+            ('f', Val::Int(i)) => {
+                out.push_str(&format!("{:.*}", precision.unwrap_or(6), *i as f64))
+            }
+            ('f', Val::Uint(u)) => {
+                out.push_str(&format!("{:.*}", precision.unwrap_or(6), *u as f64))
             }
             (v, _) => return Err(EvalError::Unsupported(format!("format verb %{v}"))),
         }
