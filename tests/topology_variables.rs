@@ -287,3 +287,54 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// Every fixture value against every fixture schema: defaulting and validation report
+/// errors or warnings but never panic.
+#[test]
+fn any_value_against_any_schema_does_not_panic() {
+    let mut schemas = Vec::new();
+    let mut values = Vec::new();
+    for case in cases("fixtures/topology-variables") {
+        let text = std::fs::read_to_string(
+            root().join(format!("fixtures/topology-variables/{case}.yaml")),
+        )
+        .unwrap();
+        for d in parse_documents(&text).unwrap() {
+            for v in d
+                .pointer("/spec/variables")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                schemas.push(v.clone());
+            }
+            for v in d
+                .pointer("/spec/topology/variables")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                values.push(v.get("value").cloned().unwrap_or(Value::Null));
+            }
+        }
+    }
+    assert!(schemas.len() > 50 && values.len() > 50);
+    let mut outcomes = (0, 0);
+    for s in &schemas {
+        let mut def = s.clone();
+        def["name"] = Value::from("v");
+        def["required"] = Value::from(false);
+        let status =
+            variables::status_variables(&serde_json::json!({"spec": {"variables": [def]}}))
+                .unwrap();
+        for v in &values {
+            let mut cluster = serde_json::json!({"metadata": {"name": "c", "namespace": "n"},
+                "spec": {"topology": {"variables": [{"name": "v", "value": v}]}}});
+            match variables::default_and_validate_cluster_variables(&mut cluster, &status) {
+                Ok(_) => outcomes.0 += 1,
+                Err(_) => outcomes.1 += 1,
+            }
+        }
+    }
+    assert!(outcomes.0 > 0 && outcomes.1 > 0, "{outcomes:?}");
+}
