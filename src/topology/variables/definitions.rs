@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::cel;
 use super::field_error::{child, index, invalid_object_message, key, BadValue, FieldError};
+use super::metadata;
 use super::openapi;
 use super::schema::Schema;
 use super::structural::structural_errors;
@@ -71,7 +72,14 @@ pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
                 "variable name cannot contain \".\"",
             ));
         }
+        errs.extend(metadata::metadata_errors(
+            v.get("metadata").or(v.get("deprecatedV1Beta1Metadata")),
+            &format!("{path}.metadata"),
+        ));
         let schema_path = format!("{path}.schema.openAPIV3Schema");
+        if let Some(raw_schema) = v.pointer("/schema/openAPIV3Schema") {
+            x_metadata_errors(raw_schema, &schema_path, &mut errs);
+        }
         match v
             .pointer("/schema/openAPIV3Schema")
             .map(|s| Schema::from_value(s, &schema_path))
@@ -87,6 +95,28 @@ pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
         }
     }
     errs
+}
+
+/// `x-metadata` labels and annotations, recursively through additionalProperties,
+/// properties and items (`validateClusterClassXVariableMetadata`).
+fn x_metadata_errors(schema: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    if let Some(x) = schema.get("x-metadata").filter(|x| !x.is_null()) {
+        errs.extend(metadata::metadata_errors(
+            Some(x),
+            &child(path, "x-metadata"),
+        ));
+    }
+    if let Some(ap) = schema.get("additionalProperties").filter(|x| x.is_object()) {
+        x_metadata_errors(ap, &child(path, "additionalProperties"), errs);
+    }
+    if let Some(Value::Object(props)) = schema.get("properties") {
+        for (k, p) in props {
+            x_metadata_errors(p, &key(&child(path, "properties"), k), errs);
+        }
+    }
+    if let Some(it) = schema.get("items").filter(|x| x.is_object()) {
+        x_metadata_errors(it, &child(path, "items"), errs);
+    }
 }
 
 /// `validateRootSchema`: structural errors, else default errors, else the schema rules;

@@ -14,6 +14,7 @@ pub mod field_error;
 pub mod formats;
 pub mod gojson;
 pub mod index;
+pub mod metadata;
 pub mod openapi;
 pub mod schema;
 pub mod status;
