@@ -12,6 +12,7 @@ pub mod defaulting;
 pub mod definitions;
 pub mod field_error;
 pub mod formats;
+pub mod go_regex;
 pub mod gojson;
 pub mod index;
 pub mod metadata;

@@ -451,7 +451,7 @@ fn string_check(s: &Schema, text: &str, path: &str) -> Vec<OaError> {
         }
     }
     if !s.pattern.is_empty() {
-        match regex::Regex::new(&s.pattern) {
+        match super::go_regex::compile(&s.pattern) {
             Ok(re) => {
                 if !re.is_match(text) {
                     return vec![OaError::new(
