@@ -2,10 +2,18 @@
 //! structural-schema defaulting and validation, CEL `x-kubernetes-validations`.
 //!
 //! One file per purpose: `status` (status.variables), `schema` (the typed schema),
-//! `index` (value/definition indexes), `defaulting`, `openapi` + `formats` (schema
-//! checks), `unknown_fields` (the pruning check), `cel/` (rules), `validation` (the
-//! per-list orchestration), `definitions` (ClusterClass-side rules), `field_error`
-//! and `gojson` (Go's texts).
+//! `index` (value/definition indexes), `defaulting`, `openapi` + `formats` +
+//! `go_regex` (schema checks), `unknown_fields` (the pruning check), `cel/` (rules),
+//! `validation` (the per-list orchestration), `definitions` + `structural` +
+//! `metadata` (ClusterClass-side rules), `field_error` and `gojson` (Go's texts).
+//!
+//! For the topology engine: compute `status_variables(cc)` once, run
+//! `validate_cluster_class_variables(cc)` (or merge `definitions::variable_definition_errors`
+//! into the ClusterClass webhook's list), then `default_and_validate_cluster_variables`
+//! on the Cluster — it is the Cluster webhook's `Default` for variables: defaulting and
+//! validation errors are reported together, after which the Cluster holds the defaulted
+//! variables. Errors are clusterctl's texts below "failed to run defaulting and
+//! validation on Clusters: "; warnings name what capi-render could not check.
 
 pub mod cel;
 pub mod defaulting;
