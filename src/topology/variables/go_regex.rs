@@ -9,6 +9,45 @@ pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
     Regex::new(&translate(pattern))
 }
 
+/// Go's `regexp.Compile` error text for a pattern the regex crate rejects, for the
+/// common mistakes (`missing closing ]`, `missing closing )`, `unexpected )`,
+/// `missing argument to repetition operator`, look-around); other errors keep the regex
+/// crate's reason after Go's `error parsing regexp: ` prefix.
+pub fn go_error(pattern: &str, err: &regex::Error) -> String {
+    let text = err.to_string();
+    let reason = text
+        .lines()
+        .last()
+        .unwrap_or("")
+        .trim()
+        .trim_start_matches("error: ")
+        .to_string();
+    let go = match reason.as_str() {
+        "unclosed character class" => {
+            let from = pattern.rfind('[').unwrap_or(0);
+            format!("missing closing ]: `{}`", &pattern[from..])
+        }
+        "unclosed group" => format!("missing closing ): `{pattern}`"),
+        "unopened group" => format!("unexpected ): `{pattern}`"),
+        "repetition operator missing expression" => {
+            let op = pattern
+                .chars()
+                .find(|c| matches!(c, '*' | '+' | '?' | '{'))
+                .unwrap_or('*');
+            format!("missing argument to repetition operator: `{op}`")
+        }
+        r if r.starts_with("look-around") => {
+            let at = pattern.find("(?").unwrap_or(0);
+            format!(
+                "invalid or unsupported Perl syntax: `{}`",
+                pattern.get(at..at + 3).unwrap_or("")
+            )
+        }
+        r => r.to_string(),
+    };
+    format!("error parsing regexp: {go}")
+}
+
 /// Rewrites Go's ASCII-only Perl classes; everything else is passed through.
 pub fn translate(pattern: &str) -> String {
     let mut out = String::with_capacity(pattern.len() + 16);
@@ -102,6 +141,22 @@ mod tests {
         assert!(compile(r"^\D$").unwrap().is_match("a"));
         assert!(compile(r"^[\Da]$").unwrap().is_match("١"));
         assert!(!compile(r"^[\Da]$").unwrap().is_match("1"));
+    }
+
+    #[test]
+    fn go_error_texts() {
+        let e = |p: &str| go_error(p, &compile(p).unwrap_err());
+        assert_eq!(e("[a"), "error parsing regexp: missing closing ]: `[a`");
+        assert_eq!(e("(a"), "error parsing regexp: missing closing ): `(a`");
+        assert_eq!(e("a)"), "error parsing regexp: unexpected ): `a)`");
+        assert_eq!(
+            e("*a"),
+            "error parsing regexp: missing argument to repetition operator: `*`"
+        );
+        assert_eq!(
+            e("(?=a)"),
+            "error parsing regexp: invalid or unsupported Perl syntax: `(?=`"
+        );
     }
 
     #[test]

@@ -468,7 +468,7 @@ fn string_check(s: &Schema, text: &str, path: &str) -> Vec<OaError> {
                     &format!(
                         "should match '{}, but pattern is invalid: {}'",
                         s.pattern,
-                        first_line(&err.to_string())
+                        super::go_regex::go_error(&s.pattern, &err)
                     ),
                 );
                 return vec![
@@ -478,10 +478,6 @@ fn string_check(s: &Schema, text: &str, path: &str) -> Vec<OaError> {
         }
     }
     vec![]
-}
-
-fn first_line(s: &str) -> String {
-    s.lines().last().unwrap_or("").trim().to_string()
 }
 
 fn number_check(s: &Schema, v: &Value, path: &str) -> Vec<OaError> {

@@ -40,6 +40,7 @@ fn invariants(s: &Schema, lvl: Level, path: &str, errs: &mut Vec<FieldError>) {
     if let Some(ap) = &s.additional_properties {
         invariants(ap, Level::Field, &child(path, "additionalProperties"), errs);
     }
+    pattern_errors(s, path, errs);
     if s.int_or_string && s.preserve_unknown_fields {
         errs.push(FieldError::invalid(
             &child(path, "x-kubernetes-preserve-unknown-fields"),
@@ -72,6 +73,21 @@ fn invariants(s: &Schema, lvl: Level, path: &str, errs: &mut Vec<FieldError>) {
     }
 }
 
+/// A `pattern` must compile (Go's error text for the common mistakes, see `go_regex`).
+fn pattern_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
+    if s.pattern.is_empty() {
+        return;
+    }
+    if let Err(e) = super::go_regex::compile(&s.pattern) {
+        let reason = super::go_regex::go_error(&s.pattern, &e);
+        errs.push(FieldError::invalid(
+            &child(path, "pattern"),
+            BadValue::Str(s.pattern.clone()),
+            format!("must be a valid regular expression, but isn't: {reason}"),
+        ));
+    }
+}
+
 /// `anyOf: [{type: integer}, {type: string}]`, the int-or-string exception.
 fn is_int_or_string_pair(any_of: &[Schema]) -> bool {
     any_of.len() == 2 && any_of[0].type_ == "integer" && any_of[1].type_ == "string"
@@ -91,6 +107,7 @@ fn nested(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
     if let Some(n) = &s.not {
         nested(n, &child(path, "not"), errs);
     }
+    pattern_errors(s, path, errs);
     if let Some(it) = &s.items {
         nested(it, &child(path, "items"), errs);
     }
@@ -154,6 +171,14 @@ mod tests {
         );
         assert!(texts(json!({"x-kubernetes-int-or-string": true})).is_empty());
         assert!(texts(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true, "properties": {"x": {"x-kubernetes-preserve-unknown-fields": true}}})).is_empty());
+    }
+
+    #[test]
+    fn patterns_must_compile() {
+        let t = texts(json!({"type": "string", "pattern": "[a"}));
+        assert_eq!(t, vec!["p.pattern: Invalid value: \"[a\": must be a valid regular expression, but isn't: error parsing regexp: missing closing ]: `[a`"]);
+        assert!(texts(json!({"type": "string", "pattern": "^(?=a)"})).len() == 1);
+        assert!(texts(json!({"type": "string", "pattern": "^a+$"})).is_empty());
     }
 
     #[test]
