@@ -2,8 +2,8 @@
 //! structural-schema defaulting and validation, CEL `x-kubernetes-validations`.
 //!
 //! One file per purpose: `status` (status.variables), `schema` (the typed schema),
-//! `index` (value/definition indexes), `defaulting`, `openapi` + `formats` +
-//! `go_regex` (schema checks), `unknown_fields` (the pruning check), `cel/` (rules),
+//! `index` (value/definition indexes), `defaulting`, `openapi` + `composition` +
+//! `formats` + `go_regex` (schema checks), `unknown_fields` (the pruning check), `cel/` (rules),
 //! `validation` (the per-list orchestration), `definitions` + `structural` +
 //! `metadata` (ClusterClass-side rules), `field_error` and `gojson` (Go's texts).
 //!
@@ -16,6 +16,7 @@
 //! validation on Clusters: "; warnings name what capi-render could not check.
 
 pub mod cel;
+pub mod composition;
 pub mod defaulting;
 pub mod definitions;
 pub mod field_error;
