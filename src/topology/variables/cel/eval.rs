@@ -232,9 +232,18 @@ fn arithmetic(op: &str, l: &Val, r: &Val) -> EvalResult {
             _ => a.checked_rem(*b).map(Val::Int).ok_or_else(overflow),
         },
         (Val::Uint(a), Val::Uint(b)) => match op {
-            "+" => a.checked_add(*b).map(Val::Uint).ok_or_else(overflow),
-            "-" => a.checked_sub(*b).map(Val::Uint).ok_or_else(overflow),
-            "*" => a.checked_mul(*b).map(Val::Uint).ok_or_else(overflow),
+            "+" => a
+                .checked_add(*b)
+                .map(Val::Uint)
+                .ok_or_else(|| runtime("unsigned integer overflow")),
+            "-" => a
+                .checked_sub(*b)
+                .map(Val::Uint)
+                .ok_or_else(|| runtime("unsigned integer overflow")),
+            "*" => a
+                .checked_mul(*b)
+                .map(Val::Uint)
+                .ok_or_else(|| runtime("unsigned integer overflow")),
             "/" if *b == 0 => Err(runtime("division by zero")),
             "/" => Ok(Val::Uint(a / b)),
             "%" if *b == 0 => Err(runtime("modulus by zero")),
