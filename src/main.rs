@@ -13,9 +13,6 @@ use capi_render::Error;
 use clap::{Args, Parser, Subcommand};
 
 mod cli;
-// `capi-render bundle` (kept out of cli/mod.rs, which another branch owns).
-#[path = "cli/bundle.rs"]
-mod bundle_cli;
 
 #[derive(Parser)]
 #[command(
@@ -60,7 +57,7 @@ enum Cmd {
     /// exec generator.
     Krm(cli::krm::KrmArgs),
     /// Air-gapped bundle for provider CRs (`bundle -f PATH -o DIR`, `bundle verify DIR`).
-    Bundle(bundle_cli::BundleArgs),
+    Bundle(cli::bundle::BundleArgs),
 }
 
 #[derive(Subcommand)]
@@ -349,7 +346,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             cli::upgrade::run(what, cli.config.as_deref(), cli.repository.as_deref())
         }
         Cmd::Render(_) | Cmd::Krm(_) => Err(Error::new("internal: dispatched in main")),
-        Cmd::Bundle(a) => bundle_cli::run(a, cli.config.as_deref(), cli.repository.as_deref()),
+        Cmd::Bundle(a) => cli::bundle::run(a, cli.config.as_deref(), cli.repository.as_deref()),
     }
 }
 
