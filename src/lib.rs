@@ -17,6 +17,7 @@ pub mod generate;
 pub mod gitops;
 pub mod gotemplate;
 pub mod image;
+pub mod impact;
 pub mod load;
 pub mod operator;
 pub mod provider;

@@ -58,6 +58,9 @@ enum Cmd {
     Krm(cli::krm::KrmArgs),
     /// Air-gapped bundle for provider CRs (`bundle -f PATH -o DIR`, `bundle verify DIR`).
     Bundle(cli::bundle::BundleArgs),
+    /// Change impact: render the inputs before (-f) and after (--against) and print a
+    /// unified diff per changed object of every Cluster or provider that differs.
+    Diff(cli::diff::DiffArgs),
 }
 
 #[derive(Subcommand)]
@@ -345,7 +348,9 @@ fn run(cli: Cli) -> Result<(), Error> {
         Cmd::Upgrade { what } => {
             cli::upgrade::run(what, cli.config.as_deref(), cli.repository.as_deref())
         }
-        Cmd::Render(_) | Cmd::Krm(_) => Err(Error::new("internal: dispatched in main")),
+        Cmd::Render(_) | Cmd::Krm(_) | Cmd::Diff(_) => {
+            Err(Error::new("internal: dispatched in main"))
+        }
         Cmd::Bundle(a) => cli::bundle::run(a, cli.config.as_deref(), cli.repository.as_deref()),
     }
 }
@@ -357,6 +362,7 @@ fn main() -> ExitCode {
             return cli::render::run(a, cli.config.as_deref(), cli.repository.as_deref())
         }
         Cmd::Krm(a) => return cli::krm::run(a, cli.config.as_deref(), cli.repository.as_deref()),
+        Cmd::Diff(a) => return cli::diff::run(a, cli.config.as_deref(), cli.repository.as_deref()),
         _ => {}
     }
     match run(cli) {

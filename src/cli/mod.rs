@@ -2,6 +2,7 @@
 //! file holds one command's clap arguments and a `run` that calls the library.
 
 pub mod bundle;
+pub mod diff;
 pub mod krm;
 pub mod render;
 pub mod upgrade;

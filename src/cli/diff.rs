@@ -1,0 +1,67 @@
+//! `capi-render diff`: the change impact of a pull request. Renders the inputs before
+//! (`-f`) and after (`--against`) and prints a unified diff per changed object of every
+//! Cluster or provider whose rendered objects differ.
+//!
+//! Exit codes (as diff(1)): 0 no difference, 1 differences printed, 2 error.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use capi_render::render::{self, RenderOptions};
+use capi_render::Error;
+use clap::Args;
+
+use super::print_error;
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The inputs before the change (files or directories).
+    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true, num_args = 1..)]
+    pub before: Vec<PathBuf>,
+    /// The inputs after the change (files or directories).
+    #[arg(long = "against", value_name = "PATH", required = true, num_args = 1..)]
+    pub after: Vec<PathBuf>,
+    /// Print only the changed units (`clusters/<ns>/<name>`, `providers/...`), one a line.
+    #[arg(long = "name-only")]
+    pub name_only: bool,
+    /// An OCI image layout holding the artifacts that `fetchConfig.oci` names.
+    #[arg(long = "oci-layout", value_name = "DIR")]
+    pub oci_layout: Option<PathBuf>,
+}
+
+pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {
+    let opts = RenderOptions {
+        repository: repository.map(Path::to_path_buf),
+        config: config.map(Path::to_path_buf),
+        oci_layout: a.oci_layout.clone(),
+        ..RenderOptions::default()
+    };
+    let res = (|| -> Result<_, Error> {
+        let before = render::render_paths(&a.before, &opts)
+            .map_err(|e| e.wrap("rendering the -f inputs (before)"))?;
+        let after = render::render_paths(&a.after, &opts)
+            .map_err(|e| e.wrap("rendering the --against inputs (after)"))?;
+        for w in before.warnings.iter().chain(&after.warnings) {
+            eprintln!("Warning: {w}");
+        }
+        capi_render::impact::impact(&before, &after)
+    })();
+    match res {
+        Ok(i) if i.is_empty() => ExitCode::SUCCESS,
+        Ok(i) => {
+            let text = if a.name_only {
+                i.changed_units.iter().map(|u| format!("{u}\n")).collect()
+            } else {
+                i.diff
+            };
+            let mut so = std::io::stdout().lock();
+            let _ = so.write_all(text.as_bytes()).and_then(|_| so.flush());
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            print_error(&e);
+            ExitCode::from(2)
+        }
+    }
+}
