@@ -219,9 +219,12 @@ fn as_f64_numbers(v: &Value) -> Value {
 /// Values Go itself does not round-trip: those its Marshal rejects (see
 /// `try_to_yaml`), NEL (folded by go-yaml's re-read of the JSON text), and the key
 /// `<<`, which go-yaml writes plain and every YAML 1.1 reader takes as a merge key.
+/// Also LS/PS (U+2028/U+2029): go-yaml treats them as line breaks (YAML 1.1), so a
+/// quoted scalar it wraps after one reads back without the indentation; our YAML 1.2
+/// reader keeps the indentation (a known reader difference, README "Differences").
 fn go_round_trips(v: &Value) -> bool {
     fn ok(s: &str) -> bool {
-        !s.contains('\u{85}')
+        !s.contains(['\u{85}', '\u{2028}', '\u{2029}'])
     }
     let inner = match v {
         Value::String(s) => ok(s),
@@ -235,7 +238,8 @@ fn go_round_trips(v: &Value) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+    // A fixed seed: the same 2,000 cases on every run and machine.
+    #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_ca71), ..ProptestConfig::default() })]
 
     #[test]
     fn emitted_yaml_reads_back_as_the_same_value(v in arb_value()) {
