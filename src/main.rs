@@ -45,6 +45,11 @@ enum Cmd {
         #[command(subcommand)]
         what: InitCmd,
     },
+    /// Managed topologies (as clusterctl alpha topology).
+    Topology {
+        #[command(subcommand)]
+        what: cli::topology::TopologyCmd,
+    },
 }
 
 #[derive(Subcommand)]
@@ -228,6 +233,7 @@ fn write_private(path: &str, text: &str) -> Result<(), Error> {
 fn run(cli: Cli) -> Result<(), Error> {
     let cfg = load_config(&cli)?;
     match &cli.cmd {
+        Cmd::Topology { what } => cli::topology::run(what),
         Cmd::Generate {
             what: GenerateCmd::Provider(a),
         } => {

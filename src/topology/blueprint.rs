@@ -1,0 +1,141 @@
+//! The ClusterClass and the templates it references (`scope.ClusterBlueprint`).
+
+use serde_json::Value;
+
+use super::obj;
+use crate::error::{Error, Result};
+
+/// One worker class (MachineDeploymentClass or MachinePoolClass) with its templates.
+pub struct WorkerClass {
+    pub class: Value,
+    pub bootstrap: Value,
+    pub infrastructure: Value,
+}
+
+pub struct Blueprint {
+    pub cc: Value,
+    pub infra_cluster_template: Value,
+    pub cp_template: Value,
+    pub cp_infra_template: Option<Value>,
+    pub md_classes: Vec<(String, WorkerClass)>,
+    pub mp_classes: Vec<(String, WorkerClass)>,
+}
+
+/// Find the object a ClusterClass ref names among `objects` (apiVersion, kind,
+/// namespace and name all equal, as the dry-run client's Get).
+pub fn resolve(objects: &[Value], r: &Value, cc_ns: &str) -> Result<Value> {
+    let av = obj::str_at(r, &["apiVersion"]);
+    let kind = obj::str_at(r, &["kind"]);
+    let name = obj::str_at(r, &["name"]);
+    let ns = match obj::str_at(r, &["namespace"]) {
+        "" => cc_ns,
+        n => n,
+    };
+    objects
+        .iter()
+        .find(|o| {
+            obj::api_version(o) == av
+                && obj::kind(o) == kind
+                && obj::name(o) == name
+                && obj::namespace(o) == ns
+        })
+        .cloned()
+        .ok_or_else(|| {
+            Error::new(format!(
+                "failed to get {kind} {ns}/{name}: {}.{} {name:?} not found",
+                plural(kind),
+                obj::group_of(av)
+            ))
+        })
+}
+
+fn plural(kind: &str) -> String {
+    let l = kind.to_lowercase();
+    if l.ends_with('s') {
+        format!("{l}es")
+    } else if let Some(stem) = l.strip_suffix('y') {
+        format!("{stem}ies")
+    } else {
+        format!("{l}s")
+    }
+}
+
+fn workers(cc: &Value, objects: &[Value], field: &str) -> Result<Vec<(String, WorkerClass)>> {
+    let ns = obj::namespace(cc);
+    let mut out = Vec::new();
+    if let Some(Value::Array(list)) = obj::get(cc, &["spec", "workers", field]) {
+        for c in list {
+            let name = obj::str_at(c, &["class"]).to_string();
+            let b = obj::get(c, &["template", "bootstrap", "ref"])
+                .cloned()
+                .unwrap_or(Value::Null);
+            let i = obj::get(c, &["template", "infrastructure", "ref"])
+                .cloned()
+                .unwrap_or(Value::Null);
+            out.push((
+                name,
+                WorkerClass {
+                    class: c.clone(),
+                    bootstrap: resolve(objects, &b, ns)?,
+                    infrastructure: resolve(objects, &i, ns)?,
+                },
+            ));
+        }
+    }
+    Ok(out)
+}
+
+impl Blueprint {
+    pub fn load(cc: &Value, objects: &[Value]) -> Result<Blueprint> {
+        let ns = obj::namespace(cc);
+        let get_ref = |p: &[&str]| obj::get(cc, p).cloned().unwrap_or(Value::Null);
+        let infra = resolve(objects, &get_ref(&["spec", "infrastructure", "ref"]), ns)?;
+        let cp = resolve(objects, &get_ref(&["spec", "controlPlane", "ref"]), ns)?;
+        let cp_infra = match obj::get(
+            cc,
+            &["spec", "controlPlane", "machineInfrastructure", "ref"],
+        ) {
+            Some(r) if !r.is_null() => Some(resolve(objects, r, ns)?),
+            _ => None,
+        };
+        Ok(Blueprint {
+            cc: cc.clone(),
+            infra_cluster_template: infra,
+            cp_template: cp,
+            cp_infra_template: cp_infra,
+            md_classes: workers(cc, objects, "machineDeployments")?,
+            mp_classes: workers(cc, objects, "machinePools")?,
+        })
+    }
+
+    pub fn md_class(&self, name: &str) -> Option<&WorkerClass> {
+        self.md_classes
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| c)
+    }
+
+    pub fn mp_class(&self, name: &str) -> Option<&WorkerClass> {
+        self.mp_classes
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn resolve_matches_all_of_gvk_and_key() {
+        let objs = vec![json!({"apiVersion": "a/v1", "kind": "XTemplate",
+            "metadata": {"name": "t", "namespace": "ns"}})];
+        let r = json!({"apiVersion": "a/v1", "kind": "XTemplate", "name": "t"});
+        assert!(resolve(&objs, &r, "ns").is_ok());
+        assert!(resolve(&objs, &r, "other").is_err());
+        let r2 = json!({"apiVersion": "a/v2", "kind": "XTemplate", "name": "t"});
+        assert!(resolve(&objs, &r2, "ns").is_err());
+    }
+}
