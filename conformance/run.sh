@@ -78,6 +78,7 @@ done <"$root/fixtures/cases.txt"
 for regen in "$here"/regen-*.sh; do
   [ -x "$regen" ] && "$regen" "$work/golden"
 done
+"$here/gotmpl.sh" "$work/golden"   # Go text/template + sprig goldens (golden/gotmpl)
 
 # The typed model is generated data that lives in src/typed/, not in golden/.
 model_new="$work/golden/typed-model.json"
