@@ -1,0 +1,384 @@
+//! Evaluation of a parsed CEL expression: operators with CEL's error and short-circuit
+//! rules, the macros (`has`, `all`, `exists`, `exists_one`, `map`, `filter`), and the
+//! scope of bound variables. Library functions live in `functions.rs`.
+
+use std::cmp::Ordering;
+
+use super::functions::call_function;
+use super::parser::{Expr, Lit};
+use super::value::{compare, equal, Val};
+
+/// Why an evaluation did not produce a value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EvalError {
+    /// A CEL runtime error (text as cel-go words it, e.g. `no such key: x`).
+    Runtime(String),
+    /// Something capi-render does not implement (a function, a macro form).
+    Unsupported(String),
+}
+
+pub type EvalResult = Result<Val, EvalError>;
+
+pub fn runtime(msg: impl Into<String>) -> EvalError {
+    EvalError::Runtime(msg.into())
+}
+
+pub fn no_overload(op: &str, args: &[&Val]) -> EvalError {
+    let types: Vec<&str> = args.iter().map(|a| a.type_name()).collect();
+    EvalError::Runtime(format!("no such overload: {op}({})", types.join(", ")))
+}
+
+/// Bound variables, innermost last.
+pub struct Scope<'a> {
+    vars: Vec<(String, Val)>,
+    parent: Option<&'a Scope<'a>>,
+}
+
+impl<'a> Scope<'a> {
+    pub fn root(vars: Vec<(String, Val)>) -> Scope<'static> {
+        Scope { vars, parent: None }
+    }
+
+    fn child(&'a self, name: &str, v: Val) -> Scope<'a> {
+        Scope { vars: vec![(name.to_string(), v)], parent: Some(self) }
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Val> {
+        self.vars.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v).or_else(|| self.parent.and_then(|p| p.lookup(name)))
+    }
+}
+
+pub fn eval(e: &Expr, scope: &Scope) -> EvalResult {
+    match e {
+        Expr::Lit(l) => Ok(match l {
+            Lit::Null => Val::Null,
+            Lit::Bool(b) => Val::Bool(*b),
+            Lit::Int(i) => Val::Int(*i),
+            Lit::Uint(u) => Val::Uint(*u),
+            Lit::Double(d) => Val::Double(*d),
+            Lit::Str(s) => Val::Str(s.clone()),
+        }),
+        Expr::Ident(n) => scope
+            .lookup(n)
+            .cloned()
+            .ok_or_else(|| EvalError::Unsupported(format!("undeclared reference to '{n}'"))),
+        Expr::Select(target, field) => {
+            let t = eval(target, scope)?;
+            select(&t, field)
+        }
+        Expr::Index(target, idx) => {
+            let t = eval(target, scope)?;
+            let i = eval(idx, scope)?;
+            index(&t, &i)
+        }
+        Expr::List(items) => Ok(Val::List(items.iter().map(|i| eval(i, scope)).collect::<Result<_, _>>()?)),
+        Expr::Map(entries) => {
+            let mut out: Vec<(Val, Val)> = Vec::new();
+            for (k, v) in entries {
+                let k = eval(k, scope)?;
+                let v = eval(v, scope)?;
+                if out.iter().any(|(e, _)| equal(e, &k)) {
+                    return Err(runtime("Failed with repeated key"));
+                }
+                out.push((k, v));
+            }
+            Ok(Val::Map(out))
+        }
+        Expr::Unary(op, a) => {
+            let v = eval(a, scope)?;
+            match (*op, &v) {
+                ("!", Val::Bool(b)) => Ok(Val::Bool(!b)),
+                ("-", Val::Int(i)) => i.checked_neg().map(Val::Int).ok_or_else(|| runtime("integer overflow")),
+                ("-", Val::Double(d)) => Ok(Val::Double(-d)),
+                _ => Err(no_overload(if *op == "!" { "_!_" } else { "-_" }, &[&v])),
+            }
+        }
+        Expr::Binary("&&", a, b) => logic(a, b, scope, false),
+        Expr::Binary("||", a, b) => logic(a, b, scope, true),
+        Expr::Binary(op, a, b) => {
+            let l = eval(a, scope)?;
+            let r = eval(b, scope)?;
+            binary(op, &l, &r)
+        }
+        Expr::Cond(c, a, b) => match eval(c, scope)? {
+            Val::Bool(true) => eval(a, scope),
+            Val::Bool(false) => eval(b, scope),
+            other => Err(no_overload("_?_:_", &[&other])),
+        },
+        Expr::Call(target, name, args) => call(target.as_deref(), name, args, scope),
+    }
+}
+
+/// `&&` / `||` with CEL's commutative error absorption: a decisive operand wins over an
+/// error on the other side.
+fn logic(a: &Expr, b: &Expr, scope: &Scope, decisive: bool) -> EvalResult {
+    let l = eval(a, scope);
+    if l == Ok(Val::Bool(decisive)) {
+        return Ok(Val::Bool(decisive));
+    }
+    let r = eval(b, scope);
+    if r == Ok(Val::Bool(decisive)) {
+        return Ok(Val::Bool(decisive));
+    }
+    let op = if decisive { "_||_" } else { "_&&_" };
+    match (l, r) {
+        (Err(e), _) | (_, Err(e)) => Err(e),
+        (Ok(Val::Bool(_)), Ok(Val::Bool(_))) => Ok(Val::Bool(!decisive)),
+        (Ok(x), Ok(y)) => Err(no_overload(op, &[&x, &y])),
+    }
+}
+
+fn select(t: &Val, field: &str) -> EvalResult {
+    match t {
+        Val::Map(_) => t.get(&Val::Str(field.to_string())).cloned().ok_or_else(|| runtime(format!("no such key: {field}"))),
+        other => Err(runtime(format!("type '{}' does not support field selection", other.type_name()))),
+    }
+}
+
+fn index(t: &Val, i: &Val) -> EvalResult {
+    match (t, i) {
+        (Val::List(items), _) => {
+            let n = match i {
+                Val::Int(n) => *n,
+                Val::Uint(u) => i64::try_from(*u).unwrap_or(i64::MAX),
+                Val::Double(d) if d.fract() == 0.0 => *d as i64,
+                other => return Err(no_overload("_[_]", &[t, other])),
+            };
+            usize::try_from(n)
+                .ok()
+                .and_then(|n| items.get(n))
+                .cloned()
+                .ok_or_else(|| runtime(format!("index out of bounds: {n}")))
+        }
+        (Val::Map(_), key) => t.get(key).cloned().ok_or_else(|| runtime(format!("no such key: {}", key_text(key)))),
+        (other, _) => Err(no_overload("_[_]", &[other, i])),
+    }
+}
+
+fn key_text(k: &Val) -> String {
+    match k {
+        Val::Str(s) => s.clone(),
+        Val::Int(i) => i.to_string(),
+        Val::Uint(u) => u.to_string(),
+        Val::Bool(b) => b.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+pub fn binary(op: &str, l: &Val, r: &Val) -> EvalResult {
+    match op {
+        "==" => Ok(Val::Bool(equal(l, r))),
+        "!=" => Ok(Val::Bool(!equal(l, r))),
+        "<" | "<=" | ">" | ">=" => {
+            let o = compare(l, r).ok_or_else(|| no_overload(&format!("_{op}_"), &[l, r]))?;
+            Ok(Val::Bool(match op {
+                "<" => o == Ordering::Less,
+                "<=" => o != Ordering::Greater,
+                ">" => o == Ordering::Greater,
+                _ => o != Ordering::Less,
+            }))
+        }
+        "in" => match r {
+            Val::List(items) => Ok(Val::Bool(items.iter().any(|i| equal(i, l)))),
+            Val::Map(_) => Ok(Val::Bool(r.get(l).is_some())),
+            _ => Err(no_overload("@in", &[l, r])),
+        },
+        _ => arithmetic(op, l, r),
+    }
+}
+
+fn arithmetic(op: &str, l: &Val, r: &Val) -> EvalResult {
+    let overflow = || runtime("integer overflow");
+    match (l, r) {
+        (Val::Int(a), Val::Int(b)) => match op {
+            "+" => a.checked_add(*b).map(Val::Int).ok_or_else(overflow),
+            "-" => a.checked_sub(*b).map(Val::Int).ok_or_else(overflow),
+            "*" => a.checked_mul(*b).map(Val::Int).ok_or_else(overflow),
+            "/" if *b == 0 => Err(runtime("division by zero")),
+            "/" => a.checked_div(*b).map(Val::Int).ok_or_else(overflow),
+            "%" if *b == 0 => Err(runtime("modulus by zero")),
+            _ => a.checked_rem(*b).map(Val::Int).ok_or_else(overflow),
+        },
+        (Val::Uint(a), Val::Uint(b)) => match op {
+            "+" => a.checked_add(*b).map(Val::Uint).ok_or_else(overflow),
+            "-" => a.checked_sub(*b).map(Val::Uint).ok_or_else(overflow),
+            "*" => a.checked_mul(*b).map(Val::Uint).ok_or_else(overflow),
+            "/" if *b == 0 => Err(runtime("division by zero")),
+            "/" => Ok(Val::Uint(a / b)),
+            "%" if *b == 0 => Err(runtime("modulus by zero")),
+            _ => Ok(Val::Uint(a % b)),
+        },
+        (Val::Double(a), Val::Double(b)) => match op {
+            "+" => Ok(Val::Double(a + b)),
+            "-" => Ok(Val::Double(a - b)),
+            "*" => Ok(Val::Double(a * b)),
+            "/" => Ok(Val::Double(a / b)),
+            _ => Err(no_overload("_%_", &[l, r])),
+        },
+        (Val::Str(a), Val::Str(b)) if op == "+" => Ok(Val::Str(format!("{a}{b}"))),
+        (Val::List(a), Val::List(b)) if op == "+" => Ok(Val::List(a.iter().chain(b).cloned().collect())),
+        _ => {
+            let name = match op {
+                "+" => "_+_",
+                "-" => "_-_",
+                "*" => "_*_",
+                "/" => "_/_",
+                _ => "_%_",
+            };
+            Err(no_overload(name, &[l, r]))
+        }
+    }
+}
+
+/// The elements a comprehension ranges over: list items, or map keys.
+fn range_of(v: &Val) -> Result<Vec<Val>, EvalError> {
+    match v {
+        Val::List(items) => Ok(items.clone()),
+        Val::Map(entries) => Ok(entries.iter().map(|(k, _)| k.clone()).collect()),
+        other => Err(runtime(format!("expression of type '{}' cannot be range of a comprehension", other.type_name()))),
+    }
+}
+
+fn ident_of(e: &Expr) -> Result<&str, EvalError> {
+    match e {
+        Expr::Ident(n) => Ok(n),
+        _ => Err(runtime("argument must be a simple name")),
+    }
+}
+
+fn call(target: Option<&Expr>, name: &str, args: &[Expr], scope: &Scope) -> EvalResult {
+    // Macros.
+    if target.is_none() && name == "has" && args.len() == 1 {
+        return match &args[0] {
+            Expr::Select(t, field) => match eval(t, scope)? {
+                m @ Val::Map(_) => Ok(Val::Bool(m.get(&Val::Str(field.clone())).is_some())),
+                other => Err(no_overload("has", &[&other])),
+            },
+            _ => Err(runtime("invalid argument to has() macro")),
+        };
+    }
+    if let Some(t) = target {
+        let is_macro = matches!((name, args.len()), ("all" | "exists" | "exists_one" | "filter", 2) | ("map", 2 | 3));
+        if is_macro {
+            let var = ident_of(&args[0])?;
+            let items = range_of(&eval(t, scope)?)?;
+            return comprehension(name, var, &args[1..], items, scope);
+        }
+    }
+    let recv = target.map(|t| eval(t, scope)).transpose()?;
+    let vals: Vec<Val> = args.iter().map(|a| eval(a, scope)).collect::<Result<_, _>>()?;
+    call_function(name, recv.as_ref(), &vals)
+}
+
+fn comprehension(name: &str, var: &str, rest: &[Expr], items: Vec<Val>, scope: &Scope) -> EvalResult {
+    let pred = |item: &Val| -> EvalResult { eval(&rest[0], &scope.child(var, item.clone())) };
+    match name {
+        "all" | "exists" => {
+            // Like && / ||: a decisive element wins over errors in others.
+            let decisive = name == "exists";
+            let mut err = None;
+            for item in &items {
+                match pred(item) {
+                    Ok(Val::Bool(b)) if b == decisive => return Ok(Val::Bool(decisive)),
+                    Ok(Val::Bool(_)) => {}
+                    Ok(other) => err = err.or(Some(no_overload(if decisive { "_||_" } else { "_&&_" }, &[&other]))),
+                    Err(e) => err = err.or(Some(e)),
+                }
+            }
+            match err {
+                Some(e) => Err(e),
+                None => Ok(Val::Bool(!decisive)),
+            }
+        }
+        "exists_one" => {
+            let mut n = 0;
+            for item in &items {
+                match pred(item)? {
+                    Val::Bool(true) => n += 1,
+                    Val::Bool(false) => {}
+                    other => return Err(no_overload("exists_one", &[&other])),
+                }
+            }
+            Ok(Val::Bool(n == 1))
+        }
+        "filter" => {
+            let mut out = Vec::new();
+            for item in items {
+                match pred(&item)? {
+                    Val::Bool(true) => out.push(item),
+                    Val::Bool(false) => {}
+                    other => return Err(no_overload("filter", &[&other])),
+                }
+            }
+            Ok(Val::List(out))
+        }
+        _ => {
+            // map(x, t) or map(x, p, t)
+            let mut out = Vec::new();
+            for item in items {
+                let s = scope.child(var, item.clone());
+                if rest.len() == 2 {
+                    match eval(&rest[0], &s)? {
+                        Val::Bool(true) => {}
+                        Val::Bool(false) => continue,
+                        other => return Err(no_overload("map", &[&other])),
+                    }
+                }
+                out.push(eval(rest.last().unwrap_or(&rest[0]), &s)?);
+            }
+            Ok(Val::List(out))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parser::parse;
+    use super::*;
+
+    fn run(src: &str, self_val: Val) -> EvalResult {
+        eval(&parse(src).unwrap(), &Scope::root(vec![("self".into(), self_val)]))
+    }
+
+    fn obj(entries: &[(&str, Val)]) -> Val {
+        Val::Map(entries.iter().map(|(k, v)| (Val::Str(k.to_string()), v.clone())).collect())
+    }
+
+    #[test]
+    fn selection_has_and_errors() {
+        let s = obj(&[("a", Val::Int(2)), ("b", Val::Str("x".into()))]);
+        assert_eq!(run("self.a > 1 && self.b == 'x'", s.clone()), Ok(Val::Bool(true)));
+        assert_eq!(run("has(self.c)", s.clone()), Ok(Val::Bool(false)));
+        assert_eq!(run("self.c == 1", s.clone()), Err(runtime("no such key: c")));
+        // A decisive operand absorbs the error on the other side.
+        assert_eq!(run("self.c == 1 || true", s.clone()), Ok(Val::Bool(true)));
+        assert_eq!(run("false && self.c == 1", s), Ok(Val::Bool(false)));
+    }
+
+    #[test]
+    fn arithmetic_and_ternary() {
+        assert_eq!(run("self / 0", Val::Int(1)), Err(runtime("division by zero")));
+        assert_eq!(run("9223372036854775807 + self", Val::Int(1)), Err(runtime("integer overflow")));
+        assert_eq!(run("self > 1 ? 'big' : 'small'", Val::Int(3)), Ok(Val::Str("big".into())));
+        assert_eq!(run("self + 1.5", Val::Int(1)), Err(no_overload("_+_", &[&Val::Int(1), &Val::Double(1.5)])));
+        assert_eq!(run("self == 1.0", Val::Int(1)), Ok(Val::Bool(true)));
+        assert_eq!(run("'a' in ['a', 'b'] && !('c' in {'a': 1})", Val::Null), Ok(Val::Bool(true)));
+    }
+
+    #[test]
+    fn macros() {
+        let l = Val::List(vec![Val::Int(1), Val::Int(2), Val::Int(3)]);
+        assert_eq!(run("self.all(x, x > 0)", l.clone()), Ok(Val::Bool(true)));
+        assert_eq!(run("self.exists(x, x > 2)", l.clone()), Ok(Val::Bool(true)));
+        assert_eq!(run("self.exists_one(x, x > 1)", l.clone()), Ok(Val::Bool(false)));
+        assert_eq!(run("self.map(x, x * 2)", l.clone()), Ok(Val::List(vec![Val::Int(2), Val::Int(4), Val::Int(6)])));
+        assert_eq!(run("self.map(x, x > 1, x)", l.clone()), Ok(Val::List(vec![Val::Int(2), Val::Int(3)])));
+        assert_eq!(run("self.filter(x, x % 2 == 1).size()", l), Ok(Val::Int(2)));
+        assert_eq!(run("[has(self.a), has(self.b)].exists_one(c, c)", obj(&[("a", Val::Int(1))])), Ok(Val::Bool(true)));
+    }
+
+    #[test]
+    fn unknown_names_are_unsupported() {
+        assert!(matches!(run("foo == 1", Val::Null), Err(EvalError::Unsupported(_))));
+    }
+}

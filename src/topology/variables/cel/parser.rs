@@ -1,0 +1,291 @@
+//! CEL expressions to an AST (cel-spec grammar: ternary, `||`, `&&`, relations incl.
+//! `in`, additive, multiplicative, unary, member/index/call, primaries).
+
+use super::lexer::{lex, Tok};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lit {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    Str(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Lit(Lit),
+    Ident(String),
+    Select(Box<Expr>, String),
+    Index(Box<Expr>, Box<Expr>),
+    /// A function call: `f(args)` (target `None`) or `target.f(args)`.
+    Call(Option<Box<Expr>>, String, Vec<Expr>),
+    List(Vec<Expr>),
+    Map(Vec<(Expr, Expr)>),
+    Unary(&'static str, Box<Expr>),
+    Binary(&'static str, Box<Expr>, Box<Expr>),
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+}
+
+/// Parses one expression.
+pub fn parse(src: &str) -> Result<Expr, String> {
+    let toks = lex(src)?;
+    let mut p = Parser { toks, pos: 0 };
+    let e = p.expr()?;
+    if p.pos != p.toks.len() {
+        return Err(format!("Syntax error: mismatched input at token {}", p.pos + 1));
+    }
+    Ok(e)
+}
+
+struct Parser {
+    toks: Vec<Tok>,
+    pos: usize,
+}
+
+impl Parser {
+    fn peek_op(&self, op: &str) -> bool {
+        matches!(self.toks.get(self.pos), Some(Tok::Op(o)) if *o == op)
+    }
+
+    fn eat_op(&mut self, op: &str) -> bool {
+        if self.peek_op(op) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, op: &str) -> Result<(), String> {
+        if self.eat_op(op) {
+            Ok(())
+        } else {
+            Err(format!("Syntax error: missing '{op}'"))
+        }
+    }
+
+    fn expr(&mut self) -> Result<Expr, String> {
+        let c = self.or()?;
+        if self.eat_op("?") {
+            let a = self.or()?;
+            self.expect(":")?;
+            let b = self.expr()?;
+            return Ok(Expr::Cond(Box::new(c), Box::new(a), Box::new(b)));
+        }
+        Ok(c)
+    }
+
+    fn or(&mut self) -> Result<Expr, String> {
+        let mut l = self.and()?;
+        while self.eat_op("||") {
+            let r = self.and()?;
+            l = Expr::Binary("||", Box::new(l), Box::new(r));
+        }
+        Ok(l)
+    }
+
+    fn and(&mut self) -> Result<Expr, String> {
+        let mut l = self.rel()?;
+        while self.eat_op("&&") {
+            let r = self.rel()?;
+            l = Expr::Binary("&&", Box::new(l), Box::new(r));
+        }
+        Ok(l)
+    }
+
+    fn rel(&mut self) -> Result<Expr, String> {
+        let mut l = self.add()?;
+        loop {
+            let op = match self.toks.get(self.pos) {
+                Some(Tok::Op(o)) if ["==", "!=", "<", "<=", ">", ">="].contains(o) => *o,
+                Some(Tok::Ident(i)) if i == "in" => "in",
+                _ => return Ok(l),
+            };
+            self.pos += 1;
+            let r = self.add()?;
+            l = Expr::Binary(op, Box::new(l), Box::new(r));
+        }
+    }
+
+    fn add(&mut self) -> Result<Expr, String> {
+        let mut l = self.mul()?;
+        loop {
+            let op = if self.eat_op("+") {
+                "+"
+            } else if self.eat_op("-") {
+                "-"
+            } else {
+                return Ok(l);
+            };
+            let r = self.mul()?;
+            l = Expr::Binary(op, Box::new(l), Box::new(r));
+        }
+    }
+
+    fn mul(&mut self) -> Result<Expr, String> {
+        let mut l = self.unary()?;
+        loop {
+            let op = if self.eat_op("*") {
+                "*"
+            } else if self.eat_op("/") {
+                "/"
+            } else if self.eat_op("%") {
+                "%"
+            } else {
+                return Ok(l);
+            };
+            let r = self.unary()?;
+            l = Expr::Binary(op, Box::new(l), Box::new(r));
+        }
+    }
+
+    fn unary(&mut self) -> Result<Expr, String> {
+        if self.eat_op("!") {
+            return Ok(Expr::Unary("!", Box::new(self.unary()?)));
+        }
+        if self.eat_op("-") {
+            // Negative literals fold, so that -9223372036854775808 stays in range.
+            return match self.unary()? {
+                Expr::Lit(Lit::Int(i)) => Ok(Expr::Lit(Lit::Int(-i))),
+                Expr::Lit(Lit::Double(d)) => Ok(Expr::Lit(Lit::Double(-d))),
+                e => Ok(Expr::Unary("-", Box::new(e))),
+            };
+        }
+        self.member()
+    }
+
+    fn member(&mut self) -> Result<Expr, String> {
+        let mut e = self.primary()?;
+        loop {
+            if self.eat_op(".") {
+                let name = match self.toks.get(self.pos) {
+                    Some(Tok::Ident(n)) => n.clone(),
+                    _ => return Err("Syntax error: expected a field name after '.'".into()),
+                };
+                self.pos += 1;
+                if self.eat_op("(") {
+                    let args = self.args(")")?;
+                    e = Expr::Call(Some(Box::new(e)), name, args);
+                } else {
+                    e = Expr::Select(Box::new(e), name);
+                }
+            } else if self.eat_op("[") {
+                let i = self.expr()?;
+                self.expect("]")?;
+                e = Expr::Index(Box::new(e), Box::new(i));
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+
+    fn args(&mut self, close: &str) -> Result<Vec<Expr>, String> {
+        let mut out = Vec::new();
+        if self.eat_op(close) {
+            return Ok(out);
+        }
+        loop {
+            out.push(self.expr()?);
+            if self.eat_op(close) {
+                return Ok(out);
+            }
+            self.expect(",")?;
+            if self.eat_op(close) {
+                return Ok(out);
+            }
+        }
+    }
+
+    fn primary(&mut self) -> Result<Expr, String> {
+        let t = self.toks.get(self.pos).cloned().ok_or("Syntax error: unexpected end of expression")?;
+        self.pos += 1;
+        Ok(match t {
+            Tok::Int(i) => Expr::Lit(Lit::Int(i)),
+            Tok::Uint(u) => Expr::Lit(Lit::Uint(u)),
+            Tok::Double(d) => Expr::Lit(Lit::Double(d)),
+            Tok::Str(s) => Expr::Lit(Lit::Str(s)),
+            Tok::Ident(n) => match n.as_str() {
+                "true" => Expr::Lit(Lit::Bool(true)),
+                "false" => Expr::Lit(Lit::Bool(false)),
+                "null" => Expr::Lit(Lit::Null),
+                _ if self.eat_op("(") => Expr::Call(None, n, self.args(")")?),
+                _ => Expr::Ident(n),
+            },
+            Tok::Op("(") => {
+                let e = self.expr()?;
+                self.expect(")")?;
+                e
+            }
+            Tok::Op("[") => Expr::List(self.args("]")?),
+            Tok::Op("{") => {
+                let mut entries = Vec::new();
+                if !self.eat_op("}") {
+                    loop {
+                        let k = self.expr()?;
+                        self.expect(":")?;
+                        let v = self.expr()?;
+                        entries.push((k, v));
+                        if self.eat_op("}") {
+                            break;
+                        }
+                        self.expect(",")?;
+                        if self.eat_op("}") {
+                            break;
+                        }
+                    }
+                }
+                Expr::Map(entries)
+            }
+            Tok::Op(".") => return Err("Syntax error: leading '.' names are not supported".into()),
+            Tok::Op(o) => return Err(format!("Syntax error: unexpected '{o}'")),
+        })
+    }
+}
+
+/// Whether the expression references `name` as an identifier.
+pub fn references(e: &Expr, name: &str) -> bool {
+    match e {
+        Expr::Lit(_) => false,
+        Expr::Ident(n) => n == name,
+        Expr::Select(t, _) => references(t, name),
+        Expr::Index(a, b) => references(a, name) || references(b, name),
+        Expr::Call(t, _, args) => t.as_deref().is_some_and(|t| references(t, name)) || args.iter().any(|a| references(a, name)),
+        Expr::List(items) => items.iter().any(|a| references(a, name)),
+        Expr::Map(entries) => entries.iter().any(|(k, v)| references(k, name) || references(v, name)),
+        Expr::Unary(_, a) => references(a, name),
+        Expr::Binary(_, a, b) => references(a, name) || references(b, name),
+        Expr::Cond(a, b, c) => references(a, name) || references(b, name) || references(c, name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precedence() {
+        let e = parse("a || b && !c").unwrap();
+        assert_eq!(
+            e,
+            Expr::Binary(
+                "||",
+                Box::new(Expr::Ident("a".into())),
+                Box::new(Expr::Binary("&&", Box::new(Expr::Ident("b".into())), Box::new(Expr::Unary("!", Box::new(Expr::Ident("c".into()))))))
+            )
+        );
+        let e = parse("1 + 2 * 3 == 7 ? 'y' : 'n'").unwrap();
+        assert!(matches!(e, Expr::Cond(..)));
+    }
+
+    #[test]
+    fn members_calls_and_literals() {
+        let e = parse("self.items.all(i, i.name.startsWith('a')) && {'k': [1, 2,]}['k'][0] == -1").unwrap();
+        assert!(references(&e, "self"));
+        assert!(!references(&e, "oldSelf"));
+        assert!(parse("a.").is_err());
+        assert!(parse("(a").is_err());
+        assert!(parse("a b").is_err());
+    }
+}

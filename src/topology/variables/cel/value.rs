@@ -1,0 +1,141 @@
+//! CEL runtime values and their construction from a variable value and its schema (as
+//! apiserver's `UnstructuredToVal`: `integer` → int, `number` → double, objects and
+//! maps → maps, arrays → lists).
+
+use serde_json::Value;
+
+use crate::topology::variables::gojson::as_int64;
+use crate::topology::variables::schema::Schema;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Val {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Double(f64),
+    Str(String),
+    List(Vec<Val>),
+    Map(Vec<(Val, Val)>),
+}
+
+impl Val {
+    /// CEL's type name, used in error texts.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Val::Null => "null_type",
+            Val::Bool(_) => "bool",
+            Val::Int(_) => "int",
+            Val::Uint(_) => "uint",
+            Val::Double(_) => "double",
+            Val::Str(_) => "string",
+            Val::List(_) => "list",
+            Val::Map(_) => "map",
+        }
+    }
+
+    /// A map entry by key.
+    pub fn get(&self, key: &Val) -> Option<&Val> {
+        match self {
+            Val::Map(entries) => entries.iter().find(|(k, _)| equal(k, key)).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+}
+
+/// Converts a decoded JSON value; `schema` decides int vs double.
+pub fn from_json(v: &Value, schema: Option<&Schema>) -> Val {
+    match v {
+        Value::Null => Val::Null,
+        Value::Bool(b) => Val::Bool(*b),
+        Value::String(s) => Val::Str(s.clone()),
+        Value::Number(n) => {
+            let declared = schema.map(|s| s.type_.as_str()).unwrap_or("");
+            match (declared, as_int64(n)) {
+                ("number", _) => Val::Double(n.as_f64().unwrap_or(0.0)),
+                (_, Some(i)) => Val::Int(i),
+                (_, None) => match n.as_u64() {
+                    Some(u) => Val::Uint(u),
+                    None => Val::Double(n.as_f64().unwrap_or(0.0)),
+                },
+            }
+        }
+        Value::Array(items) => {
+            let item_schema = schema.and_then(|s| s.items.as_deref());
+            Val::List(items.iter().map(|i| from_json(i, item_schema)).collect())
+        }
+        Value::Object(map) => Val::Map(
+            map.iter()
+                .map(|(k, v)| {
+                    let s = schema.and_then(|s| s.properties.get(k).or(s.additional_properties.as_deref()));
+                    (Val::Str(k.clone()), from_json(v, s))
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// Numeric value as f64 for cross-type comparisons.
+fn num(v: &Val) -> Option<f64> {
+    match v {
+        Val::Int(i) => Some(*i as f64),
+        Val::Uint(u) => Some(*u as f64),
+        Val::Double(d) => Some(*d),
+        _ => None,
+    }
+}
+
+/// CEL heterogeneous equality: numbers compare by value across int/uint/double, other
+/// kinds must match; values of different kinds are unequal.
+pub fn equal(a: &Val, b: &Val) -> bool {
+    match (a, b) {
+        (Val::Int(x), Val::Int(y)) => x == y,
+        (Val::Uint(x), Val::Uint(y)) => x == y,
+        (Val::Int(x), Val::Uint(y)) | (Val::Uint(y), Val::Int(x)) => *x >= 0 && *x as u64 == *y,
+        (Val::List(x), Val::List(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equal(p, q)),
+        (Val::Map(x), Val::Map(y)) => x.len() == y.len() && x.iter().all(|(k, v)| b.get(k).is_some_and(|w| equal(v, w))),
+        _ => match (num(a), num(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => a == b,
+        },
+    }
+}
+
+/// Ordering for `<` etc.: numbers across kinds, strings by bytes, bools; `None` means no overload.
+pub fn compare(a: &Val, b: &Val) -> Option<std::cmp::Ordering> {
+    match (a, b) {
+        (Val::Int(x), Val::Int(y)) => Some(x.cmp(y)),
+        (Val::Uint(x), Val::Uint(y)) => Some(x.cmp(y)),
+        (Val::Int(x), Val::Uint(y)) => Some(if *x < 0 { std::cmp::Ordering::Less } else { (*x as u64).cmp(y) }),
+        (Val::Uint(x), Val::Int(y)) => Some(if *y < 0 { std::cmp::Ordering::Greater } else { x.cmp(&(*y as u64)) }),
+        (Val::Str(x), Val::Str(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
+        (Val::Bool(x), Val::Bool(y)) => Some(x.cmp(y)),
+        _ => match (num(a), num(b)) {
+            (Some(x), Some(y)) => x.partial_cmp(&y),
+            _ => None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn schema_decides_numbers() {
+        let s = Schema::from_value(&json!({"type": "object", "properties": {"d": {"type": "number"}, "i": {"type": "integer"}}}), "s").unwrap();
+        let v = from_json(&json!({"d": 2.0, "i": 3.0}), Some(&s));
+        assert_eq!(v.get(&Val::Str("d".into())), Some(&Val::Double(2.0)));
+        assert_eq!(v.get(&Val::Str("i".into())), Some(&Val::Int(3)));
+    }
+
+    #[test]
+    fn heterogeneous_equality_and_order() {
+        assert!(equal(&Val::Int(1), &Val::Double(1.0)));
+        assert!(equal(&Val::Uint(1), &Val::Int(1)));
+        assert!(!equal(&Val::Int(1), &Val::Str("1".into())));
+        assert_eq!(compare(&Val::Int(-1), &Val::Uint(0)), Some(std::cmp::Ordering::Less));
+        assert_eq!(compare(&Val::Str("a".into()), &Val::Int(1)), None);
+    }
+}

@@ -1,0 +1,117 @@
+//! Go's `encoding/json` view of variable values: `json.Marshal` bytes (compact, map
+//! keys sorted, HTML-safe escaping, Go float texts) and the int64/float64 split that
+//! `k8s.io/apimachinery/pkg/util/json.Unmarshal` makes for numbers.
+
+use serde_json::Value;
+
+use crate::yaml::emit::go_json_float;
+
+/// The integer a number decodes to with apimachinery's JSON decoder (integral and
+/// within int64), or `None` when it stays a float64.
+pub fn as_int64(n: &serde_json::Number) -> Option<i64> {
+    if let Some(i) = n.as_i64() {
+        return Some(i);
+    }
+    if n.as_u64().is_some() {
+        return None;
+    }
+    let f = n.as_f64()?;
+    // Go marshals an integral float64 without a fraction ("7"), which decodes as int64
+    // when it fits; 2^63 itself does not.
+    if f.fract() == 0.0 && f.abs() < 9.223_372_036_854_775_807e18 && go_json_float(f).bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+        Some(f as i64)
+    } else {
+        None
+    }
+}
+
+/// `json.Marshal(v)` as a string.
+pub fn marshal(v: &Value) -> String {
+    let mut out = String::new();
+    write_value(&mut out, v);
+    out
+}
+
+fn write_value(out: &mut String, v: &Value) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(&number_text(n)),
+        Value::String(s) => write_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            // serde_json's map is a BTreeMap: byte order, like Go's sorted map keys.
+            out.push('{');
+            for (i, (k, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, k);
+                out.push(':');
+                write_value(out, item);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// A number's Go JSON text.
+pub fn number_text(n: &serde_json::Number) -> String {
+    if let Some(i) = n.as_i64() {
+        i.to_string()
+    } else if let Some(u) = n.as_u64() {
+        u.to_string()
+    } else {
+        go_json_float(n.as_f64().unwrap_or(0.0))
+    }
+}
+
+/// Go's `encodeState.string` with `escapeHTML` on.
+fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn marshal_sorts_keys_and_escapes_html() {
+        let v = json!({"b": [1.0, 1.5, true, null], "a": "<x&y>\n"});
+        assert_eq!(marshal(&v), r#"{"a":"\u003cx\u0026y\u003e\n","b":[1,1.5,true,null]}"#);
+    }
+
+    #[test]
+    fn integral_floats_decode_as_int64() {
+        let n = |f: f64| serde_json::Number::from_f64(f).unwrap();
+        assert_eq!(as_int64(&n(7.0)), Some(7));
+        assert_eq!(as_int64(&n(-3.0)), Some(-3));
+        assert_eq!(as_int64(&n(1.5)), None);
+        assert_eq!(as_int64(&n(1e21)), None);
+    }
+}

@@ -1,0 +1,148 @@
+//! CAPI's variable indexes (internal/topology/variables/utils.go): values by name
+//! (no `definitionFrom`, no duplicates) and status definitions by name (at least one
+//! definition, no conflict).
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::field_error::{key, BadValue, ErrorType, FieldError};
+use super::gojson::marshal;
+use super::schema::Schema;
+
+/// `string(value.Value.Raw)`: the compact JSON of a variable's value, "" when unset or null.
+pub fn raw_value(variable: Option<&Value>) -> String {
+    match variable.and_then(|v| v.get("value")) {
+        None | Some(Value::Null) => String::new(),
+        Some(v) => marshal(v),
+    }
+}
+
+fn name_of(v: &Value) -> &str {
+    v.get("name").and_then(Value::as_str).unwrap_or("")
+}
+
+/// `newValuesIndex`.
+pub fn values_index<'a>(values: &'a [Value], fld_path: &str) -> Result<BTreeMap<&'a str, &'a Value>, Vec<FieldError>> {
+    let mut map = BTreeMap::new();
+    let mut errs = Vec::new();
+    for v in values {
+        let name = name_of(v);
+        let from = v.get("definitionFrom").and_then(Value::as_str).unwrap_or("");
+        if !from.is_empty() {
+            errs.push(FieldError::invalid(
+                &key(fld_path, name),
+                BadValue::Str(raw_value(Some(v))),
+                format!("variable {} has DefinitionFrom set. DefinitionFrom is deprecated, must not be set anymore and is going to be removed in the next apiVersion", go_q(name)),
+            ));
+        }
+        if map.contains_key(name) {
+            errs.push(FieldError::invalid(
+                &key(fld_path, name),
+                BadValue::Str(raw_value(Some(v))),
+                format!("variable {} is set more than once", go_q(name)),
+            ));
+        }
+        map.insert(name, v);
+    }
+    if errs.is_empty() {
+        Ok(map)
+    } else {
+        Err(errs)
+    }
+}
+
+fn go_q(s: &str) -> String {
+    crate::yaml::read::go_quote(s)
+}
+
+/// A variable's (first) definition from `status.variables`.
+#[derive(Debug, Clone)]
+pub struct Definition {
+    pub name: String,
+    pub required: bool,
+    pub from: String,
+    pub schema: Schema,
+}
+
+/// `newDefinitionsIndex`.
+pub fn definitions_index(definitions: &[Value], fld_path: &str) -> Result<BTreeMap<String, Definition>, Vec<FieldError>> {
+    let mut map = BTreeMap::new();
+    let mut problems = Vec::new();
+    for d in definitions {
+        let name = name_of(d).to_string();
+        let defs = d.get("definitions").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        if defs.is_empty() {
+            problems.push(format!("variable {} has no definitions", go_q(&name)));
+        }
+        if d.get("definitionsConflict").and_then(Value::as_bool).unwrap_or(false) {
+            problems.push(format!("variable {} has conflicting definitions", go_q(&name)));
+        }
+        if let Some(first) = defs.first() {
+            let schema = match first.pointer("/schema/openAPIV3Schema") {
+                Some(s) => match Schema::from_value(s, &format!("status.variables[{name}].schema.openAPIV3Schema")) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        problems.push(e.message().to_string());
+                        Schema::default()
+                    }
+                },
+                None => Schema::default(),
+            };
+            map.insert(
+                name.clone(),
+                Definition {
+                    name: name.clone(),
+                    required: first.get("required").and_then(Value::as_bool).unwrap_or(false),
+                    from: first.get("from").and_then(Value::as_str).unwrap_or("").to_string(),
+                    schema,
+                },
+            );
+        }
+    }
+    if problems.is_empty() {
+        return Ok(map);
+    }
+    let names: Vec<String> = definitions.iter().map(|d| format!("Name: {}", name_of(d))).collect();
+    let agg = if problems.len() == 1 { problems.remove(0) } else { format!("[{}]", problems.join(", ")) };
+    Err(vec![FieldError::new(
+        ErrorType::TypeInvalid,
+        fld_path,
+        BadValue::Str(format!("[{}]", names.join(","))),
+        format!("variable definitions in the ClusterClass not valid: {agg}"),
+    )])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn duplicate_and_definition_from() {
+        let values = vec![json!({"name": "a", "value": 1}), json!({"name": "a", "value": 2, "definitionFrom": "p"})];
+        let errs = values_index(&values, "v").unwrap_err();
+        let texts: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
+        assert_eq!(texts, vec![
+            "v[a]: Invalid value: \"2\": variable \"a\" has DefinitionFrom set. DefinitionFrom is deprecated, must not be set anymore and is going to be removed in the next apiVersion",
+            "v[a]: Invalid value: \"2\": variable \"a\" is set more than once",
+        ]);
+    }
+
+    #[test]
+    fn conflicting_definitions() {
+        let defs = vec![json!({"name": "a", "definitionsConflict": true, "definitions": [{"from": "inline"}]}), json!({"name": "b", "definitions": []})];
+        let errs = definitions_index(&defs, "v").unwrap_err();
+        assert_eq!(
+            errs[0].to_string(),
+            "v: Invalid value: \"[Name: a,Name: b]\": variable definitions in the ClusterClass not valid: [variable \"a\" has conflicting definitions, variable \"b\" has no definitions]"
+        );
+    }
+
+    #[test]
+    fn raw_values() {
+        assert_eq!(raw_value(Some(&json!({"name": "a"}))), "");
+        assert_eq!(raw_value(Some(&json!({"name": "a", "value": null}))), "");
+        assert_eq!(raw_value(Some(&json!({"name": "a", "value": {"b": [1.0]}}))), "{\"b\":[1]}");
+    }
+}
