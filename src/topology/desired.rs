@@ -62,7 +62,7 @@ fn topo<'a>(cluster: &'a Value, path: &[&str]) -> Option<&'a Value> {
     obj::get(cluster, &p).filter(|v| !v.is_null())
 }
 
-fn naming_template<'a>(v: Option<&'a Value>) -> Option<&'a str> {
+fn naming_template(v: Option<&Value>) -> Option<&str> {
     v.and_then(|s| obj::get(s, &["template"]))
         .and_then(Value::as_str)
 }

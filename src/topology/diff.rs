@@ -43,22 +43,22 @@ pub fn unified(from: &str, to: &str, old: &str, new: &str) -> String {
         for op in &group {
             match *op {
                 DiffOp::Equal { old_index, len, .. } => {
-                    for i in old_index..old_index + len {
-                        line(&mut out, ' ', old_lines[i]);
+                    for l in old_lines.get(old_index..old_index + len).unwrap_or(&[]) {
+                        line(&mut out, ' ', l);
                     }
                 }
                 DiffOp::Delete {
                     old_index, old_len, ..
                 } => {
-                    for i in old_index..old_index + old_len {
-                        line(&mut out, '-', old_lines[i]);
+                    for l in old_lines.get(old_index..old_index + old_len).unwrap_or(&[]) {
+                        line(&mut out, '-', l);
                     }
                 }
                 DiffOp::Insert {
                     new_index, new_len, ..
                 } => {
-                    for i in new_index..new_index + new_len {
-                        line(&mut out, '+', new_lines[i]);
+                    for l in new_lines.get(new_index..new_index + new_len).unwrap_or(&[]) {
+                        line(&mut out, '+', l);
                     }
                 }
                 DiffOp::Replace {
@@ -67,11 +67,11 @@ pub fn unified(from: &str, to: &str, old: &str, new: &str) -> String {
                     new_index,
                     new_len,
                 } => {
-                    for i in old_index..old_index + old_len {
-                        line(&mut out, '-', old_lines[i]);
+                    for l in old_lines.get(old_index..old_index + old_len).unwrap_or(&[]) {
+                        line(&mut out, '-', l);
                     }
-                    for i in new_index..new_index + new_len {
-                        line(&mut out, '+', new_lines[i]);
+                    for l in new_lines.get(new_index..new_index + new_len).unwrap_or(&[]) {
+                        line(&mut out, '+', l);
                     }
                 }
             }

@@ -174,7 +174,7 @@ mod tests {
         let a = json!({"apiVersion": "x/v1", "kind": "A", "metadata": {"namespace": "n"}});
         let b = json!({"apiVersion": "x/v2", "kind": "A", "metadata": {"namespace": "n"}});
         let c = json!({"apiVersion": "x/v1", "kind": "B", "metadata": {}});
-        assert_eq!(validate(&[a.clone()], "").unwrap(), "n");
+        assert_eq!(validate(std::slice::from_ref(&a), "").unwrap(), "n");
         assert!(validate(&[a.clone(), b], "")
             .unwrap_err()
             .message()

@@ -77,7 +77,15 @@ pub fn default_variables(
     let defs = definitions_index(definitions, fld_path)?;
     let mut names: Vec<(String, Option<&Value>)> = values
         .iter()
-        .map(|v| (v.get("name").and_then(Value::as_str).unwrap_or("").to_string(), Some(v)))
+        .map(|v| {
+            (
+                v.get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                Some(v),
+            )
+        })
         .collect();
     for d in definitions {
         let name = d.get("name").and_then(Value::as_str).unwrap_or("");
@@ -90,7 +98,11 @@ pub fn default_variables(
     for (name, given) in names {
         let path = key(fld_path, &name);
         let Some(def) = defs.get(name.as_str()) else {
-            errs.push(FieldError::invalid(&path, BadValue::Str(raw_value(given)), "variable is not defined"));
+            errs.push(FieldError::invalid(
+                &path,
+                BadValue::Str(raw_value(given)),
+                "variable is not defined",
+            ));
             continue;
         };
         let current = given.map(|v| v.get("value").cloned().unwrap_or(Value::Null));
@@ -131,11 +143,15 @@ mod tests {
 
     #[test]
     fn items_and_additional_properties() {
-        let s = schema(json!({"type": "array", "items": {"type": "object", "properties": {"n": {"type": "integer", "default": 1}}}}));
+        let s = schema(
+            json!({"type": "array", "items": {"type": "object", "properties": {"n": {"type": "integer", "default": 1}}}}),
+        );
         let mut v = json!([{}, {"n": 5}]);
         apply_defaults(&mut v, &s);
         assert_eq!(v, json!([{"n": 1}, {"n": 5}]));
-        let s = schema(json!({"type": "object", "additionalProperties": {"type": "object", "properties": {"p": {"type": "string", "default": "q"}}}}));
+        let s = schema(
+            json!({"type": "object", "additionalProperties": {"type": "object", "properties": {"p": {"type": "string", "default": "q"}}}}),
+        );
         let mut v = json!({"k": {}});
         apply_defaults(&mut v, &s);
         assert_eq!(v, json!({"k": {"p": "q"}}));
@@ -146,8 +162,14 @@ mod tests {
         let s = schema(json!({"type": "string", "default": "d"}));
         assert_eq!(default_value(None, &s, true), Some(json!("d")));
         assert_eq!(default_value(None, &s, false), None);
-        assert_eq!(default_value(Some(&json!(null)), &s, false), Some(json!("d")));
-        assert_eq!(default_value(None, &schema(json!({"type": "string"})), true), None);
+        assert_eq!(
+            default_value(Some(&json!(null)), &s, false),
+            Some(json!("d"))
+        );
+        assert_eq!(
+            default_value(None, &schema(json!({"type": "string"})), true),
+            None
+        );
     }
 
     fn status(name: &str, s: Value) -> Value {
@@ -156,10 +178,24 @@ mod tests {
 
     #[test]
     fn variable_lists_keep_user_order_then_definitions() {
-        let defs = vec![status("a", json!({"type": "string", "default": "A"})), status("b", json!({"type": "string"})), status("z", json!({"type": "integer", "default": 1}))];
-        let values = vec![json!({"name": "z", "value": 4}), json!({"name": "b", "value": "B"})];
+        let defs = vec![
+            status("a", json!({"type": "string", "default": "A"})),
+            status("b", json!({"type": "string"})),
+            status("z", json!({"type": "integer", "default": 1})),
+        ];
+        let values = vec![
+            json!({"name": "z", "value": 4}),
+            json!({"name": "b", "value": "B"}),
+        ];
         let out = default_variables(&values, &defs, true, "spec.topology.variables").unwrap();
-        assert_eq!(out, vec![json!({"name": "z", "value": 4}), json!({"name": "b", "value": "B"}), json!({"name": "a", "value": "A"})]);
+        assert_eq!(
+            out,
+            vec![
+                json!({"name": "z", "value": 4}),
+                json!({"name": "b", "value": "B"}),
+                json!({"name": "a", "value": "A"})
+            ]
+        );
         let out = default_variables(&values, &defs, false, "p").unwrap();
         assert_eq!(out.len(), 2);
     }
@@ -167,7 +203,16 @@ mod tests {
     #[test]
     fn undefined_variables_are_errors() {
         let defs = vec![status("a", json!({"type": "string"}))];
-        let errs = default_variables(&[json!({"name": "x", "value": 1})], &defs, true, "spec.topology.variables").unwrap_err();
-        assert_eq!(errs[0].to_string(), "spec.topology.variables[x]: Invalid value: \"1\": variable is not defined");
+        let errs = default_variables(
+            &[json!({"name": "x", "value": 1})],
+            &defs,
+            true,
+            "spec.topology.variables",
+        )
+        .unwrap_err();
+        assert_eq!(
+            errs[0].to_string(),
+            "spec.topology.variables[x]: Invalid value: \"1\": variable is not defined"
+        );
     }
 }

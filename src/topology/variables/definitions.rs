@@ -13,12 +13,21 @@ use crate::error::{Error, Result};
 use crate::yaml::read::go_quote;
 
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
-const REASONS: &[&str] = &["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
+const REASONS: &[&str] = &[
+    "FieldValueDuplicate",
+    "FieldValueForbidden",
+    "FieldValueInvalid",
+    "FieldValueRequired",
+];
 
 /// Field errors for `spec.variables` of a ClusterClass.
 pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let vars = cluster_class.pointer("/spec/variables").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let vars = cluster_class
+        .pointer("/spec/variables")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     let base = "spec.variables";
     let mut seen: Vec<&str> = Vec::new();
     for v in vars {
@@ -27,7 +36,10 @@ pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
             errs.push(FieldError::invalid(
                 &child(&key(base, name), "name"),
                 BadValue::Str(name.into()),
-                format!("variable name must be unique. Variable with name {} is defined more than once", go_quote(name)),
+                format!(
+                    "variable name must be unique. Variable with name {} is defined more than once",
+                    go_quote(name)
+                ),
             ));
         }
         seen.push(name);
@@ -37,18 +49,36 @@ pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
         let path = key(base, name);
         let name_path = child(&path, "name");
         if name.is_empty() {
-            errs.push(FieldError::required(&name_path, "variable name must be defined"));
+            errs.push(FieldError::required(
+                &name_path,
+                "variable name must be defined",
+            ));
         }
         if name == "builtin" {
-            errs.push(FieldError::invalid(&name_path, BadValue::Str(name.into()), "\"builtin\" is a reserved variable name"));
+            errs.push(FieldError::invalid(
+                &name_path,
+                BadValue::Str(name.into()),
+                "\"builtin\" is a reserved variable name",
+            ));
         }
         if name.contains('.') {
-            errs.push(FieldError::invalid(&name_path, BadValue::Str(name.into()), "variable name cannot contain \".\""));
+            errs.push(FieldError::invalid(
+                &name_path,
+                BadValue::Str(name.into()),
+                "variable name cannot contain \".\"",
+            ));
         }
         let schema_path = format!("{path}.schema.openAPIV3Schema");
-        match v.pointer("/schema/openAPIV3Schema").map(|s| Schema::from_value(s, &schema_path)) {
+        match v
+            .pointer("/schema/openAPIV3Schema")
+            .map(|s| Schema::from_value(s, &schema_path))
+        {
             Some(Ok(s)) => schema_errors(&s, &schema_path, &mut errs),
-            Some(Err(e)) => errs.push(FieldError::invalid(&schema_path, BadValue::Str(String::new()), e.message().to_string())),
+            Some(Err(e)) => errs.push(FieldError::invalid(
+                &schema_path,
+                BadValue::Str(String::new()),
+                e.message().to_string(),
+            )),
             None => {}
         }
     }
@@ -58,21 +88,36 @@ pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
 fn schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
     if !s.type_.is_empty() && !TYPES.contains(&s.type_.as_str()) {
         let valid: Vec<String> = TYPES.iter().map(|t| t.to_string()).collect();
-        errs.push(FieldError::not_supported(&child(path, "type"), BadValue::Str(s.type_.clone()), &valid));
+        errs.push(FieldError::not_supported(
+            &child(path, "type"),
+            BadValue::Str(s.type_.clone()),
+            &valid,
+        ));
         return;
     }
     let mut w = Vec::new();
     if let Some(ex) = &s.example {
         let oa = openapi::validate(s, ex, "", &mut w);
-        errs.extend(openapi::to_field_errors(&oa, &child(path, "example"), "").into_iter().map(keep_type_value));
+        errs.extend(
+            openapi::to_field_errors(&oa, &child(path, "example"), "")
+                .into_iter()
+                .map(keep_type_value),
+        );
     }
     for (i, e) in s.enum_.iter().enumerate() {
         let oa = openapi::validate(s, e, "", &mut w);
-        errs.extend(openapi::to_field_errors(&oa, &index(&child(path, "enum"), i), "").into_iter().map(keep_type_value));
+        errs.extend(
+            openapi::to_field_errors(&oa, &index(&child(path, "enum"), i), "")
+                .into_iter()
+                .map(keep_type_value),
+        );
     }
     if let Some(ap) = &s.additional_properties {
         if !s.properties.is_empty() {
-            errs.push(FieldError::forbidden(path, "additionalProperties and properties are mutually exclusive"));
+            errs.push(FieldError::forbidden(
+                path,
+                "additionalProperties and properties are mutually exclusive",
+            ));
         }
         schema_errors(ap, &child(path, "additionalProperties"), errs);
     }
@@ -87,23 +132,48 @@ fn schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
         let msg = r.message.trim();
         let has_nl = |t: &str| t.contains('\n') || t.contains('\r');
         if r.rule.trim().is_empty() {
-            errs.push(FieldError::required(&child(&rp, "rule"), "rule is not specified"));
+            errs.push(FieldError::required(
+                &child(&rp, "rule"),
+                "rule is not specified",
+            ));
         } else if !r.message.is_empty() && msg.is_empty() {
-            errs.push(FieldError::invalid(&child(&rp, "message"), BadValue::Str(r.message.clone()), "message must be non-empty if specified"));
+            errs.push(FieldError::invalid(
+                &child(&rp, "message"),
+                BadValue::Str(r.message.clone()),
+                "message must be non-empty if specified",
+            ));
         } else if r.message.len() > 2048 {
             let head: String = r.message.chars().take(10).collect();
-            errs.push(FieldError::invalid(&child(&rp, "message"), BadValue::Str(format!("{head}...")), "message must have a maximum length of 2048 characters"));
+            errs.push(FieldError::invalid(
+                &child(&rp, "message"),
+                BadValue::Str(format!("{head}...")),
+                "message must have a maximum length of 2048 characters",
+            ));
         } else if has_nl(msg) {
-            errs.push(FieldError::invalid(&child(&rp, "message"), BadValue::Str(r.message.clone()), "message must not contain line breaks"));
+            errs.push(FieldError::invalid(
+                &child(&rp, "message"),
+                BadValue::Str(r.message.clone()),
+                "message must not contain line breaks",
+            ));
         } else if has_nl(r.rule.trim()) && msg.is_empty() {
-            errs.push(FieldError::required(&child(&rp, "message"), "message must be specified if rule contains line breaks"));
+            errs.push(FieldError::required(
+                &child(&rp, "message"),
+                "message must be specified if rule contains line breaks",
+            ));
         }
         if !r.message_expression.is_empty() && r.message_expression.trim().is_empty() {
-            errs.push(FieldError::required(&child(&rp, "messageExpression"), "messageExpression must be non-empty if specified"));
+            errs.push(FieldError::required(
+                &child(&rp, "messageExpression"),
+                "messageExpression must be non-empty if specified",
+            ));
         }
         if !r.reason.is_empty() && !REASONS.contains(&r.reason.as_str()) {
             let valid: Vec<String> = REASONS.iter().map(|t| t.to_string()).collect();
-            errs.push(FieldError::not_supported(&child(&rp, "reason"), BadValue::Str(r.reason.clone()), &valid));
+            errs.push(FieldError::not_supported(
+                &child(&rp, "reason"),
+                BadValue::Str(r.reason.clone()),
+                &valid,
+            ));
         }
     }
 }
@@ -121,8 +191,15 @@ pub fn validate_cluster_class_variables(cluster_class: &Value) -> Result<()> {
     if errs.is_empty() {
         return Ok(());
     }
-    let name = cluster_class.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-    Err(Error::new(invalid_object_message("ClusterClass.cluster.x-k8s.io", name, &errs)))
+    let name = cluster_class
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    Err(Error::new(invalid_object_message(
+        "ClusterClass.cluster.x-k8s.io",
+        name,
+        &errs,
+    )))
 }
 
 #[cfg(test)]
@@ -131,12 +208,17 @@ mod tests {
     use serde_json::json;
 
     fn texts(cc: Value) -> Vec<String> {
-        variable_definition_errors(&cc).iter().map(|e| e.to_string()).collect()
+        variable_definition_errors(&cc)
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
     }
 
     #[test]
     fn names() {
-        let t = texts(json!({"spec": {"variables": [{"name": "a"}, {"name": "a"}, {"name": "builtin"}, {"name": "x.y"}]}}));
+        let t = texts(
+            json!({"spec": {"variables": [{"name": "a"}, {"name": "a"}, {"name": "builtin"}, {"name": "x.y"}]}}),
+        );
         assert_eq!(t, vec![
             "spec.variables[a].name: Invalid value: \"a\": variable name must be unique. Variable with name \"a\" is defined more than once",
             "spec.variables[builtin].name: Invalid value: \"builtin\": \"builtin\" is a reserved variable name",
@@ -161,7 +243,9 @@ mod tests {
 
     #[test]
     fn examples_and_enums_must_validate() {
-        let t = texts(json!({"spec": {"variables": [{"name": "e", "schema": {"openAPIV3Schema": {"type": "integer", "maximum": 3, "example": 5, "enum": [1, 9]}}}]}}));
+        let t = texts(
+            json!({"spec": {"variables": [{"name": "e", "schema": {"openAPIV3Schema": {"type": "integer", "maximum": 3, "example": 5, "enum": [1, 9]}}}]}}),
+        );
         assert_eq!(t, vec![
             "spec.variables[e].schema.openAPIV3Schema.example: Invalid value: \"\": should be less than or equal to 3",
             "spec.variables[e].schema.openAPIV3Schema.example: Unsupported value: \"\": supported values: \"1\", \"9\"",

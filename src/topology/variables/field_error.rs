@@ -61,8 +61,18 @@ pub struct FieldError {
 }
 
 impl FieldError {
-    pub fn new(kind: ErrorType, field: &str, bad_value: BadValue, detail: impl Into<String>) -> Self {
-        FieldError { kind, field: field.to_string(), bad_value, detail: detail.into() }
+    pub fn new(
+        kind: ErrorType,
+        field: &str,
+        bad_value: BadValue,
+        detail: impl Into<String>,
+    ) -> Self {
+        FieldError {
+            kind,
+            field: field.to_string(),
+            bad_value,
+            detail: detail.into(),
+        }
     }
 
     /// `field.Invalid`.
@@ -72,12 +82,22 @@ impl FieldError {
 
     /// `field.Required`.
     pub fn required(field: &str, detail: impl Into<String>) -> Self {
-        Self::new(ErrorType::Required, field, BadValue::Str(String::new()), detail)
+        Self::new(
+            ErrorType::Required,
+            field,
+            BadValue::Str(String::new()),
+            detail,
+        )
     }
 
     /// `field.Forbidden`.
     pub fn forbidden(field: &str, detail: impl Into<String>) -> Self {
-        Self::new(ErrorType::Forbidden, field, BadValue::Str(String::new()), detail)
+        Self::new(
+            ErrorType::Forbidden,
+            field,
+            BadValue::Str(String::new()),
+            detail,
+        )
     }
 
     /// `field.NotSupported`: `supported values: "a", "b"`.
@@ -98,7 +118,12 @@ impl FieldError {
         } else {
             "value is too long".to_string()
         };
-        Self::new(ErrorType::TooLong, field, BadValue::Str("<value omitted>".into()), detail)
+        Self::new(
+            ErrorType::TooLong,
+            field,
+            BadValue::Str("<value omitted>".into()),
+            detail,
+        )
     }
 
     /// `field.TooMany`.
@@ -108,7 +133,11 @@ impl FieldError {
         } else {
             "has too many items".to_string()
         };
-        let value = if actual >= 0 { BadValue::Int(actual) } else { BadValue::Omit };
+        let value = if actual >= 0 {
+            BadValue::Int(actual)
+        } else {
+            BadValue::Omit
+        };
         Self::new(ErrorType::TooMany, field, value, detail)
     }
 
@@ -120,9 +149,10 @@ impl FieldError {
     /// `ErrorBody()`.
     pub fn body(&self) -> String {
         let mut s = match self.kind {
-            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::Internal => {
-                self.kind.text().to_string()
-            }
+            ErrorType::Required
+            | ErrorType::Forbidden
+            | ErrorType::TooLong
+            | ErrorType::Internal => self.kind.text().to_string(),
             _ => match &self.bad_value {
                 BadValue::Omit => self.kind.text().to_string(),
                 BadValue::Str(v) => format!("{}: {}", self.kind.text(), go_quote(v)),
@@ -172,7 +202,11 @@ pub fn invalid_object_message(qualified_kind: &str, name: &str, errs: &[FieldErr
     if errs.is_empty() {
         format!("{qualified_kind} {} is invalid", go_quote(name))
     } else {
-        format!("{qualified_kind} {} is invalid: {}", go_quote(name), aggregate(errs))
+        format!(
+            "{qualified_kind} {} is invalid: {}",
+            go_quote(name),
+            aggregate(errs)
+        )
     }
 }
 
@@ -200,7 +234,11 @@ mod tests {
 
     #[test]
     fn invalid_with_string_value() {
-        let e = FieldError::invalid("spec.topology.variables[count].value", BadValue::Str("7".into()), "should be less than or equal to 5");
+        let e = FieldError::invalid(
+            "spec.topology.variables[count].value",
+            BadValue::Str("7".into()),
+            "should be less than or equal to 5",
+        );
         assert_eq!(
             e.to_string(),
             "spec.topology.variables[count].value: Invalid value: \"7\": should be less than or equal to 5"
@@ -209,20 +247,36 @@ mod tests {
 
     #[test]
     fn required_and_too_long_omit_the_value() {
-        assert_eq!(FieldError::required("a.b", "").to_string(), "a.b: Required value");
-        assert_eq!(FieldError::too_long("a", 3).to_string(), "a: Too long: may not be more than 3 bytes");
-        assert_eq!(FieldError::forbidden("a", "no").to_string(), "a: Forbidden: no");
+        assert_eq!(
+            FieldError::required("a.b", "").to_string(),
+            "a.b: Required value"
+        );
+        assert_eq!(
+            FieldError::too_long("a", 3).to_string(),
+            "a: Too long: may not be more than 3 bytes"
+        );
+        assert_eq!(
+            FieldError::forbidden("a", "no").to_string(),
+            "a: Forbidden: no"
+        );
     }
 
     #[test]
     fn not_supported_quotes_the_values() {
-        let e = FieldError::not_supported("p", BadValue::Str("x".into()), &["a".into(), "b".into()]);
-        assert_eq!(e.to_string(), "p: Unsupported value: \"x\": supported values: \"a\", \"b\"");
+        let e =
+            FieldError::not_supported("p", BadValue::Str("x".into()), &["a".into(), "b".into()]);
+        assert_eq!(
+            e.to_string(),
+            "p: Unsupported value: \"x\": supported values: \"a\", \"b\""
+        );
     }
 
     #[test]
     fn too_many_prints_the_count() {
-        assert_eq!(FieldError::too_many("p", 4, 3).to_string(), "p: Too many: 4: must have at most 3 items");
+        assert_eq!(
+            FieldError::too_many("p", 4, 3).to_string(),
+            "p: Too many: 4: must have at most 3 items"
+        );
     }
 
     #[test]
@@ -230,7 +284,10 @@ mod tests {
         let a = FieldError::required("a", "");
         let b = FieldError::required("b", "");
         assert_eq!(aggregate(&[a.clone()]), "a: Required value");
-        assert_eq!(aggregate(&[a.clone(), b.clone(), a.clone()]), "[a: Required value, b: Required value]");
+        assert_eq!(
+            aggregate(&[a.clone(), b.clone(), a.clone()]),
+            "[a: Required value, b: Required value]"
+        );
         assert_eq!(aggregate(&[a.clone(), a.clone()]), "a: Required value");
         assert_eq!(
             invalid_object_message("Cluster.cluster.x-k8s.io", "c1", &[a, b]),
@@ -241,7 +298,10 @@ mod tests {
     #[test]
     fn paths() {
         let p = key(&child(&child("spec", "topology"), "variables"), "x");
-        assert_eq!(index(&child(&p, "value"), 2), "spec.topology.variables[x].value[2]");
+        assert_eq!(
+            index(&child(&p, "value"), 2),
+            "spec.topology.variables[x].value[2]"
+        );
         assert_eq!(child("", "a"), "a");
     }
 }

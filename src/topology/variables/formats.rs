@@ -4,8 +4,29 @@
 
 /// apiextensions' supported format names (dashes removed).
 pub const SUPPORTED: &[&str] = &[
-    "bsonobjectid", "uri", "email", "hostname", "ipv4", "ipv6", "cidr", "mac", "uuid", "uuid3", "uuid4", "uuid5",
-    "isbn", "isbn10", "isbn13", "creditcard", "ssn", "hexcolor", "rgbcolor", "byte", "password", "date", "duration",
+    "bsonobjectid",
+    "uri",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "cidr",
+    "mac",
+    "uuid",
+    "uuid3",
+    "uuid4",
+    "uuid5",
+    "isbn",
+    "isbn10",
+    "isbn13",
+    "creditcard",
+    "ssn",
+    "hexcolor",
+    "rgbcolor",
+    "byte",
+    "password",
+    "date",
+    "duration",
     "datetime",
 ];
 
@@ -38,7 +59,11 @@ fn parse_ipv4(s: &str) -> Option<[u8; 4]> {
     }
     let mut out = [0u8; 4];
     for (i, p) in parts.iter().enumerate() {
-        if p.is_empty() || p.len() > 3 || !p.bytes().all(|b| b.is_ascii_digit()) || (p.len() > 1 && p.starts_with('0')) {
+        if p.is_empty()
+            || p.len() > 3
+            || !p.bytes().all(|b| b.is_ascii_digit())
+            || (p.len() > 1 && p.starts_with('0'))
+        {
             return None;
         }
         out[i] = p.parse::<u16>().ok().filter(|v| *v <= 255)? as u8;
@@ -47,11 +72,18 @@ fn parse_ipv4(s: &str) -> Option<[u8; 4]> {
 }
 
 fn is_cidr(s: &str) -> bool {
-    let Some((ip, bits)) = s.split_once('/') else { return false };
-    if bits.is_empty() || !bits.bytes().all(|b| b.is_ascii_digit()) || (bits.len() > 1 && bits.starts_with('0')) {
+    let Some((ip, bits)) = s.split_once('/') else {
+        return false;
+    };
+    if bits.is_empty()
+        || !bits.bytes().all(|b| b.is_ascii_digit())
+        || (bits.len() > 1 && bits.starts_with('0'))
+    {
         return false;
     }
-    let Ok(n) = bits.parse::<u32>() else { return false };
+    let Ok(n) = bits.parse::<u32>() else {
+        return false;
+    };
     if parse_ipv4(ip).is_some() {
         n <= 32
     } else {
@@ -68,20 +100,31 @@ fn is_mac(s: &str) -> bool {
         }
     }
     let parts: Vec<&str> = s.split('.').collect();
-    [3, 4, 10].contains(&parts.len()) && parts.iter().all(|p| p.len() == 4 && p.bytes().all(|b| b.is_ascii_hexdigit()))
+    [3, 4, 10].contains(&parts.len())
+        && parts
+            .iter()
+            .all(|p| p.len() == 4 && p.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// `(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?V[0-9a-f]{3}-?[89ab]?...$` in the strfmt variants.
 fn uuid_like(s: &str, version: Option<u8>) -> bool {
     let hex: Vec<u8> = s.bytes().filter(|b| *b != b'-').collect();
     let groups: Vec<&str> = s.split('-').collect();
-    let dashes_ok = groups.len() == 1 || (groups.len() == 5 && [8, 4, 4, 4, 12].iter().zip(&groups).all(|(n, g)| g.len() == *n));
+    let dashes_ok = groups.len() == 1
+        || (groups.len() == 5
+            && [8, 4, 4, 4, 12]
+                .iter()
+                .zip(&groups)
+                .all(|(n, g)| g.len() == *n));
     if hex.len() != 32 || !hex.iter().all(u8::is_ascii_hexdigit) || !dashes_ok {
         return false;
     }
     match version {
         None => true,
-        Some(v) => hex[12] == v && (v == b'3' || matches!(hex[16].to_ascii_lowercase(), b'8' | b'9' | b'a' | b'b')),
+        Some(v) => {
+            hex[12] == v
+                && (v == b'3' || matches!(hex[16].to_ascii_lowercase(), b'8' | b'9' | b'a' | b'b'))
+        }
     }
 }
 
@@ -93,7 +136,8 @@ fn is_hostname(s: &str) -> bool {
     s.trim_end_matches('.').split('.').all(|l| {
         !l.is_empty()
             && l.len() <= 63
-            && l.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+            && l.chars()
+                .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
             && !l.starts_with('-')
             && !l.ends_with('-')
     })
@@ -108,7 +152,20 @@ fn is_date(s: &str) -> bool {
     match (num(0..4), num(5..7), num(8..10)) {
         (Some(y), Some(m), Some(d)) if (1..=12).contains(&m) && d >= 1 => {
             let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-            let days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+            let days = [
+                31,
+                if leap { 29 } else { 28 },
+                31,
+                30,
+                31,
+                30,
+                31,
+                31,
+                30,
+                31,
+                30,
+                31,
+            ];
             d <= days[(m - 1) as usize]
         }
         _ => false,
@@ -122,7 +179,10 @@ fn is_base64(s: &str) -> bool {
         return false;
     }
     let pad = b.iter().rev().take_while(|c| **c == b'=').count();
-    pad <= 2 && b[..b.len() - pad].iter().all(|c| c.is_ascii_alphanumeric() || *c == b'+' || *c == b'/')
+    pad <= 2
+        && b[..b.len() - pad]
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || *c == b'+' || *c == b'/')
 }
 
 fn is_hexcolor(s: &str) -> bool {
@@ -148,8 +208,14 @@ mod tests {
 
     #[test]
     fn other_formats() {
-        assert_eq!(check("uuid", "123e4567-e89b-12d3-a456-426614174000"), Some(true));
-        assert_eq!(check("uuid4", "123e4567-e89b-12d3-a456-426614174000"), Some(false));
+        assert_eq!(
+            check("uuid", "123e4567-e89b-12d3-a456-426614174000"),
+            Some(true)
+        );
+        assert_eq!(
+            check("uuid4", "123e4567-e89b-12d3-a456-426614174000"),
+            Some(false)
+        );
         assert_eq!(check("date", "2024-02-29"), Some(true));
         assert_eq!(check("date", "2023-02-29"), Some(false));
         assert_eq!(check("byte", "aGk="), Some(true));

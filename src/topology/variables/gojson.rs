@@ -18,7 +18,12 @@ pub fn as_int64(n: &serde_json::Number) -> Option<i64> {
     let f = n.as_f64()?;
     // Go marshals an integral float64 without a fraction ("7"), which decodes as int64
     // when it fits; 2^63 itself does not.
-    if f.fract() == 0.0 && f.abs() < 9.223_372_036_854_775_807e18 && go_json_float(f).bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+    if f.fract() == 0.0
+        && f.abs() < 9.223_372_036_854_775_807e18
+        && go_json_float(f)
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'-')
+    {
         Some(f as i64)
     } else {
         None
@@ -87,7 +92,9 @@ fn write_string(out: &mut String, s: &str) {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
@@ -103,7 +110,10 @@ mod tests {
     #[test]
     fn marshal_sorts_keys_and_escapes_html() {
         let v = json!({"b": [1.0, 1.5, true, null], "a": "<x&y>\n"});
-        assert_eq!(marshal(&v), r#"{"a":"\u003cx\u0026y\u003e\n","b":[1,1.5,true,null]}"#);
+        assert_eq!(
+            marshal(&v),
+            r#"{"a":"\u003cx\u0026y\u003e\n","b":[1,1.5,true,null]}"#
+        );
     }
 
     #[test]

@@ -23,12 +23,18 @@ fn name_of(v: &Value) -> &str {
 }
 
 /// `newValuesIndex`.
-pub fn values_index<'a>(values: &'a [Value], fld_path: &str) -> Result<BTreeMap<&'a str, &'a Value>, Vec<FieldError>> {
+pub fn values_index<'a>(
+    values: &'a [Value],
+    fld_path: &str,
+) -> Result<BTreeMap<&'a str, &'a Value>, Vec<FieldError>> {
     let mut map = BTreeMap::new();
     let mut errs = Vec::new();
     for v in values {
         let name = name_of(v);
-        let from = v.get("definitionFrom").and_then(Value::as_str).unwrap_or("");
+        let from = v
+            .get("definitionFrom")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         if !from.is_empty() {
             errs.push(FieldError::invalid(
                 &key(fld_path, name),
@@ -66,21 +72,37 @@ pub struct Definition {
 }
 
 /// `newDefinitionsIndex`.
-pub fn definitions_index(definitions: &[Value], fld_path: &str) -> Result<BTreeMap<String, Definition>, Vec<FieldError>> {
+pub fn definitions_index(
+    definitions: &[Value],
+    fld_path: &str,
+) -> Result<BTreeMap<String, Definition>, Vec<FieldError>> {
     let mut map = BTreeMap::new();
     let mut problems = Vec::new();
     for d in definitions {
         let name = name_of(d).to_string();
-        let defs = d.get("definitions").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        let defs = d
+            .get("definitions")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
         if defs.is_empty() {
             problems.push(format!("variable {} has no definitions", go_q(&name)));
         }
-        if d.get("definitionsConflict").and_then(Value::as_bool).unwrap_or(false) {
-            problems.push(format!("variable {} has conflicting definitions", go_q(&name)));
+        if d.get("definitionsConflict")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+        {
+            problems.push(format!(
+                "variable {} has conflicting definitions",
+                go_q(&name)
+            ));
         }
         if let Some(first) = defs.first() {
             let schema = match first.pointer("/schema/openAPIV3Schema") {
-                Some(s) => match Schema::from_value(s, &format!("status.variables[{name}].schema.openAPIV3Schema")) {
+                Some(s) => match Schema::from_value(
+                    s,
+                    &format!("status.variables[{name}].schema.openAPIV3Schema"),
+                ) {
                     Ok(s) => s,
                     Err(e) => {
                         problems.push(e.message().to_string());
@@ -93,8 +115,15 @@ pub fn definitions_index(definitions: &[Value], fld_path: &str) -> Result<BTreeM
                 name.clone(),
                 Definition {
                     name: name.clone(),
-                    required: first.get("required").and_then(Value::as_bool).unwrap_or(false),
-                    from: first.get("from").and_then(Value::as_str).unwrap_or("").to_string(),
+                    required: first
+                        .get("required")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
+                    from: first
+                        .get("from")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
                     schema,
                 },
             );
@@ -103,8 +132,15 @@ pub fn definitions_index(definitions: &[Value], fld_path: &str) -> Result<BTreeM
     if problems.is_empty() {
         return Ok(map);
     }
-    let names: Vec<String> = definitions.iter().map(|d| format!("Name: {}", name_of(d))).collect();
-    let agg = if problems.len() == 1 { problems.remove(0) } else { format!("[{}]", problems.join(", ")) };
+    let names: Vec<String> = definitions
+        .iter()
+        .map(|d| format!("Name: {}", name_of(d)))
+        .collect();
+    let agg = if problems.len() == 1 {
+        problems.remove(0)
+    } else {
+        format!("[{}]", problems.join(", "))
+    };
     Err(vec![FieldError::new(
         ErrorType::TypeInvalid,
         fld_path,
@@ -120,7 +156,10 @@ mod tests {
 
     #[test]
     fn duplicate_and_definition_from() {
-        let values = vec![json!({"name": "a", "value": 1}), json!({"name": "a", "value": 2, "definitionFrom": "p"})];
+        let values = vec![
+            json!({"name": "a", "value": 1}),
+            json!({"name": "a", "value": 2, "definitionFrom": "p"}),
+        ];
         let errs = values_index(&values, "v").unwrap_err();
         let texts: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
         assert_eq!(texts, vec![
@@ -131,7 +170,10 @@ mod tests {
 
     #[test]
     fn conflicting_definitions() {
-        let defs = vec![json!({"name": "a", "definitionsConflict": true, "definitions": [{"from": "inline"}]}), json!({"name": "b", "definitions": []})];
+        let defs = vec![
+            json!({"name": "a", "definitionsConflict": true, "definitions": [{"from": "inline"}]}),
+            json!({"name": "b", "definitions": []}),
+        ];
         let errs = definitions_index(&defs, "v").unwrap_err();
         assert_eq!(
             errs[0].to_string(),
@@ -143,6 +185,9 @@ mod tests {
     fn raw_values() {
         assert_eq!(raw_value(Some(&json!({"name": "a"}))), "");
         assert_eq!(raw_value(Some(&json!({"name": "a", "value": null}))), "");
-        assert_eq!(raw_value(Some(&json!({"name": "a", "value": {"b": [1.0]}}))), "{\"b\":[1]}");
+        assert_eq!(
+            raw_value(Some(&json!({"name": "a", "value": {"b": [1.0]}}))),
+            "{\"b\":[1]}"
+        );
     }
 }

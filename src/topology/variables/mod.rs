@@ -41,18 +41,30 @@ fn definitions_of(status_variables: &Value) -> Vec<Value> {
 }
 
 fn list_at<'a>(v: &'a Value, pointer: &str) -> &'a [Value] {
-    v.pointer(pointer).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+    v.pointer(pointer)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
 }
 
 /// The worker override lists: (JSON pointer to the list, field path), in topology order.
 fn worker_override_lists(cluster: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for (kind, field) in [("machineDeployments", "machineDeployments"), ("machinePools", "machinePools")] {
-        for (i, w) in list_at(cluster, &format!("/spec/topology/workers/{kind}")).iter().enumerate() {
+    for (kind, field) in [
+        ("machineDeployments", "machineDeployments"),
+        ("machinePools", "machinePools"),
+    ] {
+        for (i, w) in list_at(cluster, &format!("/spec/topology/workers/{kind}"))
+            .iter()
+            .enumerate()
+        {
             let name = w.get("name").and_then(Value::as_str).unwrap_or("");
             out.push((
                 format!("/spec/topology/workers/{kind}/{i}/variables/overrides"),
-                format!("{}.variables.overrides", key(&format!("spec.topology.workers.{field}"), name)),
+                format!(
+                    "{}.variables.overrides",
+                    key(&format!("spec.topology.workers.{field}"), name)
+                ),
             ));
         }
     }
@@ -69,13 +81,19 @@ pub fn default_variables(cluster: &mut Value, status_variables: &Value) -> Vec<F
     let topology_values = list_at(cluster, "/spec/topology/variables").to_vec();
     match defaulting::default_variables(&topology_values, &defs, true, TOPOLOGY_VARIABLES) {
         Ok(v) => {
-            if let Some(t) = cluster.pointer_mut("/spec/topology").and_then(Value::as_object_mut) {
+            if let Some(t) = cluster
+                .pointer_mut("/spec/topology")
+                .and_then(Value::as_object_mut)
+            {
                 t.insert("variables".into(), Value::Array(v));
             }
         }
         Err(e) => errs.extend(e),
     }
-    let mut lists = vec![("/spec/topology/controlPlane/variables/overrides".to_string(), CP_OVERRIDES.to_string())];
+    let mut lists = vec![(
+        "/spec/topology/controlPlane/variables/overrides".to_string(),
+        CP_OVERRIDES.to_string(),
+    )];
     lists.extend(worker_override_lists(cluster));
     for (pointer, path) in lists {
         let values = list_at(cluster, &pointer).to_vec();
@@ -99,8 +117,16 @@ pub fn default_variables(cluster: &mut Value, status_variables: &Value) -> Vec<F
 /// overrides (without).
 pub fn validate_variables(cluster: &Value, status_variables: &Value) -> validation::Report {
     let defs = definitions_of(status_variables);
-    let mut report = validation::validate_variables(list_at(cluster, "/spec/topology/variables"), &defs, true, TOPOLOGY_VARIABLES);
-    let mut lists = vec![("/spec/topology/controlPlane/variables/overrides".to_string(), CP_OVERRIDES.to_string())];
+    let mut report = validation::validate_variables(
+        list_at(cluster, "/spec/topology/variables"),
+        &defs,
+        true,
+        TOPOLOGY_VARIABLES,
+    );
+    let mut lists = vec![(
+        "/spec/topology/controlPlane/variables/overrides".to_string(),
+        CP_OVERRIDES.to_string(),
+    )];
     lists.extend(worker_override_lists(cluster));
     for (pointer, path) in lists {
         let values = list_at(cluster, &pointer);
@@ -115,7 +141,12 @@ pub fn validate_variables(cluster: &Value, status_variables: &Value) -> validati
 }
 
 fn cluster_name(cluster: &Value) -> (&str, &str) {
-    let md = |k: &str| cluster.pointer(&format!("/metadata/{k}")).and_then(Value::as_str).unwrap_or("");
+    let md = |k: &str| {
+        cluster
+            .pointer(&format!("/metadata/{k}"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    };
     (md("namespace"), md("name"))
 }
 
@@ -124,9 +155,18 @@ fn cluster_name(cluster: &Value) -> (&str, &str) {
 /// Cluster.cluster.x-k8s.io "name" is invalid: [...]`.
 pub fn cluster_webhook_error(cluster: &Value, errs: &[FieldError]) -> Error {
     let (ns, name) = cluster_name(cluster);
-    let api_version = cluster.get("apiVersion").and_then(Value::as_str).unwrap_or("cluster.x-k8s.io/v1beta1");
-    Error::new(invalid_object_message("Cluster.cluster.x-k8s.io", name, errs))
-        .wrap(format!("failed defaulting of {api_version}, Kind=Cluster {ns}/{name}"))
+    let api_version = cluster
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("cluster.x-k8s.io/v1beta1");
+    Error::new(invalid_object_message(
+        "Cluster.cluster.x-k8s.io",
+        name,
+        errs,
+    ))
+    .wrap(format!(
+        "failed defaulting of {api_version}, Kind=Cluster {ns}/{name}"
+    ))
 }
 
 /// Webhook-equivalent defaulting of a Cluster's `spec.topology.variables` and of the
@@ -144,7 +184,10 @@ pub fn default_cluster_variables(cluster: &mut Value, status_variables: &Value) 
 /// Webhook-equivalent validation of a Cluster's variables (types, schema, CEL). Errors
 /// name the Cluster, the variable and the schema path; returns warnings (e.g. an
 /// unsupported CEL function) that must be shown to the user.
-pub fn validate_cluster_variables(cluster: &Value, status_variables: &Value) -> Result<Vec<String>> {
+pub fn validate_cluster_variables(
+    cluster: &Value,
+    status_variables: &Value,
+) -> Result<Vec<String>> {
     let report = validate_variables(cluster, status_variables);
     if report.errors.is_empty() {
         Ok(report.warnings)
@@ -156,7 +199,10 @@ pub fn validate_cluster_variables(cluster: &Value, status_variables: &Value) -> 
 /// Both steps as the Cluster webhook's `Default` runs them (`DefaultAndValidateVariables`):
 /// defaulting errors and validation errors are reported together in one message.
 /// Returns the warnings.
-pub fn default_and_validate_cluster_variables(cluster: &mut Value, status_variables: &Value) -> Result<Vec<String>> {
+pub fn default_and_validate_cluster_variables(
+    cluster: &mut Value,
+    status_variables: &Value,
+) -> Result<Vec<String>> {
     let mut errs = default_variables(cluster, status_variables);
     let report = validate_variables(cluster, status_variables);
     errs.extend(report.errors);
@@ -187,9 +233,18 @@ mod tests {
             "workers": {"machineDeployments": [{"name": "md-0", "variables": {"overrides": [{"name": "o", "value": {}}]}}, {"name": "md-1"}]}}}});
         let warnings = default_and_validate_cluster_variables(&mut c, &status).unwrap();
         assert!(warnings.is_empty());
-        assert_eq!(c.pointer("/spec/topology/variables").unwrap(), &json!([{"name": "n", "value": 1}, {"name": "o", "value": {"a": "x"}}]));
-        assert_eq!(c.pointer("/spec/topology/workers/machineDeployments/0/variables/overrides").unwrap(), &json!([{"name": "o", "value": {"a": "x"}}]));
-        assert!(c.pointer("/spec/topology/workers/machineDeployments/1/variables").is_none());
+        assert_eq!(
+            c.pointer("/spec/topology/variables").unwrap(),
+            &json!([{"name": "n", "value": 1}, {"name": "o", "value": {"a": "x"}}])
+        );
+        assert_eq!(
+            c.pointer("/spec/topology/workers/machineDeployments/0/variables/overrides")
+                .unwrap(),
+            &json!([{"name": "o", "value": {"a": "x"}}])
+        );
+        assert!(c
+            .pointer("/spec/topology/workers/machineDeployments/1/variables")
+            .is_none());
     }
 
     #[test]
@@ -207,6 +262,12 @@ mod tests {
         let mut missing = json!({"metadata": {"name": "c1"}, "spec": {"topology": {}}});
         assert!(default_cluster_variables(&mut missing, &status).is_ok());
         let err = validate_cluster_variables(&missing, &status).unwrap_err();
-        assert!(err.message().ends_with("spec.topology.variables: Required value: required variable \"n\" must be set"), "{}", err.message());
+        assert!(
+            err.message().ends_with(
+                "spec.topology.variables: Required value: required variable \"n\" must be set"
+            ),
+            "{}",
+            err.message()
+        );
     }
 }

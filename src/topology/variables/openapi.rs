@@ -44,7 +44,14 @@ pub struct OaError {
 
 impl OaError {
     fn new(code: Code, name: &str, message: String) -> Self {
-        OaError { code, name: name.to_string(), message, actual: -1, max: -1, enum_values: vec![] }
+        OaError {
+            code,
+            name: name.to_string(),
+            message,
+            actual: -1,
+            max: -1,
+            enum_values: vec![],
+        }
     }
 }
 
@@ -134,11 +141,16 @@ pub fn validate(s: &Schema, v: &Value, path: &str, warnings: &mut Vec<String>) -
                     vec![OaError::new(
                         Code::InvalidType,
                         path,
-                        msg(path, &format!("must be of type {format}: {}", go_quote(text))),
+                        msg(
+                            path,
+                            &format!("must be of type {format}: {}", go_quote(text)),
+                        ),
                     )],
                     &mut out,
                 ),
-                None => warnings.push(format!("format {format:?} is not checked by capi-render (value at {path:?})")),
+                None => warnings.push(format!(
+                    "format {format:?} is not checked by capi-render (value at {path:?})"
+                )),
             }
         }
     }
@@ -162,7 +174,10 @@ fn type_check(s: &Schema, v: &Value, k: Kind, format: &str, path: &str) -> Vec<O
     }
     if k == Kind::Nil {
         if !types.is_empty() && !types.contains(&"null") {
-            let m = msg(path, &format!("must be of type {}: \"null\"", types.join(",")));
+            let m = msg(
+                path,
+                &format!("must be of type {}: \"null\"", types.join(",")),
+            );
             return vec![OaError::new(Code::InvalidType, path, m)];
         }
         return vec![];
@@ -175,18 +190,30 @@ fn type_check(s: &Schema, v: &Value, k: Kind, format: &str, path: &str) -> Vec<O
         Kind::Slice => ("array", ""),
         _ => ("object", ""),
     };
-    let float_int = k == Kind::Float && v.as_f64().is_some_and(|f| f.fract() == 0.0) && types.contains(&"integer");
+    let float_int = k == Kind::Float
+        && v.as_f64().is_some_and(|f| f.fract() == 0.0)
+        && types.contains(&"integer");
     let int_float = k == Kind::Int && types.contains(&"number");
     let has = types.contains(&sch_type);
-    if k != Kind::Str && k != Kind::Slice && !format.is_empty() && !(has || sch_format == format || float_int || int_float) {
+    if k != Kind::Str
+        && k != Kind::Slice
+        && !format.is_empty()
+        && !(has || sch_format == format || float_int || int_float)
+    {
         let m = msg(path, &format!("must be of type {format}: \"{sch_format}\""));
         return vec![OaError::new(Code::InvalidType, path, m)];
     }
-    if !(types.contains(&"number") || types.contains(&"integer")) && !format.is_empty() && matches!(k, Kind::Str | Kind::Slice) {
+    if !(types.contains(&"number") || types.contains(&"integer"))
+        && !format.is_empty()
+        && matches!(k, Kind::Str | Kind::Slice)
+    {
         return vec![];
     }
     if !(has || float_int || int_float) {
-        let m = msg(path, &format!("must be of type {}: \"{sch_type}\"", types.join(",")));
+        let m = msg(
+            path,
+            &format!("must be of type {}: \"{sch_type}\"", types.join(",")),
+        );
         return vec![OaError::new(Code::InvalidType, path, m)];
     }
     vec![]
@@ -194,22 +221,47 @@ fn type_check(s: &Schema, v: &Value, k: Kind, format: &str, path: &str) -> Vec<O
 
 /// allOf / anyOf / oneOf / not. kube-openapi picks the "best" failing alternative by
 /// match counts; we report the first failing one (documented difference).
-fn composition_check(s: &Schema, v: &Value, path: &str, warnings: &mut Vec<String>) -> Vec<OaError> {
+fn composition_check(
+    s: &Schema,
+    v: &Value,
+    path: &str,
+    warnings: &mut Vec<String>,
+) -> Vec<OaError> {
     let mut out = Vec::new();
     let quoted = go_quote(path);
     if !s.any_of.is_empty() {
-        let results: Vec<Vec<OaError>> = s.any_of.iter().map(|a| validate(a, v, path, warnings)).collect();
+        let results: Vec<Vec<OaError>> = s
+            .any_of
+            .iter()
+            .map(|a| validate(a, v, path, warnings))
+            .collect();
         if !results.iter().any(Vec::is_empty) {
-            out.push(OaError::new(Code::Composite, path, format!("{quoted} must validate at least one schema (anyOf)")));
+            out.push(OaError::new(
+                Code::Composite,
+                path,
+                format!("{quoted} must validate at least one schema (anyOf)"),
+            ));
             out.extend(results[0].iter().cloned());
         }
     }
     if !s.one_of.is_empty() {
-        let results: Vec<Vec<OaError>> = s.one_of.iter().map(|a| validate(a, v, path, warnings)).collect();
+        let results: Vec<Vec<OaError>> = s
+            .one_of
+            .iter()
+            .map(|a| validate(a, v, path, warnings))
+            .collect();
         let valid = results.iter().filter(|r| r.is_empty()).count();
         if valid != 1 {
-            let extra = if valid == 0 { "Found none valid".to_string() } else { format!("Found {valid} valid alternatives") };
-            out.push(OaError::new(Code::Composite, path, format!("{quoted} must validate one and only one schema (oneOf). {extra}")));
+            let extra = if valid == 0 {
+                "Found none valid".to_string()
+            } else {
+                format!("Found {valid} valid alternatives")
+            };
+            out.push(OaError::new(
+                Code::Composite,
+                path,
+                format!("{quoted} must validate one and only one schema (oneOf). {extra}"),
+            ));
             if valid == 0 {
                 out.extend(results[0].iter().cloned());
             }
@@ -225,13 +277,25 @@ fn composition_check(s: &Schema, v: &Value, path: &str, warnings: &mut Vec<Strin
             out.extend(r);
         }
         if validated != s.all_of.len() {
-            let extra = if validated == 0 { ". None validated" } else { "" };
-            out.push(OaError::new(Code::Composite, path, format!("{quoted} must validate all the schemas (allOf){extra}")));
+            let extra = if validated == 0 {
+                ". None validated"
+            } else {
+                ""
+            };
+            out.push(OaError::new(
+                Code::Composite,
+                path,
+                format!("{quoted} must validate all the schemas (allOf){extra}"),
+            ));
         }
     }
     if let Some(n) = &s.not {
         if validate(n, v, path, warnings).is_empty() {
-            out.push(OaError::new(Code::Composite, path, format!("{quoted} must not validate the schema (not)")));
+            out.push(OaError::new(
+                Code::Composite,
+                path,
+                format!("{quoted} must not validate the schema (not)"),
+            ));
         }
     }
     out
@@ -241,25 +305,44 @@ fn string_check(s: &Schema, text: &str, path: &str) -> Vec<OaError> {
     let len = text.chars().count() as i64;
     if let Some(max) = s.max_length {
         if len > max {
-            let mut e = OaError::new(Code::TooLong, path, msg(path, &format!("should be at most {max} chars long")));
+            let mut e = OaError::new(
+                Code::TooLong,
+                path,
+                msg(path, &format!("should be at most {max} chars long")),
+            );
             e.max = max;
             return vec![e];
         }
     }
     if let Some(min) = s.min_length {
         if len < min {
-            return vec![OaError::new(Code::Other, path, msg(path, &format!("should be at least {min} chars long")))];
+            return vec![OaError::new(
+                Code::Other,
+                path,
+                msg(path, &format!("should be at least {min} chars long")),
+            )];
         }
     }
     if !s.pattern.is_empty() {
         match regex::Regex::new(&s.pattern) {
             Ok(re) => {
                 if !re.is_match(text) {
-                    return vec![OaError::new(Code::Other, path, msg(path, &format!("should match '{}'", s.pattern)))];
+                    return vec![OaError::new(
+                        Code::Other,
+                        path,
+                        msg(path, &format!("should match '{}'", s.pattern)),
+                    )];
                 }
             }
             Err(err) => {
-                let m = msg(path, &format!("should match '{}, but pattern is invalid: {}'", s.pattern, first_line(&err.to_string())));
+                let m = msg(
+                    path,
+                    &format!(
+                        "should match '{}, but pattern is invalid: {}'",
+                        s.pattern,
+                        first_line(&err.to_string())
+                    ),
+                );
                 return vec![OaError::new(Code::Other, path, m)];
             }
         }
@@ -286,9 +369,21 @@ fn number_check(s: &Schema, v: &Value, path: &str) -> Vec<OaError> {
             None => (!ex && f < min as f64) || (ex && f <= min as f64),
         };
         if fails {
-            let bound = if int.is_some() { min.to_string() } else { go_v_float(min as f64) };
-            let word = if ex { "should be greater than" } else { "should be greater than or equal to" };
-            out.push(OaError::new(Code::Other, path, msg(path, &format!("{word} {bound}"))));
+            let bound = if int.is_some() {
+                min.to_string()
+            } else {
+                go_v_float(min as f64)
+            };
+            let word = if ex {
+                "should be greater than"
+            } else {
+                "should be greater than or equal to"
+            };
+            out.push(OaError::new(
+                Code::Other,
+                path,
+                msg(path, &format!("{word} {bound}")),
+            ));
         }
     }
     if let Some(max) = s.maximum {
@@ -298,39 +393,76 @@ fn number_check(s: &Schema, v: &Value, path: &str) -> Vec<OaError> {
             None => (!ex && f > max as f64) || (ex && f >= max as f64),
         };
         if fails {
-            let bound = if int.is_some() { max.to_string() } else { go_v_float(max as f64) };
-            let word = if ex { "should be less than" } else { "should be less than or equal to" };
-            out.push(OaError::new(Code::Other, path, msg(path, &format!("{word} {bound}"))));
+            let bound = if int.is_some() {
+                max.to_string()
+            } else {
+                go_v_float(max as f64)
+            };
+            let word = if ex {
+                "should be less than"
+            } else {
+                "should be less than or equal to"
+            };
+            out.push(OaError::new(
+                Code::Other,
+                path,
+                msg(path, &format!("{word} {bound}")),
+            ));
         }
     }
     out
 }
 
-fn slice_check(s: &Schema, items: &[Value], path: &str, warnings: &mut Vec<String>) -> Vec<OaError> {
+fn slice_check(
+    s: &Schema,
+    items: &[Value],
+    path: &str,
+    warnings: &mut Vec<String>,
+) -> Vec<OaError> {
     let mut out = Vec::new();
     if let Some(item_schema) = &s.items {
         for (i, item) in items.iter().enumerate() {
-            out.extend(validate(item_schema, item, &format!("{path}[{i}]"), warnings));
+            out.extend(validate(
+                item_schema,
+                item,
+                &format!("{path}[{i}]"),
+                warnings,
+            ));
         }
     }
     let size = items.len() as i64;
     if let Some(min) = s.min_items {
         if size < min {
-            out.push(OaError::new(Code::Other, path, msg(path, &format!("should have at least {min} items"))));
+            out.push(OaError::new(
+                Code::Other,
+                path,
+                msg(path, &format!("should have at least {min} items")),
+            ));
         }
     }
     if let Some(max) = s.max_items {
         if size > max {
-            let mut e = OaError::new(Code::MaxItems, path, msg(path, &format!("should have at most {max} items")));
+            let mut e = OaError::new(
+                Code::MaxItems,
+                path,
+                msg(path, &format!("should have at most {max} items")),
+            );
             e.actual = size;
             e.max = max;
             out.push(e);
         }
     }
     if s.unique_items {
-        let dup = items.iter().enumerate().any(|(i, a)| items[..i].iter().any(|b| go_deep_equal(a, b)));
+        let dup = items
+            .iter()
+            .enumerate()
+            .any(|(i, a)| items[..i].iter().any(|b| go_deep_equal(a, b)));
         if dup {
-            out.push(OaError::new(Code::Other, path, msg(path, "shouldn't contain duplicates")));
+            out.push(OaError::new(
+                Code::Other,
+                path,
+                msg(path, "shouldn't contain duplicates"),
+            ));
         }
     }
     out
@@ -344,9 +476,13 @@ pub fn go_deep_equal(a: &Value, b: &Value) -> bool {
             (None, None) => x.as_f64() == y.as_f64(),
             _ => false,
         },
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| go_deep_equal(p, q)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| go_deep_equal(p, q))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, p)| y.get(k).is_some_and(|q| go_deep_equal(p, q)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, p)| y.get(k).is_some_and(|q| go_deep_equal(p, q)))
         }
         _ => a == b,
     }
@@ -384,22 +520,39 @@ fn enum_check(s: &Schema, v: &Value, path: &str) -> Vec<OaError> {
             other => marshal(other),
         })
         .collect();
-    let mut e = OaError::new(Code::Enum, path, msg(path, &format!("should be one of [{}]", shown.join(" "))));
+    let mut e = OaError::new(
+        Code::Enum,
+        path,
+        msg(path, &format!("should be one of [{}]", shown.join(" "))),
+    );
     e.enum_values = shown;
     vec![e]
 }
 
-fn object_check(s: &Schema, map: &serde_json::Map<String, Value>, path: &str, warnings: &mut Vec<String>) -> Vec<OaError> {
+fn object_check(
+    s: &Schema,
+    map: &serde_json::Map<String, Value>,
+    path: &str,
+    warnings: &mut Vec<String>,
+) -> Vec<OaError> {
     let mut out = Vec::new();
     let n = map.len() as i64;
     if let Some(min) = s.min_properties {
         if n < min {
-            out.push(OaError::new(Code::Other, path, msg(path, &format!("should have at least {min} properties"))));
+            out.push(OaError::new(
+                Code::Other,
+                path,
+                msg(path, &format!("should have at least {min} properties")),
+            ));
         }
     }
     if let Some(max) = s.max_properties {
         if n > max {
-            let mut e = OaError::new(Code::TooManyProperties, path, msg(path, &format!("should have at most {max} properties")));
+            let mut e = OaError::new(
+                Code::TooManyProperties,
+                path,
+                msg(path, &format!("should have at most {max} properties")),
+            );
             e.actual = n;
             e.max = max;
             out.push(e);
@@ -414,14 +567,22 @@ fn object_check(s: &Schema, map: &serde_json::Map<String, Value>, path: &str, wa
     }
     for (k, ps) in &s.properties {
         if let Some(item) = map.get(k) {
-            let name = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+            let name = if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            };
             out.extend(validate(ps, item, &name, warnings));
         }
     }
     for r in &s.required {
         if !map.contains_key(r) {
             let name = format!("{path}.{r}");
-            out.push(OaError::new(Code::Required, &name, msg(&name, "is required")));
+            out.push(OaError::new(
+                Code::Required,
+                &name,
+                msg(&name, "is required"),
+            ));
         }
     }
     out
@@ -440,13 +601,24 @@ pub fn to_field_errors(errs: &[OaError], fld_path: &str, raw: &str) -> Vec<Field
                 "" | "." => fld_path.to_string(),
                 n => format!("{fld_path}.{}", n.strip_prefix('.').unwrap_or(n)),
             };
-            let detail = e.message.strip_prefix(" in body ").unwrap_or(&e.message).to_string();
+            let detail = e
+                .message
+                .strip_prefix(" in body ")
+                .unwrap_or(&e.message)
+                .to_string();
             let mut fe = match e.code {
                 Code::Required => FieldError::required(&path, ""),
                 Code::Enum => FieldError::not_supported(&path, bad(), &e.enum_values),
                 Code::TooLong => FieldError::too_long(&path, e.max),
-                Code::MaxItems | Code::TooManyProperties => FieldError::too_many(&path, e.actual, e.max),
-                Code::InvalidType => FieldError::new(super::field_error::ErrorType::TypeInvalid, &path, bad(), detail),
+                Code::MaxItems | Code::TooManyProperties => {
+                    FieldError::too_many(&path, e.actual, e.max)
+                }
+                Code::InvalidType => FieldError::new(
+                    super::field_error::ErrorType::TypeInvalid,
+                    &path,
+                    bad(),
+                    detail,
+                ),
                 _ => FieldError::invalid(&path, bad(), detail),
             };
             fe.bad_value = bad();
@@ -464,13 +636,22 @@ mod tests {
         let s = Schema::from_value(&schema, "s").unwrap();
         let mut w = vec![];
         let oa = validate(&s, &v, "", &mut w);
-        to_field_errors(&oa, "v", &marshal(&v)).iter().map(|e| e.to_string()).collect()
+        to_field_errors(&oa, "v", &marshal(&v))
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
     }
 
     #[test]
     fn type_errors() {
-        assert_eq!(errs(json!({"type": "integer"}), json!("x")), vec![r#"v: Invalid value: "\"x\"": must be of type integer: "string""#]);
-        assert_eq!(errs(json!({"type": "integer"}), json!(1.5)), vec![r#"v: Invalid value: "1.5": must be of type integer: "number""#]);
+        assert_eq!(
+            errs(json!({"type": "integer"}), json!("x")),
+            vec![r#"v: Invalid value: "\"x\"": must be of type integer: "string""#]
+        );
+        assert_eq!(
+            errs(json!({"type": "integer"}), json!(1.5)),
+            vec![r#"v: Invalid value: "1.5": must be of type integer: "number""#]
+        );
         assert!(errs(json!({"type": "number"}), json!(2.0)).is_empty());
         assert!(errs(json!({"x-kubernetes-int-or-string": true}), json!("a")).is_empty());
         assert_eq!(
@@ -481,32 +662,66 @@ mod tests {
 
     #[test]
     fn bounds_and_lengths() {
-        assert_eq!(errs(json!({"type": "integer", "maximum": 5}), json!(7.0)), vec![r#"v: Invalid value: "7": should be less than or equal to 5"#]);
-        assert_eq!(errs(json!({"type": "integer", "minimum": 5, "exclusiveMinimum": true}), json!(5.0)), vec![r#"v: Invalid value: "5": should be greater than 5"#]);
         assert_eq!(
-            errs(json!({"properties": {"a": {"type": "string", "maxLength": 3, "minLength": 1}}}), json!({"a": "abcd"})),
+            errs(json!({"type": "integer", "maximum": 5}), json!(7.0)),
+            vec![r#"v: Invalid value: "7": should be less than or equal to 5"#]
+        );
+        assert_eq!(
+            errs(
+                json!({"type": "integer", "minimum": 5, "exclusiveMinimum": true}),
+                json!(5.0)
+            ),
+            vec![r#"v: Invalid value: "5": should be greater than 5"#]
+        );
+        assert_eq!(
+            errs(
+                json!({"properties": {"a": {"type": "string", "maxLength": 3, "minLength": 1}}}),
+                json!({"a": "abcd"})
+            ),
             vec!["v.a: Too long: may not be more than 3 bytes"]
         );
         assert_eq!(
-            errs(json!({"properties": {"a": {"type": "string", "minLength": 2}}}), json!({"a": "x"})),
-            vec![r#"v.a: Invalid value: "{\"a\":\"x\"}": a in body should be at least 2 chars long"#]
+            errs(
+                json!({"properties": {"a": {"type": "string", "minLength": 2}}}),
+                json!({"a": "x"})
+            ),
+            vec![
+                r#"v.a: Invalid value: "{\"a\":\"x\"}": a in body should be at least 2 chars long"#
+            ]
         );
     }
 
     #[test]
     fn arrays_and_objects() {
         assert_eq!(
-            errs(json!({"type": "array", "maxItems": 1, "uniqueItems": true}), json!([1.0, 1.0])),
-            vec![r#"v: Too many: "[1,1]": must have at most 1 items"#, r#"v: Invalid value: "[1,1]": shouldn't contain duplicates"#]
+            errs(
+                json!({"type": "array", "maxItems": 1, "uniqueItems": true}),
+                json!([1.0, 1.0])
+            ),
+            vec![
+                r#"v: Too many: "[1,1]": must have at most 1 items"#,
+                r#"v: Invalid value: "[1,1]": shouldn't contain duplicates"#
+            ]
         );
         assert_eq!(
-            errs(json!({"type": "array", "items": {"type": "object", "required": ["n"]}}), json!([{}])),
+            errs(
+                json!({"type": "array", "items": {"type": "object", "required": ["n"]}}),
+                json!([{}])
+            ),
             vec!["v.[0].n: Required value"]
         );
-        assert_eq!(errs(json!({"type": "object", "required": ["n"]}), json!({})), vec!["v.n: Required value"]);
         assert_eq!(
-            errs(json!({"type": "object", "additionalProperties": {"type": "integer"}}), json!({"k": "x"})),
-            vec![r#"v.k: Invalid value: "{\"k\":\"x\"}": .k in body must be of type integer: "string""#]
+            errs(json!({"type": "object", "required": ["n"]}), json!({})),
+            vec!["v.n: Required value"]
+        );
+        assert_eq!(
+            errs(
+                json!({"type": "object", "additionalProperties": {"type": "integer"}}),
+                json!({"k": "x"})
+            ),
+            vec![
+                r#"v.k: Invalid value: "{\"k\":\"x\"}": .k in body must be of type integer: "string""#
+            ]
         );
     }
 
@@ -525,7 +740,10 @@ mod tests {
 
     #[test]
     fn null_values() {
-        assert_eq!(errs(json!({"type": "string"}), json!(null)), vec![r#"v: Invalid value: "null": must be of type string: "null""#]);
+        assert_eq!(
+            errs(json!({"type": "string"}), json!(null)),
+            vec![r#"v: Invalid value: "null": must be of type string: "null""#]
+        );
         assert!(errs(json!({}), json!(null)).is_empty());
     }
 }

@@ -96,7 +96,10 @@ fn schema_list(m: &Map<String, Value>, k: &str, path: &str) -> Result<Vec<Schema
 fn schema_box(m: &Map<String, Value>, k: &str, path: &str) -> Result<Option<Box<Schema>>> {
     match m.get(k) {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => Ok(Some(Box::new(Schema::from_value(v, &format!("{path}.{k}"))?))),
+        Some(v) => Ok(Some(Box::new(Schema::from_value(
+            v,
+            &format!("{path}.{k}"),
+        )?))),
     }
 }
 
@@ -140,7 +143,10 @@ impl Schema {
                 .as_object()
                 .ok_or_else(|| Error::new(format!("{path}.properties: expected an object")))?;
             for (k, ps) in pm {
-                s.properties.insert(k.clone(), Schema::from_value(ps, &format!("{path}.properties[{k}]"))?);
+                s.properties.insert(
+                    k.clone(),
+                    Schema::from_value(ps, &format!("{path}.properties[{k}]"))?,
+                );
             }
         }
         if let Some(Value::Array(req)) = m.get("required") {
@@ -156,7 +162,9 @@ impl Schema {
         if let Some(Value::Array(rules)) = m.get("x-kubernetes-validations") {
             for (i, r) in rules.iter().enumerate() {
                 let rp = format!("{path}.x-kubernetes-validations[{i}]");
-                let rm = r.as_object().ok_or_else(|| Error::new(format!("{rp}: expected an object")))?;
+                let rm = r
+                    .as_object()
+                    .ok_or_else(|| Error::new(format!("{rp}: expected an object")))?;
                 s.validations.push(ValidationRule {
                     rule: str_field(rm, "rule", &rp)?,
                     message: str_field(rm, "message", &rp)?,
@@ -189,7 +197,10 @@ impl Schema {
         };
         let list = |m: &mut Map<String, Value>, k: &str, v: &[Schema]| {
             if !v.is_empty() {
-                m.insert(k.into(), Value::Array(v.iter().map(Schema::to_value).collect()));
+                m.insert(
+                    k.into(),
+                    Value::Array(v.iter().map(Schema::to_value).collect()),
+                );
             }
         };
         s(&mut m, "description", &self.description);
@@ -198,7 +209,11 @@ impl Schema {
         }
         s(&mut m, "type", &self.type_);
         if !self.properties.is_empty() {
-            let p: Map<String, Value> = self.properties.iter().map(|(k, v)| (k.clone(), v.to_value())).collect();
+            let p: Map<String, Value> = self
+                .properties
+                .iter()
+                .map(|(k, v)| (k.clone(), v.to_value()))
+                .collect();
             m.insert("properties".into(), Value::Object(p));
         }
         if let Some(a) = &self.additional_properties {
@@ -223,7 +238,11 @@ impl Schema {
         b(&mut m, "exclusiveMaximum", self.exclusive_maximum);
         i(&mut m, "minimum", self.minimum);
         b(&mut m, "exclusiveMinimum", self.exclusive_minimum);
-        b(&mut m, "x-kubernetes-preserve-unknown-fields", self.preserve_unknown_fields);
+        b(
+            &mut m,
+            "x-kubernetes-preserve-unknown-fields",
+            self.preserve_unknown_fields,
+        );
         if !self.enum_.is_empty() {
             m.insert("enum".into(), Value::Array(self.enum_.clone()));
         }
@@ -263,7 +282,10 @@ impl Schema {
     pub fn has_validations(&self) -> bool {
         !self.validations.is_empty()
             || self.properties.values().any(Schema::has_validations)
-            || self.additional_properties.as_deref().is_some_and(Schema::has_validations)
+            || self
+                .additional_properties
+                .as_deref()
+                .is_some_and(Schema::has_validations)
             || self.items.as_deref().is_some_and(Schema::has_validations)
             || self.all_of.iter().any(Schema::has_validations)
     }
@@ -307,7 +329,11 @@ mod tests {
 
     #[test]
     fn finds_nested_validations() {
-        let s = Schema::from_value(&json!({"items": {"x-kubernetes-validations": [{"rule": "true"}]}}), "s").unwrap();
+        let s = Schema::from_value(
+            &json!({"items": {"x-kubernetes-validations": [{"rule": "true"}]}}),
+            "s",
+        )
+        .unwrap();
         assert!(s.has_validations());
         assert!(!Schema::default().has_validations());
     }

@@ -50,9 +50,14 @@ fn typed_metadata(m: Option<&Value>) -> Value {
 /// Adds a definition to a status variable; sets `definitionsConflict` when it differs
 /// from the first definition in required, schema or metadata.
 pub fn add_definition(status_variable: &mut Value, def: Value) {
-    let conflict = status_variable.get("definitionsConflict").and_then(Value::as_bool).unwrap_or(false);
+    let conflict = status_variable
+        .get("definitionsConflict")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     let differs = match status_variable.pointer("/definitions/0") {
-        Some(first) => ["required", "schema", "metadata"].iter().any(|k| first.get(*k) != def.get(*k)),
+        Some(first) => ["required", "schema", "metadata"]
+            .iter()
+            .any(|k| first.get(*k) != def.get(*k)),
         None => false,
     };
     if let Some(Value::Array(defs)) = status_variable.get_mut("definitions") {
@@ -73,10 +78,17 @@ pub fn status_variables(cluster_class: &Value) -> Result<Value> {
     };
     for (i, v) in vars.iter().enumerate() {
         let path = format!("spec.variables[{i}]");
-        let name = v.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+        let name = v
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         // A Go map keyed by name: a later inline definition replaces an earlier one.
         let def = definition(v, FROM_INLINE, &path)?;
-        by_name.insert(name.clone(), json!({"name": name, "definitionsConflict": false, "definitions": [def]}));
+        by_name.insert(
+            name.clone(),
+            json!({"name": name, "definitionsConflict": false, "definitions": [def]}),
+        );
     }
     Ok(Value::Array(by_name.into_values().collect()))
 }
@@ -113,10 +125,20 @@ mod tests {
     fn differing_definitions_conflict() {
         let cc = json!({"spec": {"variables": [{"name": "a", "schema": {"openAPIV3Schema": {"type": "integer"}}}]}});
         let mut s = status_variables(&cc).unwrap()[0].clone();
-        let same = definition(&json!({"schema": {"openAPIV3Schema": {"type": "integer"}}}), "p1", "x").unwrap();
+        let same = definition(
+            &json!({"schema": {"openAPIV3Schema": {"type": "integer"}}}),
+            "p1",
+            "x",
+        )
+        .unwrap();
         add_definition(&mut s, same);
         assert_eq!(s["definitionsConflict"], json!(false));
-        let other = definition(&json!({"schema": {"openAPIV3Schema": {"type": "string"}}}), "p2", "x").unwrap();
+        let other = definition(
+            &json!({"schema": {"openAPIV3Schema": {"type": "string"}}}),
+            "p2",
+            "x",
+        )
+        .unwrap();
         add_definition(&mut s, other);
         assert_eq!(s["definitionsConflict"], json!(true));
         assert_eq!(s["definitions"].as_array().unwrap().len(), 3);

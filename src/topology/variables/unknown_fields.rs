@@ -13,7 +13,13 @@ pub fn unknown_fields(v: &Value, s: &Schema) -> Vec<String> {
     let mut parent = vec!["variableValue".to_string()];
     prune(v, Some(s), &mut parent, &mut out);
     out.sort();
-    out.into_iter().map(|p| p.strip_prefix("variableValue.").map(str::to_string).unwrap_or(p)).collect()
+    out.into_iter()
+        .map(|p| {
+            p.strip_prefix("variableValue.")
+                .map(str::to_string)
+                .unwrap_or(p)
+        })
+        .collect()
 }
 
 fn append_key(parent: &mut Vec<String>, k: &str) {
@@ -106,16 +112,29 @@ mod tests {
 
     #[test]
     fn reports_undeclared_fields_sorted() {
-        let s = schema(json!({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}}}}));
-        assert_eq!(unknown_fields(&json!({"z": 1, "a": {"b": "x", "c": 2}}), &s), vec!["a.c", "z"]);
+        let s = schema(
+            json!({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}}}}),
+        );
+        assert_eq!(
+            unknown_fields(&json!({"z": 1, "a": {"b": "x", "c": 2}}), &s),
+            vec!["a.c", "z"]
+        );
     }
 
     #[test]
     fn preserve_unknown_fields_and_arrays() {
-        let s = schema(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true, "properties": {"a": {"type": "object"}}}));
-        assert_eq!(unknown_fields(&json!({"z": 1, "a": {"q": 1}}), &s), vec!["a.q"]);
+        let s = schema(
+            json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true, "properties": {"a": {"type": "object"}}}),
+        );
+        assert_eq!(
+            unknown_fields(&json!({"z": 1, "a": {"q": 1}}), &s),
+            vec!["a.q"]
+        );
         let s = schema(json!({"type": "array", "items": {"type": "object"}}));
-        assert_eq!(unknown_fields(&json!([{"q": 1}]), &s), vec!["variableValue[0].q"]);
+        assert_eq!(
+            unknown_fields(&json!([{"q": 1}]), &s),
+            vec!["variableValue[0].q"]
+        );
         let s = schema(json!({"type": "object", "additionalProperties": {"type": "string"}}));
         assert!(unknown_fields(&json!({"q": "x"}), &s).is_empty());
     }

@@ -19,7 +19,12 @@ pub struct Report {
 }
 
 /// Validates a list of variables; `validate_required` is set for `spec.topology.variables`.
-pub fn validate_variables(values: &[Value], definitions: &[Value], validate_required: bool, fld_path: &str) -> Report {
+pub fn validate_variables(
+    values: &[Value],
+    definitions: &[Value],
+    validate_required: bool,
+    fld_path: &str,
+) -> Report {
     let mut report = Report::default();
     if let Err(e) = values_index(values, fld_path) {
         report.errors = e;
@@ -35,9 +40,14 @@ pub fn validate_variables(values: &[Value], definitions: &[Value], validate_requ
     if validate_required {
         // Go ranges over a map here; we report in name order.
         for (name, d) in &defs {
-            let set = values.iter().any(|v| v.get("name").and_then(Value::as_str) == Some(name.as_str()));
+            let set = values
+                .iter()
+                .any(|v| v.get("name").and_then(Value::as_str) == Some(name.as_str()));
             if d.required && !set {
-                report.errors.push(FieldError::required(fld_path, format!("required variable {} must be set", go_quote(name))));
+                report.errors.push(FieldError::required(
+                    fld_path,
+                    format!("required variable {} must be set", go_quote(name)),
+                ));
             }
         }
     }
@@ -45,7 +55,11 @@ pub fn validate_variables(values: &[Value], definitions: &[Value], validate_requ
         let name = v.get("name").and_then(Value::as_str).unwrap_or("");
         let path = key(fld_path, name);
         match defs.get(name) {
-            None => report.errors.push(FieldError::invalid(&path, BadValue::Str(raw_value(Some(v))), "variable is not defined")),
+            None => report.errors.push(FieldError::invalid(
+                &path,
+                BadValue::Str(raw_value(Some(v))),
+                "variable is not defined",
+            )),
             Some(d) => validate_variable(v, d, &path, &mut report),
         }
     }
@@ -60,7 +74,9 @@ pub fn validate_variable(variable: &Value, def: &Definition, fld_path: &str, rep
     let value_path = child(fld_path, "value");
     let oa = openapi::validate(&def.schema, &value, "", &mut report.warnings);
     if !oa.is_empty() {
-        report.errors.extend(openapi::to_field_errors(&oa, &value_path, &raw));
+        report
+            .errors
+            .extend(openapi::to_field_errors(&oa, &value_path, &raw));
         return;
     }
     let unknown = unknown_fields(&value, &def.schema);
@@ -97,22 +113,50 @@ mod tests {
 
     #[test]
     fn required_and_undefined() {
-        let defs = vec![status("a", true, json!({"type": "string"})), status("b", true, json!({"type": "string"}))];
-        let r = validate_variables(&[json!({"name": "b", "value": "x"}), json!({"name": "c", "value": 1})], &defs, true, "spec.topology.variables");
-        assert_eq!(texts(&r), vec![
-            "spec.topology.variables: Required value: required variable \"a\" must be set",
-            "spec.topology.variables[c]: Invalid value: \"1\": variable is not defined",
-        ]);
+        let defs = vec![
+            status("a", true, json!({"type": "string"})),
+            status("b", true, json!({"type": "string"})),
+        ];
+        let r = validate_variables(
+            &[
+                json!({"name": "b", "value": "x"}),
+                json!({"name": "c", "value": 1}),
+            ],
+            &defs,
+            true,
+            "spec.topology.variables",
+        );
+        assert_eq!(
+            texts(&r),
+            vec![
+                "spec.topology.variables: Required value: required variable \"a\" must be set",
+                "spec.topology.variables[c]: Invalid value: \"1\": variable is not defined",
+            ]
+        );
         let r = validate_variables(&[], &defs, false, "p");
         assert!(r.errors.is_empty());
     }
 
     #[test]
     fn schema_errors_stop_before_unknown_fields() {
-        let defs = vec![status("o", false, json!({"type": "object", "properties": {"a": {"type": "integer", "maximum": 2}}}))];
-        let r = validate_variables(&[json!({"name": "o", "value": {"a": 3, "z": 1}})], &defs, true, "v");
+        let defs = vec![status(
+            "o",
+            false,
+            json!({"type": "object", "properties": {"a": {"type": "integer", "maximum": 2}}}),
+        )];
+        let r = validate_variables(
+            &[json!({"name": "o", "value": {"a": 3, "z": 1}})],
+            &defs,
+            true,
+            "v",
+        );
         assert_eq!(texts(&r), vec!["v[o].value.a: Invalid value: \"{\\\"a\\\":3,\\\"z\\\":1}\": a in body should be less than or equal to 2"]);
-        let r = validate_variables(&[json!({"name": "o", "value": {"a": 1, "z": 1}})], &defs, true, "v");
+        let r = validate_variables(
+            &[json!({"name": "o", "value": {"a": 1, "z": 1}})],
+            &defs,
+            true,
+            "v",
+        );
         assert_eq!(texts(&r), vec![
             "v[o]: Invalid value: \"{\\\"a\\\":1,\\\"z\\\":1}\": failed validation: \"z\" field(s) are not specified in the variable schema of variable \"o\""
         ]);

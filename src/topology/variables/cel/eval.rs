@@ -40,11 +40,19 @@ impl<'a> Scope<'a> {
     }
 
     fn child(&'a self, name: &str, v: Val) -> Scope<'a> {
-        Scope { vars: vec![(name.to_string(), v)], parent: Some(self) }
+        Scope {
+            vars: vec![(name.to_string(), v)],
+            parent: Some(self),
+        }
     }
 
     fn lookup(&self, name: &str) -> Option<&Val> {
-        self.vars.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v).or_else(|| self.parent.and_then(|p| p.lookup(name)))
+        self.vars
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+            .or_else(|| self.parent.and_then(|p| p.lookup(name)))
     }
 }
 
@@ -71,7 +79,12 @@ pub fn eval(e: &Expr, scope: &Scope) -> EvalResult {
             let i = eval(idx, scope)?;
             index(&t, &i)
         }
-        Expr::List(items) => Ok(Val::List(items.iter().map(|i| eval(i, scope)).collect::<Result<_, _>>()?)),
+        Expr::List(items) => Ok(Val::List(
+            items
+                .iter()
+                .map(|i| eval(i, scope))
+                .collect::<Result<_, _>>()?,
+        )),
         Expr::Map(entries) => {
             let mut out: Vec<(Val, Val)> = Vec::new();
             for (k, v) in entries {
@@ -88,7 +101,10 @@ pub fn eval(e: &Expr, scope: &Scope) -> EvalResult {
             let v = eval(a, scope)?;
             match (*op, &v) {
                 ("!", Val::Bool(b)) => Ok(Val::Bool(!b)),
-                ("-", Val::Int(i)) => i.checked_neg().map(Val::Int).ok_or_else(|| runtime("integer overflow")),
+                ("-", Val::Int(i)) => i
+                    .checked_neg()
+                    .map(Val::Int)
+                    .ok_or_else(|| runtime("integer overflow")),
                 ("-", Val::Double(d)) => Ok(Val::Double(-d)),
                 _ => Err(no_overload(if *op == "!" { "_!_" } else { "-_" }, &[&v])),
             }
@@ -130,8 +146,14 @@ fn logic(a: &Expr, b: &Expr, scope: &Scope, decisive: bool) -> EvalResult {
 
 fn select(t: &Val, field: &str) -> EvalResult {
     match t {
-        Val::Map(_) => t.get(&Val::Str(field.to_string())).cloned().ok_or_else(|| runtime(format!("no such key: {field}"))),
-        other => Err(runtime(format!("type '{}' does not support field selection", other.type_name()))),
+        Val::Map(_) => t
+            .get(&Val::Str(field.to_string()))
+            .cloned()
+            .ok_or_else(|| runtime(format!("no such key: {field}"))),
+        other => Err(runtime(format!(
+            "type '{}' does not support field selection",
+            other.type_name()
+        ))),
     }
 }
 
@@ -150,7 +172,10 @@ fn index(t: &Val, i: &Val) -> EvalResult {
                 .cloned()
                 .ok_or_else(|| runtime(format!("index out of bounds: {n}")))
         }
-        (Val::Map(_), key) => t.get(key).cloned().ok_or_else(|| runtime(format!("no such key: {}", key_text(key)))),
+        (Val::Map(_), key) => t
+            .get(key)
+            .cloned()
+            .ok_or_else(|| runtime(format!("no such key: {}", key_text(key)))),
         (other, _) => Err(no_overload("_[_]", &[other, i])),
     }
 }
@@ -216,7 +241,9 @@ fn arithmetic(op: &str, l: &Val, r: &Val) -> EvalResult {
             _ => Err(no_overload("_%_", &[l, r])),
         },
         (Val::Str(a), Val::Str(b)) if op == "+" => Ok(Val::Str(format!("{a}{b}"))),
-        (Val::List(a), Val::List(b)) if op == "+" => Ok(Val::List(a.iter().chain(b).cloned().collect())),
+        (Val::List(a), Val::List(b)) if op == "+" => {
+            Ok(Val::List(a.iter().chain(b).cloned().collect()))
+        }
         _ => {
             let name = match op {
                 "+" => "_+_",
@@ -235,7 +262,10 @@ fn range_of(v: &Val) -> Result<Vec<Val>, EvalError> {
     match v {
         Val::List(items) => Ok(items.clone()),
         Val::Map(entries) => Ok(entries.iter().map(|(k, _)| k.clone()).collect()),
-        other => Err(runtime(format!("expression of type '{}' cannot be range of a comprehension", other.type_name()))),
+        other => Err(runtime(format!(
+            "expression of type '{}' cannot be range of a comprehension",
+            other.type_name()
+        ))),
     }
 }
 
@@ -258,7 +288,10 @@ fn call(target: Option<&Expr>, name: &str, args: &[Expr], scope: &Scope) -> Eval
         };
     }
     if let Some(t) = target {
-        let is_macro = matches!((name, args.len()), ("all" | "exists" | "exists_one" | "filter", 2) | ("map", 2 | 3));
+        let is_macro = matches!(
+            (name, args.len()),
+            ("all" | "exists" | "exists_one" | "filter", 2) | ("map", 2 | 3)
+        );
         if is_macro {
             let var = ident_of(&args[0])?;
             let items = range_of(&eval(t, scope)?)?;
@@ -266,11 +299,20 @@ fn call(target: Option<&Expr>, name: &str, args: &[Expr], scope: &Scope) -> Eval
         }
     }
     let recv = target.map(|t| eval(t, scope)).transpose()?;
-    let vals: Vec<Val> = args.iter().map(|a| eval(a, scope)).collect::<Result<_, _>>()?;
+    let vals: Vec<Val> = args
+        .iter()
+        .map(|a| eval(a, scope))
+        .collect::<Result<_, _>>()?;
     call_function(name, recv.as_ref(), &vals)
 }
 
-fn comprehension(name: &str, var: &str, rest: &[Expr], items: Vec<Val>, scope: &Scope) -> EvalResult {
+fn comprehension(
+    name: &str,
+    var: &str,
+    rest: &[Expr],
+    items: Vec<Val>,
+    scope: &Scope,
+) -> EvalResult {
     let pred = |item: &Val| -> EvalResult { eval(&rest[0], &scope.child(var, item.clone())) };
     match name {
         "all" | "exists" => {
@@ -281,7 +323,12 @@ fn comprehension(name: &str, var: &str, rest: &[Expr], items: Vec<Val>, scope: &
                 match pred(item) {
                     Ok(Val::Bool(b)) if b == decisive => return Ok(Val::Bool(decisive)),
                     Ok(Val::Bool(_)) => {}
-                    Ok(other) => err = err.or(Some(no_overload(if decisive { "_||_" } else { "_&&_" }, &[&other]))),
+                    Ok(other) => {
+                        err = err.or(Some(no_overload(
+                            if decisive { "_||_" } else { "_&&_" },
+                            &[&other],
+                        )))
+                    }
                     Err(e) => err = err.or(Some(e)),
                 }
             }
@@ -337,19 +384,33 @@ mod tests {
     use super::*;
 
     fn run(src: &str, self_val: Val) -> EvalResult {
-        eval(&parse(src).unwrap(), &Scope::root(vec![("self".into(), self_val)]))
+        eval(
+            &parse(src).unwrap(),
+            &Scope::root(vec![("self".into(), self_val)]),
+        )
     }
 
     fn obj(entries: &[(&str, Val)]) -> Val {
-        Val::Map(entries.iter().map(|(k, v)| (Val::Str(k.to_string()), v.clone())).collect())
+        Val::Map(
+            entries
+                .iter()
+                .map(|(k, v)| (Val::Str(k.to_string()), v.clone()))
+                .collect(),
+        )
     }
 
     #[test]
     fn selection_has_and_errors() {
         let s = obj(&[("a", Val::Int(2)), ("b", Val::Str("x".into()))]);
-        assert_eq!(run("self.a > 1 && self.b == 'x'", s.clone()), Ok(Val::Bool(true)));
+        assert_eq!(
+            run("self.a > 1 && self.b == 'x'", s.clone()),
+            Ok(Val::Bool(true))
+        );
         assert_eq!(run("has(self.c)", s.clone()), Ok(Val::Bool(false)));
-        assert_eq!(run("self.c == 1", s.clone()), Err(runtime("no such key: c")));
+        assert_eq!(
+            run("self.c == 1", s.clone()),
+            Err(runtime("no such key: c"))
+        );
         // A decisive operand absorbs the error on the other side.
         assert_eq!(run("self.c == 1 || true", s.clone()), Ok(Val::Bool(true)));
         assert_eq!(run("false && self.c == 1", s), Ok(Val::Bool(false)));
@@ -357,12 +418,27 @@ mod tests {
 
     #[test]
     fn arithmetic_and_ternary() {
-        assert_eq!(run("self / 0", Val::Int(1)), Err(runtime("division by zero")));
-        assert_eq!(run("9223372036854775807 + self", Val::Int(1)), Err(runtime("integer overflow")));
-        assert_eq!(run("self > 1 ? 'big' : 'small'", Val::Int(3)), Ok(Val::Str("big".into())));
-        assert_eq!(run("self + 1.5", Val::Int(1)), Err(no_overload("_+_", &[&Val::Int(1), &Val::Double(1.5)])));
+        assert_eq!(
+            run("self / 0", Val::Int(1)),
+            Err(runtime("division by zero"))
+        );
+        assert_eq!(
+            run("9223372036854775807 + self", Val::Int(1)),
+            Err(runtime("integer overflow"))
+        );
+        assert_eq!(
+            run("self > 1 ? 'big' : 'small'", Val::Int(3)),
+            Ok(Val::Str("big".into()))
+        );
+        assert_eq!(
+            run("self + 1.5", Val::Int(1)),
+            Err(no_overload("_+_", &[&Val::Int(1), &Val::Double(1.5)]))
+        );
         assert_eq!(run("self == 1.0", Val::Int(1)), Ok(Val::Bool(true)));
-        assert_eq!(run("'a' in ['a', 'b'] && !('c' in {'a': 1})", Val::Null), Ok(Val::Bool(true)));
+        assert_eq!(
+            run("'a' in ['a', 'b'] && !('c' in {'a': 1})", Val::Null),
+            Ok(Val::Bool(true))
+        );
     }
 
     #[test]
@@ -370,15 +446,33 @@ mod tests {
         let l = Val::List(vec![Val::Int(1), Val::Int(2), Val::Int(3)]);
         assert_eq!(run("self.all(x, x > 0)", l.clone()), Ok(Val::Bool(true)));
         assert_eq!(run("self.exists(x, x > 2)", l.clone()), Ok(Val::Bool(true)));
-        assert_eq!(run("self.exists_one(x, x > 1)", l.clone()), Ok(Val::Bool(false)));
-        assert_eq!(run("self.map(x, x * 2)", l.clone()), Ok(Val::List(vec![Val::Int(2), Val::Int(4), Val::Int(6)])));
-        assert_eq!(run("self.map(x, x > 1, x)", l.clone()), Ok(Val::List(vec![Val::Int(2), Val::Int(3)])));
+        assert_eq!(
+            run("self.exists_one(x, x > 1)", l.clone()),
+            Ok(Val::Bool(false))
+        );
+        assert_eq!(
+            run("self.map(x, x * 2)", l.clone()),
+            Ok(Val::List(vec![Val::Int(2), Val::Int(4), Val::Int(6)]))
+        );
+        assert_eq!(
+            run("self.map(x, x > 1, x)", l.clone()),
+            Ok(Val::List(vec![Val::Int(2), Val::Int(3)]))
+        );
         assert_eq!(run("self.filter(x, x % 2 == 1).size()", l), Ok(Val::Int(2)));
-        assert_eq!(run("[has(self.a), has(self.b)].exists_one(c, c)", obj(&[("a", Val::Int(1))])), Ok(Val::Bool(true)));
+        assert_eq!(
+            run(
+                "[has(self.a), has(self.b)].exists_one(c, c)",
+                obj(&[("a", Val::Int(1))])
+            ),
+            Ok(Val::Bool(true))
+        );
     }
 
     #[test]
     fn unknown_names_are_unsupported() {
-        assert!(matches!(run("foo == 1", Val::Null), Err(EvalError::Unsupported(_))));
+        assert!(matches!(
+            run("foo == 1", Val::Null),
+            Err(EvalError::Unsupported(_))
+        ));
     }
 }

@@ -19,7 +19,12 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
         ("endsWith", [Val::Str(a), Val::Str(b)]) => Ok(Val::Bool(a.ends_with(b.as_str()))),
         ("matches", [Val::Str(a), Val::Str(re)]) => regex::Regex::new(re)
             .map(|r| Val::Bool(r.is_match(a)))
-            .map_err(|e| runtime(format!("invalid regular expression: {}", e.to_string().lines().last().unwrap_or("").trim()))),
+            .map_err(|e| {
+                runtime(format!(
+                    "invalid regular expression: {}",
+                    e.to_string().lines().last().unwrap_or("").trim()
+                ))
+            }),
         ("int", [v]) if recv.is_none() => to_int(v),
         ("uint", [v]) if recv.is_none() => to_uint(v),
         ("double", [v]) if recv.is_none() => to_double(v),
@@ -28,21 +33,35 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
         ("bool", [Val::Str(s)]) if recv.is_none() => match s.as_str() {
             "1" | "t" | "true" | "TRUE" | "True" => Ok(Val::Bool(true)),
             "0" | "f" | "false" | "FALSE" | "False" => Ok(Val::Bool(false)),
-            _ => Err(runtime(format!("type conversion error from 'string' to 'bool'"))),
+            _ => Err(runtime(format!(
+                "type conversion error from 'string' to 'bool'"
+            ))),
         },
         ("dyn", [v]) if recv.is_none() => Ok((*v).clone()),
         ("lowerAscii", [Val::Str(s)]) if recv.is_some() => Ok(Val::Str(s.to_ascii_lowercase())),
         ("upperAscii", [Val::Str(s)]) if recv.is_some() => Ok(Val::Str(s.to_ascii_uppercase())),
         ("trim", [Val::Str(s)]) if recv.is_some() => Ok(Val::Str(s.trim().to_string())),
-        ("replace", [Val::Str(s), Val::Str(a), Val::Str(b)]) => Ok(Val::Str(s.replace(a.as_str(), b))),
-        ("replace", [Val::Str(s), Val::Str(a), Val::Str(b), Val::Int(n)]) => {
-            Ok(Val::Str(if *n < 0 { s.replace(a.as_str(), b) } else { s.replacen(a.as_str(), b, *n as usize) }))
+        ("replace", [Val::Str(s), Val::Str(a), Val::Str(b)]) => {
+            Ok(Val::Str(s.replace(a.as_str(), b)))
         }
-        ("split", [Val::Str(s), Val::Str(sep)]) => Ok(Val::List(split(s, sep).into_iter().map(Val::Str).collect())),
+        ("replace", [Val::Str(s), Val::Str(a), Val::Str(b), Val::Int(n)]) => {
+            Ok(Val::Str(if *n < 0 {
+                s.replace(a.as_str(), b)
+            } else {
+                s.replacen(a.as_str(), b, *n as usize)
+            }))
+        }
+        ("split", [Val::Str(s), Val::Str(sep)]) => {
+            Ok(Val::List(split(s, sep).into_iter().map(Val::Str).collect()))
+        }
         ("join", [Val::List(items)]) => join(items, ""),
         ("join", [Val::List(items), Val::Str(sep)]) => join(items, sep),
-        ("indexOf", [Val::Str(s), Val::Str(sub)]) => Ok(Val::Int(char_index(s, s.find(sub.as_str())))),
-        ("lastIndexOf", [Val::Str(s), Val::Str(sub)]) => Ok(Val::Int(char_index(s, s.rfind(sub.as_str())))),
+        ("indexOf", [Val::Str(s), Val::Str(sub)]) => {
+            Ok(Val::Int(char_index(s, s.find(sub.as_str()))))
+        }
+        ("lastIndexOf", [Val::Str(s), Val::Str(sub)]) => {
+            Ok(Val::Int(char_index(s, s.rfind(sub.as_str()))))
+        }
         ("substring", [Val::Str(s), Val::Int(a)]) => substring(s, *a, s.chars().count() as i64),
         ("substring", [Val::Str(s), Val::Int(a), Val::Int(b)]) => substring(s, *a, *b),
         ("format", [Val::Str(fmt), Val::List(fargs)]) => format(fmt, fargs).map(Val::Str),
@@ -58,9 +77,13 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
         }
         ("sum", [Val::List(items)]) => sum(items),
         ("min" | "max", [Val::List(items)]) => extreme(name, items),
-        ("size" | "contains" | "startsWith" | "endsWith" | "matches" | "int" | "uint" | "double" | "string" | "bool" | "dyn"
-        | "lowerAscii" | "upperAscii" | "trim" | "replace" | "split" | "join" | "indexOf" | "lastIndexOf" | "substring"
-        | "format" | "isSorted" | "sum" | "min" | "max", vals) => Err(no_overload(&f, vals)),
+        (
+            "size" | "contains" | "startsWith" | "endsWith" | "matches" | "int" | "uint" | "double"
+            | "string" | "bool" | "dyn" | "lowerAscii" | "upperAscii" | "trim" | "replace"
+            | "split" | "join" | "indexOf" | "lastIndexOf" | "substring" | "format" | "isSorted"
+            | "sum" | "min" | "max",
+            vals,
+        ) => Err(no_overload(&f, vals)),
         _ => Err(EvalError::Unsupported(format!("function {f}"))),
     }
 }
@@ -77,10 +100,19 @@ fn size(v: &Val) -> EvalResult {
 fn to_int(v: &Val) -> EvalResult {
     match v {
         Val::Int(i) => Ok(Val::Int(*i)),
-        Val::Uint(u) => i64::try_from(*u).map(Val::Int).map_err(|_| runtime("integer overflow")),
-        Val::Double(d) if d.is_finite() && *d > -9.223_372_036_854_776e18 && *d < 9.223_372_036_854_776e18 => Ok(Val::Int(*d as i64)),
+        Val::Uint(u) => i64::try_from(*u)
+            .map(Val::Int)
+            .map_err(|_| runtime("integer overflow")),
+        Val::Double(d)
+            if d.is_finite() && *d > -9.223_372_036_854_776e18 && *d < 9.223_372_036_854_776e18 =>
+        {
+            Ok(Val::Int(*d as i64))
+        }
         Val::Double(_) => Err(runtime("integer overflow")),
-        Val::Str(s) => s.parse::<i64>().map(Val::Int).map_err(|_| runtime("type conversion error from 'string' to 'int'")),
+        Val::Str(s) => s
+            .parse::<i64>()
+            .map(Val::Int)
+            .map_err(|_| runtime("type conversion error from 'string' to 'int'")),
         other => Err(no_overload("int", &[other])),
     }
 }
@@ -88,10 +120,17 @@ fn to_int(v: &Val) -> EvalResult {
 fn to_uint(v: &Val) -> EvalResult {
     match v {
         Val::Uint(u) => Ok(Val::Uint(*u)),
-        Val::Int(i) => u64::try_from(*i).map(Val::Uint).map_err(|_| runtime("unsigned integer overflow")),
-        Val::Double(d) if d.is_finite() && *d >= 0.0 && *d < 1.844_674_407_370_955_2e19 => Ok(Val::Uint(*d as u64)),
+        Val::Int(i) => u64::try_from(*i)
+            .map(Val::Uint)
+            .map_err(|_| runtime("unsigned integer overflow")),
+        Val::Double(d) if d.is_finite() && *d >= 0.0 && *d < 1.844_674_407_370_955_2e19 => {
+            Ok(Val::Uint(*d as u64))
+        }
         Val::Double(_) => Err(runtime("unsigned integer overflow")),
-        Val::Str(s) => s.parse::<u64>().map(Val::Uint).map_err(|_| runtime("type conversion error from 'string' to 'uint'")),
+        Val::Str(s) => s
+            .parse::<u64>()
+            .map(Val::Uint)
+            .map_err(|_| runtime("type conversion error from 'string' to 'uint'")),
         other => Err(no_overload("uint", &[other])),
     }
 }
@@ -101,7 +140,10 @@ fn to_double(v: &Val) -> EvalResult {
         Val::Double(d) => Ok(Val::Double(*d)),
         Val::Int(i) => Ok(Val::Double(*i as f64)),
         Val::Uint(u) => Ok(Val::Double(*u as f64)),
-        Val::Str(s) => s.parse::<f64>().map(Val::Double).map_err(|_| runtime("type conversion error from 'string' to 'double'")),
+        Val::Str(s) => s
+            .parse::<f64>()
+            .map(Val::Double)
+            .map_err(|_| runtime("type conversion error from 'string' to 'double'")),
         other => Err(no_overload("double", &[other])),
     }
 }
@@ -173,7 +215,11 @@ fn extreme(name: &str, items: &[Val]) -> EvalResult {
             None => i,
             Some(b) => {
                 let o = compare(i, b).ok_or_else(|| no_overload(name, &[i, b]))?;
-                let better = if name == "min" { o == std::cmp::Ordering::Less } else { o == std::cmp::Ordering::Greater };
+                let better = if name == "min" {
+                    o == std::cmp::Ordering::Less
+                } else {
+                    o == std::cmp::Ordering::Greater
+                };
                 if better {
                     i
                 } else {
@@ -182,7 +228,8 @@ fn extreme(name: &str, items: &[Val]) -> EvalResult {
             }
         });
     }
-    best.cloned().ok_or_else(|| runtime(format!("{name}(list) argument must not be empty")))
+    best.cloned()
+        .ok_or_else(|| runtime(format!("{name}(list) argument must not be empty")))
 }
 
 /// The strings extension's `format`: `%s`, `%d`, `%f` (precision 6 or `%.Nf`), `%%`.
@@ -205,12 +252,16 @@ fn format(fmt: &str, args: &[Val]) -> Result<String, EvalError> {
             }
             precision = digits.parse().ok();
         }
-        let verb = chars.next().ok_or_else(|| runtime("unexpected end of format string"))?;
+        let verb = chars
+            .next()
+            .ok_or_else(|| runtime("unexpected end of format string"))?;
         if verb == '%' {
             out.push('%');
             continue;
         }
-        let arg = args.get(next).ok_or_else(|| runtime(format!("index {next} out of range")))?;
+        let arg = args
+            .get(next)
+            .ok_or_else(|| runtime(format!("index {next} out of range")))?;
         next += 1;
         match (verb, arg) {
             ('s', Val::List(items)) => {
@@ -222,7 +273,9 @@ fn format(fmt: &str, args: &[Val]) -> Result<String, EvalError> {
             ('d', Val::Int(i)) => out.push_str(&i.to_string()),
             ('d', Val::Uint(u)) => out.push_str(&u.to_string()),
             ('f', v @ (Val::Double(_) | Val::Int(_) | Val::Uint(_))) => {
-                let Val::Double(d) = to_double(v)? else { unreachable!() };
+                let Val::Double(d) = to_double(v)? else {
+                    unreachable!()
+                };
                 out.push_str(&format!("{:.*}", precision.unwrap_or(6), d));
             }
             (v, _) => return Err(EvalError::Unsupported(format!("format verb %{v}"))),
@@ -242,12 +295,28 @@ mod tests {
     #[test]
     fn strings() {
         assert_eq!(call_function("size", None, &[s("héllo")]), Ok(Val::Int(5)));
-        assert_eq!(call_function("startsWith", Some(&s("abc")), &[s("ab")]), Ok(Val::Bool(true)));
-        assert_eq!(call_function("matches", Some(&s("v1.2")), &[s("^v[0-9]+")]), Ok(Val::Bool(true)));
-        assert_eq!(call_function("split", Some(&s("a,b")), &[s(",")]), Ok(Val::List(vec![s("a"), s("b")])));
-        assert_eq!(call_function("substring", Some(&s("hello")), &[Val::Int(1), Val::Int(3)]), Ok(s("el")));
         assert_eq!(
-            call_function("format", Some(&s("%s has %d items (%.1f)")), &[Val::List(vec![s("x"), Val::Int(3), Val::Double(0.25)])]),
+            call_function("startsWith", Some(&s("abc")), &[s("ab")]),
+            Ok(Val::Bool(true))
+        );
+        assert_eq!(
+            call_function("matches", Some(&s("v1.2")), &[s("^v[0-9]+")]),
+            Ok(Val::Bool(true))
+        );
+        assert_eq!(
+            call_function("split", Some(&s("a,b")), &[s(",")]),
+            Ok(Val::List(vec![s("a"), s("b")]))
+        );
+        assert_eq!(
+            call_function("substring", Some(&s("hello")), &[Val::Int(1), Val::Int(3)]),
+            Ok(s("el"))
+        );
+        assert_eq!(
+            call_function(
+                "format",
+                Some(&s("%s has %d items (%.1f)")),
+                &[Val::List(vec![s("x"), Val::Int(3), Val::Double(0.25)])]
+            ),
             Ok(s("x has 3 items (0.2)"))
         );
     }
@@ -255,16 +324,41 @@ mod tests {
     #[test]
     fn conversions_and_lists() {
         assert_eq!(call_function("int", None, &[s("42")]), Ok(Val::Int(42)));
-        assert_eq!(call_function("int", None, &[Val::Double(2.9)]), Ok(Val::Int(2)));
-        assert_eq!(call_function("string", None, &[Val::Double(1.5)]), Ok(s("1.5")));
-        assert_eq!(call_function("isSorted", Some(&Val::List(vec![Val::Int(1), Val::Int(2)])), &[]), Ok(Val::Bool(true)));
-        assert_eq!(call_function("sum", Some(&Val::List(vec![Val::Int(1), Val::Int(2)])), &[]), Ok(Val::Int(3)));
-        assert_eq!(call_function("max", Some(&Val::List(vec![Val::Int(1), Val::Int(5)])), &[]), Ok(Val::Int(5)));
+        assert_eq!(
+            call_function("int", None, &[Val::Double(2.9)]),
+            Ok(Val::Int(2))
+        );
+        assert_eq!(
+            call_function("string", None, &[Val::Double(1.5)]),
+            Ok(s("1.5"))
+        );
+        assert_eq!(
+            call_function(
+                "isSorted",
+                Some(&Val::List(vec![Val::Int(1), Val::Int(2)])),
+                &[]
+            ),
+            Ok(Val::Bool(true))
+        );
+        assert_eq!(
+            call_function("sum", Some(&Val::List(vec![Val::Int(1), Val::Int(2)])), &[]),
+            Ok(Val::Int(3))
+        );
+        assert_eq!(
+            call_function("max", Some(&Val::List(vec![Val::Int(1), Val::Int(5)])), &[]),
+            Ok(Val::Int(5))
+        );
     }
 
     #[test]
     fn unknown_functions_are_unsupported() {
-        assert!(matches!(call_function("quantity", None, &[s("1Gi")]), Err(EvalError::Unsupported(_))));
-        assert!(matches!(call_function("size", None, &[Val::Int(1)]), Err(EvalError::Runtime(_))));
+        assert!(matches!(
+            call_function("quantity", None, &[s("1Gi")]),
+            Err(EvalError::Unsupported(_))
+        ));
+        assert!(matches!(
+            call_function("size", None, &[Val::Int(1)]),
+            Err(EvalError::Runtime(_))
+        ));
     }
 }

@@ -13,8 +13,8 @@ pub enum Tok {
 }
 
 const OPS: &[&str] = &[
-    "&&", "||", "==", "!=", "<=", ">=", "<", ">", "!", "+", "-", "*", "/", "%", "?", ":", ".", ",", "(", ")", "[",
-    "]", "{", "}",
+    "&&", "||", "==", "!=", "<=", ">=", "<", ">", "!", "+", "-", "*", "/", "%", "?", ":", ".", ",",
+    "(", ")", "[", "]", "{", "}",
 ];
 
 /// Splits a CEL expression into tokens.
@@ -34,7 +34,8 @@ pub fn lex(src: &str) -> Result<Vec<Tok>, String> {
             }
             continue;
         }
-        if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+        if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             let (tok, next) = lex_number(&chars, i)?;
             out.push(tok);
             i = next;
@@ -82,7 +83,8 @@ fn lex_number(chars: &[char], start: usize) -> Result<(Tok, usize), String> {
         }
         let text: String = chars[s..i].iter().collect();
         if matches!(chars.get(i), Some('u') | Some('U')) {
-            let v = u64::from_str_radix(&text, 16).map_err(|_| "invalid uint literal".to_string())?;
+            let v =
+                u64::from_str_radix(&text, 16).map_err(|_| "invalid uint literal".to_string())?;
             return Ok((Tok::Uint(v), i + 1));
         }
         let v = i64::from_str_radix(&text, 16).map_err(|_| "invalid int literal".to_string())?;
@@ -114,14 +116,20 @@ fn lex_number(chars: &[char], start: usize) -> Result<(Tok, usize), String> {
     }
     let text: String = chars[start..i].iter().collect();
     if is_double {
-        let v: f64 = text.parse().map_err(|_| "invalid double literal".to_string())?;
+        let v: f64 = text
+            .parse()
+            .map_err(|_| "invalid double literal".to_string())?;
         return Ok((Tok::Double(v), i));
     }
     if matches!(chars.get(i), Some('u') | Some('U')) {
-        let v: u64 = text.parse().map_err(|_| "invalid uint literal".to_string())?;
+        let v: u64 = text
+            .parse()
+            .map_err(|_| "invalid uint literal".to_string())?;
         return Ok((Tok::Uint(v), i + 1));
     }
-    let v: i64 = text.parse().map_err(|_| "invalid int literal".to_string())?;
+    let v: i64 = text
+        .parse()
+        .map_err(|_| "invalid int literal".to_string())?;
     Ok((Tok::Int(v), i))
 }
 
@@ -131,7 +139,9 @@ fn lex_string(chars: &[char], start: usize, raw: bool) -> Result<(String, usize)
     let mut i = start + if triple { 3 } else { 1 };
     let mut out = String::new();
     loop {
-        let Some(&c) = chars.get(i) else { return Err("Syntax error: unterminated string literal".into()) };
+        let Some(&c) = chars.get(i) else {
+            return Err("Syntax error: unterminated string literal".into());
+        };
         if triple {
             if c == q && chars.get(i + 1) == Some(&q) && chars.get(i + 2) == Some(&q) {
                 return Ok((out, i + 3));
@@ -142,7 +152,9 @@ fn lex_string(chars: &[char], start: usize, raw: bool) -> Result<(String, usize)
             return Err("Syntax error: unterminated string literal".into());
         }
         if c == '\\' && !raw {
-            let e = *chars.get(i + 1).ok_or("Syntax error: unterminated string literal")?;
+            let e = *chars
+                .get(i + 1)
+                .ok_or("Syntax error: unterminated string literal")?;
             i += 2;
             match e {
                 'n' => out.push('\n'),
@@ -159,14 +171,24 @@ fn lex_string(chars: &[char], start: usize, raw: bool) -> Result<(String, usize)
                         'u' => 4,
                         _ => 8,
                     };
-                    let hex: String = chars.get(i..i + n).ok_or("invalid escape")?.iter().collect();
-                    let cp = u32::from_str_radix(&hex, 16).map_err(|_| "invalid escape".to_string())?;
+                    let hex: String = chars
+                        .get(i..i + n)
+                        .ok_or("invalid escape")?
+                        .iter()
+                        .collect();
+                    let cp =
+                        u32::from_str_radix(&hex, 16).map_err(|_| "invalid escape".to_string())?;
                     out.push(char::from_u32(cp).ok_or("invalid escape")?);
                     i += n;
                 }
                 d if d.is_digit(8) => {
-                    let oct: String = chars.get(i - 1..i + 2).ok_or("invalid escape")?.iter().collect();
-                    let cp = u32::from_str_radix(&oct, 8).map_err(|_| "invalid escape".to_string())?;
+                    let oct: String = chars
+                        .get(i - 1..i + 2)
+                        .ok_or("invalid escape")?
+                        .iter()
+                        .collect();
+                    let cp =
+                        u32::from_str_radix(&oct, 8).map_err(|_| "invalid escape".to_string())?;
                     out.push(char::from_u32(cp).ok_or("invalid escape")?);
                     i += 2;
                 }

@@ -101,14 +101,24 @@ fn normalized_field_path(fp: &str) -> String {
     out
 }
 
-fn validate_rule(rule: &ValidationRule, schema: &Schema, value: &Value, fld_path: &str, raw: &str, out: &mut Outcome) {
+fn validate_rule(
+    rule: &ValidationRule,
+    schema: &Schema,
+    value: &Value,
+    fld_path: &str,
+    raw: &str,
+    out: &mut Outcome,
+) {
     if rule.rule.trim().is_empty() {
         return;
     }
     let expr = match parser::parse(&rule.rule) {
         Ok(e) => e,
         Err(e) => {
-            out.warnings.push(format!("CEL rule {:?} at {fld_path} was not evaluated: {e}", rule.rule));
+            out.warnings.push(format!(
+                "CEL rule {:?} at {fld_path} was not evaluated: {e}",
+                rule.rule
+            ));
             return;
         }
     };
@@ -160,9 +170,15 @@ fn message(rule: &ValidationRule, scope: &Scope, fld_path: &str, out: &mut Outco
     if rule.message_expression.trim().is_empty() {
         return rule_message_or_default(rule);
     }
-    let evaluated = parser::parse(&rule.message_expression).map_err(EvalError::Unsupported).and_then(|e| eval::eval(&e, scope));
+    let evaluated = parser::parse(&rule.message_expression)
+        .map_err(EvalError::Unsupported)
+        .and_then(|e| eval::eval(&e, scope));
     match evaluated {
-        Ok(Val::Str(s)) if !s.trim().is_empty() && !s.trim().contains('\n') && s.trim().len() <= 5 * 1024 => s.trim().to_string(),
+        Ok(Val::Str(s))
+            if !s.trim().is_empty() && !s.trim().contains('\n') && s.trim().len() <= 5 * 1024 =>
+        {
+            s.trim().to_string()
+        }
         Ok(_) | Err(EvalError::Runtime(_)) => rule_message_or_default(rule),
         Err(EvalError::Unsupported(what)) => {
             out.warnings.push(format!(
@@ -182,18 +198,30 @@ mod tests {
     fn run(schema: Value, v: Value) -> Outcome {
         let s = Schema::from_value(&schema, "s").unwrap();
         let mut out = Outcome::default();
-        validate(&s, &v, "spec.topology.variables[x].value", &super::super::gojson::marshal(&v), &mut out);
+        validate(
+            &s,
+            &v,
+            "spec.topology.variables[x].value",
+            &super::super::gojson::marshal(&v),
+            &mut out,
+        );
         out
     }
 
     #[test]
     fn failing_rule_with_message_and_default_message() {
-        let o = run(json!({"type": "integer", "x-kubernetes-validations": [{"rule": "self > 3", "message": "too small"}, {"rule": "self % 2 == 0"}]}), json!(1));
+        let o = run(
+            json!({"type": "integer", "x-kubernetes-validations": [{"rule": "self > 3", "message": "too small"}, {"rule": "self % 2 == 0"}]}),
+            json!(1),
+        );
         let texts: Vec<String> = o.errors.iter().map(|e| e.to_string()).collect();
-        assert_eq!(texts, vec![
+        assert_eq!(
+            texts,
+            vec![
             "spec.topology.variables[x].value: Invalid value: \"1\": too small",
             "spec.topology.variables[x].value: Invalid value: \"1\": failed rule: self % 2 == 0",
-        ]);
+        ]
+        );
     }
 
     #[test]
@@ -204,14 +232,26 @@ mod tests {
                 "x-kubernetes-validations": [{"rule": "self.end >= self.start", "messageExpression": "'end %d < start %d'.format([self.end, self.start])", "fieldPath": ".end", "reason": "FieldValueForbidden"}]}}}),
             json!({"r": {"start": 5, "end": 2}}),
         );
-        assert_eq!(o.errors[0].to_string(), "spec.topology.variables[x].value.r.end: Forbidden: end 2 < start 5");
+        assert_eq!(
+            o.errors[0].to_string(),
+            "spec.topology.variables[x].value.r.end: Forbidden: end 2 < start 5"
+        );
     }
 
     #[test]
     fn runtime_errors_and_unsupported_functions() {
-        let o = run(json!({"type": "object", "properties": {"a": {"type": "string"}}, "x-kubernetes-validations": [{"rule": "self.a == 'x'"}]}), json!({}));
-        assert_eq!(o.errors[0].detail, "no such key: a evaluating rule: self.a == 'x'");
-        let o = run(json!({"type": "string", "x-kubernetes-validations": [{"rule": "isURL(self)"}]}), json!("x"));
+        let o = run(
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "x-kubernetes-validations": [{"rule": "self.a == 'x'"}]}),
+            json!({}),
+        );
+        assert_eq!(
+            o.errors[0].detail,
+            "no such key: a evaluating rule: self.a == 'x'"
+        );
+        let o = run(
+            json!({"type": "string", "x-kubernetes-validations": [{"rule": "isURL(self)"}]}),
+            json!("x"),
+        );
         assert!(o.errors.is_empty());
         assert_eq!(o.warnings.len(), 1);
         assert!(o.warnings[0].contains("function isURL"));
@@ -219,9 +259,15 @@ mod tests {
 
     #[test]
     fn transition_rules_are_skipped_and_items_are_indexed() {
-        let o = run(json!({"type": "string", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}), json!("x"));
+        let o = run(
+            json!({"type": "string", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}),
+            json!("x"),
+        );
         assert_eq!(o, Outcome::default());
-        let o = run(json!({"type": "array", "items": {"type": "string", "x-kubernetes-validations": [{"rule": "self.startsWith('a')"}]}}), json!(["a", "b"]));
+        let o = run(
+            json!({"type": "array", "items": {"type": "string", "x-kubernetes-validations": [{"rule": "self.startsWith('a')"}]}}),
+            json!(["a", "b"]),
+        );
         assert_eq!(o.errors[0].field, "spec.topology.variables[x].value[1]");
     }
 

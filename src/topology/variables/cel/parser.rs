@@ -34,7 +34,10 @@ pub fn parse(src: &str) -> Result<Expr, String> {
     let mut p = Parser { toks, pos: 0 };
     let e = p.expr()?;
     if p.pos != p.toks.len() {
-        return Err(format!("Syntax error: mismatched input at token {}", p.pos + 1));
+        return Err(format!(
+            "Syntax error: mismatched input at token {}",
+            p.pos + 1
+        ));
     }
     Ok(e)
 }
@@ -199,7 +202,11 @@ impl Parser {
     }
 
     fn primary(&mut self) -> Result<Expr, String> {
-        let t = self.toks.get(self.pos).cloned().ok_or("Syntax error: unexpected end of expression")?;
+        let t = self
+            .toks
+            .get(self.pos)
+            .cloned()
+            .ok_or("Syntax error: unexpected end of expression")?;
         self.pos += 1;
         Ok(match t {
             Tok::Int(i) => Expr::Lit(Lit::Int(i)),
@@ -251,9 +258,14 @@ pub fn references(e: &Expr, name: &str) -> bool {
         Expr::Ident(n) => n == name,
         Expr::Select(t, _) => references(t, name),
         Expr::Index(a, b) => references(a, name) || references(b, name),
-        Expr::Call(t, _, args) => t.as_deref().is_some_and(|t| references(t, name)) || args.iter().any(|a| references(a, name)),
+        Expr::Call(t, _, args) => {
+            t.as_deref().is_some_and(|t| references(t, name))
+                || args.iter().any(|a| references(a, name))
+        }
         Expr::List(items) => items.iter().any(|a| references(a, name)),
-        Expr::Map(entries) => entries.iter().any(|(k, v)| references(k, name) || references(v, name)),
+        Expr::Map(entries) => entries
+            .iter()
+            .any(|(k, v)| references(k, name) || references(v, name)),
         Expr::Unary(_, a) => references(a, name),
         Expr::Binary(_, a, b) => references(a, name) || references(b, name),
         Expr::Cond(a, b, c) => references(a, name) || references(b, name) || references(c, name),
@@ -272,7 +284,11 @@ mod tests {
             Expr::Binary(
                 "||",
                 Box::new(Expr::Ident("a".into())),
-                Box::new(Expr::Binary("&&", Box::new(Expr::Ident("b".into())), Box::new(Expr::Unary("!", Box::new(Expr::Ident("c".into()))))))
+                Box::new(Expr::Binary(
+                    "&&",
+                    Box::new(Expr::Ident("b".into())),
+                    Box::new(Expr::Unary("!", Box::new(Expr::Ident("c".into()))))
+                ))
             )
         );
         let e = parse("1 + 2 * 3 == 7 ? 'y' : 'n'").unwrap();
@@ -281,7 +297,8 @@ mod tests {
 
     #[test]
     fn members_calls_and_literals() {
-        let e = parse("self.items.all(i, i.name.startsWith('a')) && {'k': [1, 2,]}['k'][0] == -1").unwrap();
+        let e = parse("self.items.all(i, i.name.startsWith('a')) && {'k': [1, 2,]}['k'][0] == -1")
+            .unwrap();
         assert!(references(&e, "self"));
         assert!(!references(&e, "oldSelf"));
         assert!(parse("a.").is_err());

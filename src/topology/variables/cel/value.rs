@@ -67,7 +67,8 @@ pub fn from_json(v: &Value, schema: Option<&Schema>) -> Val {
         Value::Object(map) => Val::Map(
             map.iter()
                 .map(|(k, v)| {
-                    let s = schema.and_then(|s| s.properties.get(k).or(s.additional_properties.as_deref()));
+                    let s = schema
+                        .and_then(|s| s.properties.get(k).or(s.additional_properties.as_deref()));
                     (Val::Str(k.clone()), from_json(v, s))
                 })
                 .collect(),
@@ -92,8 +93,12 @@ pub fn equal(a: &Val, b: &Val) -> bool {
         (Val::Int(x), Val::Int(y)) => x == y,
         (Val::Uint(x), Val::Uint(y)) => x == y,
         (Val::Int(x), Val::Uint(y)) | (Val::Uint(y), Val::Int(x)) => *x >= 0 && *x as u64 == *y,
-        (Val::List(x), Val::List(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equal(p, q)),
-        (Val::Map(x), Val::Map(y)) => x.len() == y.len() && x.iter().all(|(k, v)| b.get(k).is_some_and(|w| equal(v, w))),
+        (Val::List(x), Val::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equal(p, q))
+        }
+        (Val::Map(x), Val::Map(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| b.get(k).is_some_and(|w| equal(v, w)))
+        }
         _ => match (num(a), num(b)) {
             (Some(x), Some(y)) => x == y,
             _ => a == b,
@@ -106,8 +111,16 @@ pub fn compare(a: &Val, b: &Val) -> Option<std::cmp::Ordering> {
     match (a, b) {
         (Val::Int(x), Val::Int(y)) => Some(x.cmp(y)),
         (Val::Uint(x), Val::Uint(y)) => Some(x.cmp(y)),
-        (Val::Int(x), Val::Uint(y)) => Some(if *x < 0 { std::cmp::Ordering::Less } else { (*x as u64).cmp(y) }),
-        (Val::Uint(x), Val::Int(y)) => Some(if *y < 0 { std::cmp::Ordering::Greater } else { x.cmp(&(*y as u64)) }),
+        (Val::Int(x), Val::Uint(y)) => Some(if *x < 0 {
+            std::cmp::Ordering::Less
+        } else {
+            (*x as u64).cmp(y)
+        }),
+        (Val::Uint(x), Val::Int(y)) => Some(if *y < 0 {
+            std::cmp::Ordering::Greater
+        } else {
+            x.cmp(&(*y as u64))
+        }),
         (Val::Str(x), Val::Str(y)) => Some(x.as_bytes().cmp(y.as_bytes())),
         (Val::Bool(x), Val::Bool(y)) => Some(x.cmp(y)),
         _ => match (num(a), num(b)) {
@@ -135,7 +148,10 @@ mod tests {
         assert!(equal(&Val::Int(1), &Val::Double(1.0)));
         assert!(equal(&Val::Uint(1), &Val::Int(1)));
         assert!(!equal(&Val::Int(1), &Val::Str("1".into())));
-        assert_eq!(compare(&Val::Int(-1), &Val::Uint(0)), Some(std::cmp::Ordering::Less));
+        assert_eq!(
+            compare(&Val::Int(-1), &Val::Uint(0)),
+            Some(std::cmp::Ordering::Less)
+        );
         assert_eq!(compare(&Val::Str("a".into()), &Val::Int(1)), None);
     }
 }
