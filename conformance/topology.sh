@@ -55,9 +55,8 @@ normdir() { # dir -> a normalised listing (file name, then content; table rows s
   local d=$1
   (cd "$d" && find . -type f | sort) | while read -r f; do
     echo "=== $(echo "$f" | norm)"
-    if [ "$f" = ./stdout.txt ]; then norm < "$d/$f" | awk '/^  [a-z0-9-]+ +[A-Z]/{print | "sort"; next} {close("sort"); print}'
-    else norm < "$d/$f"; fi
-    echo
+    if [ "$f" = ./stdout.txt ]; then norm < "$d/$f" | awk '/^  [a-z0-9-]+ +[A-Z]/{print | "sort"; next} {close("sort"); print}'; echo
+    else printf '%s\n' "$(norm < "$d/$f")"; fi
   done | sort_sections
 }
 

@@ -119,7 +119,9 @@ fn normalised(files: BTreeMap<String, String>) -> BTreeMap<String, String> {
     files
         .into_iter()
         .map(|(k, v)| {
-            let v = if k == "stdout.txt" {
+            let v = if k == "error.txt" {
+                v.trim_end().to_string()
+            } else if k == "stdout.txt" {
                 normalise_stdout(&v)
             } else {
                 normalise(&v)

@@ -137,7 +137,9 @@ pub fn default_cluster(c: &mut Value) -> Result<()> {
     }
     if obj::str_at(c, &["spec", "topology", "class"]).is_empty() {
         return Err(Error::new(format!(
-            "Cluster.cluster.x-k8s.io {:?} is invalid: spec.topology.class: Required value: class cannot be empty",
+            "failed defaulting of cluster.x-k8s.io/v1beta1, Kind=Cluster {}/{}: Cluster.cluster.x-k8s.io {:?} is invalid: spec.topology.class: Required value: class cannot be empty",
+            obj::namespace(c),
+            obj::name(c),
             obj::name(c)
         )));
     }

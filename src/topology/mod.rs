@@ -20,6 +20,7 @@ pub mod obj;
 pub mod patches;
 pub mod plan;
 pub mod variables;
+pub mod webhooks;
 
 use serde_json::Value;
 
@@ -35,38 +36,80 @@ pub struct ClusterPlan {
 }
 
 /// The ClusterClass a Cluster uses, among `inputs`.
-pub fn find_class<'a>(cluster: &Value, inputs: &'a [Value]) -> Result<&'a Value> {
+pub fn find_class<'a>(cluster: &Value, inputs: &'a [Value]) -> Option<&'a Value> {
     let class = obj::str_at(cluster, &["spec", "topology", "class"]);
-    let ns = match obj::str_at(cluster, &["spec", "topology", "classNamespace"]) {
-        "" => obj::namespace(cluster),
-        n => n,
-    };
+    let ns = class_namespace(cluster);
     inputs
         .iter()
         .find(|o| input::is_cluster_class(o) && obj::name(o) == class && obj::namespace(o) == ns)
-        .ok_or_else(|| {
-            Error::new(format!(
-                "Cluster.cluster.x-k8s.io {:?} is invalid: spec.topology.class: Invalid value: {class:?}: Cluster refers to ClusterClass {ns}/{class}, but this ClusterClass does not exist",
-                obj::name(cluster)
+}
+
+fn class_namespace(cluster: &Value) -> &str {
+    match obj::str_at(cluster, &["spec", "topology", "classNamespace"]) {
+        "" => obj::namespace(cluster),
+        n => n,
+    }
+}
+
+const WEBHOOKS: &str = "failed defaulting and validation on input objects";
+const RECONCILE: &str = "failed to dry run the topology controller";
+
+/// The webhooks' defaulting and validation of the ClusterClass and the Cluster
+/// (clusterctl's `runDefaultAndValidationWebhooks`): the defaulted ClusterClass (if
+/// any) and Cluster.
+pub fn default_and_validate(cluster: &Value, inputs: &[Value]) -> Result<(Option<Value>, Value)> {
+    let mut cc = find_class(cluster, inputs).cloned();
+    if let Some(cc) = cc.as_mut() {
+        input::default_cluster_class(cc);
+        webhooks::validate_cluster_class(cc).map_err(|e| {
+            e.wrap("failed to run defaulting and validation on ClusterClasses")
+                .wrap(WEBHOOKS)
+        })?;
+    }
+    let on_clusters = |e: Error| {
+        e.wrap("failed to run defaulting and validation on Clusters")
+            .wrap(WEBHOOKS)
+    };
+    let mut c = cluster.clone();
+    input::default_cluster(&mut c).map_err(on_clusters)?;
+    if let Some(cc) = cc.as_ref() {
+        let status = variables::status_variables(cc).map_err(|e| {
+            e.wrap(format!(
+                "ClusterClass {} could not be reconciled for dry run",
+                obj::name(cc)
             ))
-        })
+            .wrap(WEBHOOKS)
+        })?;
+        variables::default_and_validate_cluster_variables(&mut c, &status).map_err(on_clusters)?;
+    }
+    webhooks::validate_cluster(&c, cc.as_ref()).map_err(on_clusters)?;
+    Ok((cc, c))
 }
 
 /// Plan one Cluster (namespaces already set) against the ClusterClasses and templates
-/// in `inputs`.
+/// in `inputs`: webhooks, then the topology reconcile.
 pub fn plan_cluster(cluster: &Value, inputs: &[Value]) -> Result<ClusterPlan> {
-    let mut cc = find_class(cluster, inputs)?.clone();
-    input::default_cluster_class(&mut cc);
-    let status = variables::status_variables(&cc)?;
-    let mut c = cluster.clone();
-    input::default_cluster(&mut c)?;
-    variables::default_cluster_variables(&mut c, &status)?;
-    variables::validate_cluster_variables(&c, &status)?;
-    let bp = blueprint::Blueprint::load(&cc, inputs)?;
-    let mut d = desired::compute(&c, &bp)?;
-    patches::apply(&mut d, &bp, &c)?;
-    let created = dryrun::created(&d, &c)?;
-    let before = dryrun::cluster_before(&c)?;
+    let (cc, c) = default_and_validate(cluster, inputs)?;
+    let cc = cc.ok_or_else(|| {
+        let name = obj::str_at(&c, &["spec", "topology", "class"]);
+        Error::new(format!(
+            "failed to retrieve ClusterClass {}/{name}: clusterclasses.cluster.x-k8s.io {name:?} not found",
+            class_namespace(&c)
+        ))
+        .wrap(RECONCILE)
+    })?;
+    reconcile(&c, &cc, inputs).map_err(|e| e.wrap(RECONCILE))
+}
+
+fn reconcile(c: &Value, cc: &Value, inputs: &[Value]) -> Result<ClusterPlan> {
+    let desired_err =
+        |e: Error| e.wrap("error computing the desired state of the Cluster topology");
+    let bp = blueprint::Blueprint::load(cc, inputs)
+        .map_err(|e| e.wrap("error reading the ClusterClass"))?;
+    let mut d = desired::compute(c, &bp).map_err(desired_err)?;
+    patches::apply(&mut d, &bp, c).map_err(|e| desired_err(e.wrap("failed to apply patches")))?;
+    let created = dryrun::created(&d, c)?;
+    let before = dryrun::cluster_before(c)?;
     let after = dryrun::cluster_after(&before, &d.cluster)?;
     Ok(ClusterPlan {
         created,

@@ -112,10 +112,7 @@ pub fn plan(
     let mut p = if obj::get(cluster, &["spec", "topology"]).is_none_or(Value::is_null) {
         None
     } else {
-        Some(
-            plan_cluster(cluster, &inputs)
-                .map_err(|e| e.wrap("failed to dry run the topology controller"))?,
-        )
+        Some(plan_cluster(cluster, &inputs)?)
     };
     let Some(p) = p.as_mut() else {
         stdout.push_str(&format!("No changes detected for Cluster {key:?}.\n\n"));

@@ -3,6 +3,7 @@
 //! desired objects.
 
 mod generate;
+mod rfc6902;
 mod selector;
 pub mod value;
 
@@ -169,13 +170,8 @@ fn merge_variables(global: &Map<String, Value>, item: &Item) -> Map<String, Valu
 
 /// Apply an RFC 6902 patch to an item's template; only `spec` is kept.
 fn apply_json_patch(item: &mut Item, ops: Vec<Value>) -> Result<()> {
-    let patch: json_patch::Patch = serde_json::from_value(Value::Array(ops)).map_err(|e| {
-        Error::new(format!(
-            "failed to apply patch: error decoding json patch (RFC6902): {e}"
-        ))
-    })?;
     let mut doc = item.template.clone();
-    json_patch::patch(&mut doc, &patch).map_err(|e| {
+    rfc6902::apply(&mut doc, &ops).map_err(|e| {
         Error::new(format!(
             "failed to apply patch: error applying json patch (RFC6902): {e}"
         ))
@@ -184,8 +180,9 @@ fn apply_json_patch(item: &mut Item, ops: Vec<Value>) -> Result<()> {
         Some(s) => obj::set(&mut item.template, &["spec"], s.clone()),
         None => {
             return Err(Error::new(format!(
-                "failed to apply patch to template: missing field \"spec\" in {} {}",
+                "failed to apply patch to template: failed to apply patch to template: missing field \"spec\" in {} {}/{}",
                 obj::kind(&doc),
+                obj::namespace(&doc),
                 obj::name(&doc)
             )))
         }
@@ -198,7 +195,12 @@ fn item_kind(item: &Item) -> &str {
 }
 
 /// One inline patch over all items (`jsonPatchGenerator.Generate` + apply).
-fn run_inline(patch: &Value, items: &mut [Item], global: &Map<String, Value>) -> Result<()> {
+fn run_inline(
+    patch: &Value,
+    items: &mut [Item],
+    global: &Map<String, Value>,
+    name: &str,
+) -> Result<()> {
     let defs: Vec<&Value> = patch
         .get("definitions")
         .and_then(Value::as_array)
@@ -254,10 +256,13 @@ fn run_inline(patch: &Value, items: &mut [Item], global: &Map<String, Value>) ->
         } else {
             format!("[{}]", errs.join(", "))
         };
-        return Err(Error::new(joined));
+        return Err(
+            Error::new(joined).wrap(format!("failed to generate patches for patch {name:?}"))
+        );
     }
     for (idx, ops) in generated {
-        apply_json_patch(&mut items[idx], ops)?;
+        apply_json_patch(&mut items[idx], ops)
+            .map_err(|e| e.wrap(format!("failed to apply patches for patch {name:?}")))?;
     }
     Ok(())
 }
@@ -396,8 +401,7 @@ pub fn apply(desired: &mut Desired, bp: &Blueprint, cluster: &Value) -> Result<(
                 "failed to generate patches for patch {name:?}: patch {name:?} is an external patch: it needs a runtime extension (RuntimeSDK), which capi-render cannot call offline"
             )));
         }
-        run_inline(p, &mut items, &global)
-            .map_err(|e| e.wrap(format!("failed to generate patches for patch {name:?}")))?;
+        run_inline(p, &mut items, &global, name)?;
     }
     update_desired(desired, &items).map_err(|e| e.wrap("failed to apply patches to desired state"))
 }
