@@ -245,8 +245,7 @@ fn selectors(sel: &Value, cc: &Value, path: &str, errs: &mut Vec<FieldError>) {
             .unwrap_or_default()
     };
     let (md, mp) = (names("machineDeploymentClass"), names("machinePoolClass"));
-    if !(flag("infrastructureCluster") || flag("controlPlane") || !md.is_empty() || !mp.is_empty())
-    {
+    if !flag("infrastructureCluster") && !flag("controlPlane") && md.is_empty() && mp.is_empty() {
         errs.push(FieldError::invalid(
             path,
             BadValue::Str(pretty(sel)),
