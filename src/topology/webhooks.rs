@@ -493,7 +493,81 @@ pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
             }
         }
     }
+    if let Some(cc) = cc {
+        machine_health_checks(cluster, cc, &mut errs);
+    }
     errs
+}
+
+fn mhc_class_is_zero(mhc: &Value) -> bool {
+    mhc.as_object().is_none_or(|m| {
+        m.iter().all(|(k, v)| {
+            k == "enable"
+                || v.is_null()
+                || v.as_array().is_some_and(Vec::is_empty)
+                || v.as_str() == Some("")
+                || v.as_object().is_some_and(|o| o.is_empty())
+        })
+    })
+}
+
+/// `validateMachineHealthChecks`: a class part needs CP machine infrastructure;
+/// `enable: true` needs a definition somewhere.
+fn machine_health_checks(cluster: &Value, cc: &Value, errs: &mut Vec<FieldError>) {
+    let cannot = "cannot be set to true as MachineHealthCheck definition is not available in the Cluster topology or the ClusterClass";
+    if let Some(m) = obj::get(
+        cluster,
+        &["spec", "topology", "controlPlane", "machineHealthCheck"],
+    )
+    .filter(|v| !v.is_null())
+    {
+        let p = "spec.topology.controlPlane.machineHealthCheck";
+        let has_infra = obj::get(cc, &["spec", "controlPlane", "machineInfrastructure"])
+            .is_some_and(|v| !v.is_null());
+        if !mhc_class_is_zero(m) && !has_infra {
+            errs.push(FieldError::forbidden(
+                p,
+                "can be set only if spec.controlPlane.machineInfrastructure is set in ClusterClass",
+            ));
+        }
+        let class_mhc = obj::get(cc, &["spec", "controlPlane", "machineHealthCheck"])
+            .is_some_and(|v| !v.is_null());
+        if m.get("enable") == Some(&Value::Bool(true)) && mhc_class_is_zero(m) && !class_mhc {
+            errs.push(FieldError::forbidden(&fe::child(p, "enable"), cannot));
+        }
+    }
+    if let Some(Value::Array(mds)) = obj::get(
+        cluster,
+        &["spec", "topology", "workers", "machineDeployments"],
+    ) {
+        for md in mds {
+            let Some(m) = md.get("machineHealthCheck").filter(|v| !v.is_null()) else {
+                continue;
+            };
+            let p = fe::child(
+                &fe::key(
+                    "spec.topology.workers.machineDeployments",
+                    obj::str_at(md, &["name"]),
+                ),
+                "machineHealthCheck",
+            );
+            let class = obj::get(cc, &["spec", "workers", "machineDeployments"])
+                .and_then(Value::as_array)
+                .and_then(|a| {
+                    a.iter()
+                        .find(|c| obj::str_at(c, &["class"]) == obj::str_at(md, &["class"]))
+                });
+            if let Some(class) = class {
+                let class_mhc = class
+                    .get("machineHealthCheck")
+                    .is_some_and(|v| !v.is_null());
+                if m.get("enable") == Some(&Value::Bool(true)) && mhc_class_is_zero(m) && !class_mhc
+                {
+                    errs.push(FieldError::forbidden(&fe::child(&p, "enable"), cannot));
+                }
+            }
+        }
+    }
 }
 
 /// The Cluster webhook's `ValidateCreate` verdict as the plan reports it.
