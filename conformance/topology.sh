@@ -6,7 +6,8 @@
 #   conformance/topology.sh update   rewrite golden/topology/<case>/ from clusterctl
 #
 # Cases are the directories of fixtures/topology/: their *.yaml files are the inputs, after
-# the corpus files a `corpus.txt` lists ($CAPI_CORPUS, default ../shared/corpus).
+# the corpus files a `corpus.txt` lists ($CAPI_CORPUS, default ../shared/corpus); a
+# `flags.txt` holds extra flags (`-n NS`, `--cluster NAME`).
 # clusterctl runs offline: no kubeconfig (it falls back to the "default" namespace), isolated
 # HOME/XDG, version check disabled, in the output directory with `-o .`.
 # Comparisons normalise what is random or time-dependent in clusterctl's output: the
@@ -36,6 +37,7 @@ inputs() { # case dir -> absolute input paths, one per line
 run() { # tool case outdir
   local tool=$1 d=$2 out=$3 args=()
   while read -r f; do args+=(-f "$f"); done < <(inputs "$d")
+  if [ -f "$d/flags.txt" ]; then read -r -a flags < "$d/flags.txt"; args+=("${flags[@]}"); fi
   mkdir -p "$out"
   set +e
   (cd "$out" && env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/xdg" \

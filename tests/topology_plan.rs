@@ -98,9 +98,24 @@ fn golden_files(dir: &Path) -> BTreeMap<String, String> {
     out
 }
 
-fn our_files(objs: Vec<Value>) -> BTreeMap<String, String> {
+/// `flags.txt`: `-n NS` and `--cluster NAME`.
+fn flags(case: &Path) -> (String, String) {
+    let text = std::fs::read_to_string(case.join("flags.txt")).unwrap_or_default();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let (mut ns, mut cluster) = (String::new(), String::new());
+    for w in words.windows(2) {
+        match w[0] {
+            "-n" | "--namespace" => ns = w[1].to_string(),
+            "-c" | "--cluster" => cluster = w[1].to_string(),
+            _ => {}
+        }
+    }
+    (ns, cluster)
+}
+
+fn our_files(objs: Vec<Value>, (ns, cluster): (String, String)) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    match plan::plan(objs, "", "", ".") {
+    match plan::plan(objs, &ns, &cluster, ".") {
         Ok(p) => {
             out.insert("stdout.txt".to_string(), p.stdout);
             for f in p.files {
@@ -152,7 +167,7 @@ fn plan_matches_clusterctl_goldens() {
         };
         let golden = golden_files(&root().join("golden/topology").join(&name));
         assert!(!golden.is_empty(), "no golden for {name}");
-        let ours = our_files(objs);
+        let ours = our_files(objs, flags(&case));
         if needs_templates(&ours) {
             eprintln!("pending {name}: needs gotemplate::execute");
             continue;

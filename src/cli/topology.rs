@@ -46,6 +46,16 @@ fn run_plan(a: &PlanArgs) -> Result<(), Error> {
     }
     let out = plan::plan(objs, &a.namespace, &a.cluster, &a.out_dir)?;
     if !out.files.is_empty() && !Path::new(&a.out_dir).is_dir() {
+        // clusterctl has printed the summary when it finds the directory missing.
+        let end = [
+            "Created objects are written",
+            "Modified objects are written",
+        ]
+        .iter()
+        .filter_map(|m| out.stdout.find(m))
+        .min()
+        .unwrap_or(out.stdout.len());
+        print(&out.stdout[..end])?;
         return Err(Error::new(format!(
             "failed to write output files of target cluster changes: output directory {:?} does not exist",
             a.out_dir
@@ -60,8 +70,12 @@ fn run_plan(a: &PlanArgs) -> Result<(), Error> {
         std::fs::write(&p, &f.content)
             .map_err(|e| Error::new(format!("failed to write {}: {e}", p.display())))?;
     }
+    print(&out.stdout)
+}
+
+fn print(text: &str) -> Result<(), Error> {
     let mut so = std::io::stdout().lock();
-    so.write_all(out.stdout.as_bytes())
+    so.write_all(text.as_bytes())
         .and_then(|_| so.flush())
         .map_err(|e| Error::new(format!("failed to write to stdout: {e}")))
 }

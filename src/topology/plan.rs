@@ -59,18 +59,11 @@ pub fn plan(
     cluster_name: &str,
     out_dir: &str,
 ) -> Result<PlanOutput> {
+    // clusterctl replaces the target namespace with the objects' namespace, "" when
+    // they have none: `-n` only checks, objects without a namespace go to "default",
+    // and `--cluster` then looks for "/NAME".
     let ns = input::validate(&objs, target_ns).map_err(|e| e.wrap("input failed validation"))?;
-    let ns = if ns.is_empty() {
-        target_ns.to_string()
-    } else {
-        ns
-    };
     input::set_missing_namespaces(&mut objs, &ns);
-    let ns = if ns.is_empty() {
-        "default".to_string()
-    } else {
-        ns
-    };
     let mut stdout = String::new();
     let classes: Vec<&Value> = objs.iter().filter(|o| input::is_cluster_class(o)).collect();
     if classes.is_empty() {
