@@ -267,15 +267,16 @@ fn run_inline(
     Ok(())
 }
 
-fn template_spec(item: &Item) -> Result<Value> {
+/// The patched template's `spec.template.spec`, for writing into `dest`.
+fn template_spec(item: &Item, dest: &Value) -> Result<Value> {
     obj::get(&item.template, &["spec", "template", "spec"])
         .cloned()
         .ok_or_else(|| {
             Error::new(format!(
                 "failed to apply patch to {} {}/{}: missing field \"spec.template.spec\" in {} {}/{}",
-                obj::kind(&item.template),
-                obj::namespace(&item.template),
-                obj::name(&item.template),
+                obj::kind(dest),
+                obj::namespace(dest),
+                obj::name(dest),
                 obj::kind(&item.template),
                 obj::namespace(&item.template),
                 obj::name(&item.template)
@@ -297,7 +298,7 @@ const CP_PRESERVE: &[&[&str]] = &[
 /// `patchObject`: the object's `spec` becomes the template's `spec.template.spec`
 /// (with preserved fields restored).
 fn patch_object(object: &mut Value, item: &Item, preserve: &[&[&str]]) -> Result<()> {
-    let spec = template_spec(item)?;
+    let spec = template_spec(item, object)?;
     let kept: Vec<(&[&str], Value)> = preserve
         .iter()
         .filter_map(|p| obj::get(object, p).map(|v| (*p, v.clone())))
@@ -315,7 +316,7 @@ fn patch_object(object: &mut Value, item: &Item, preserve: &[&[&str]]) -> Result
 
 /// `patchTemplate`: the cloned template's `spec.template.spec` is replaced.
 fn patch_template(object: &mut Value, item: &Item) -> Result<()> {
-    let spec = template_spec(item)?;
+    let spec = template_spec(item, object)?;
     obj::set(object, &["spec", "template", "spec"], spec);
     Ok(())
 }
