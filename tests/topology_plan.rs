@@ -135,7 +135,7 @@ fn normalised(files: BTreeMap<String, String>) -> BTreeMap<String, String> {
         .into_iter()
         .map(|(k, v)| {
             let v = if k == "error.txt" {
-                v.trim_end().to_string()
+                normalise(v.trim_end())
             } else if k == "stdout.txt" {
                 normalise_stdout(&v)
             } else {
