@@ -327,9 +327,104 @@ fn selectors(sel: &Value, cc: &Value, path: &str, errs: &mut Vec<FieldError>) {
     }
 }
 
-/// ClusterClass validation errors (worker class uniqueness, patches).
+/// `LocalObjectTemplateIsValid` for the template at `path` (`spec.infrastructure`, …).
+fn template_ref(cc: &Value, tpl: Option<&Value>, path: &str, errs: &mut Vec<FieldError>) {
+    let ns = obj::namespace(cc);
+    let rp = fe::child(path, "ref");
+    let Some(r) = tpl.and_then(|t| t.get("ref")).filter(|r| !r.is_null()) else {
+        errs.push(FieldError::required(
+            &rp,
+            "template reference must be defined",
+        ));
+        return;
+    };
+    if obj::str_at(r, &["name"]).is_empty() {
+        errs.push(FieldError::required(
+            &fe::child(&rp, "name"),
+            "template name must be defined",
+        ));
+    }
+    let rns = obj::str_at(r, &["namespace"]);
+    if !ns.is_empty() && rns != ns {
+        errs.push(FieldError::invalid(
+            &fe::child(&rp, "namespace"),
+            BadValue::Str(rns.into()),
+            format!("template must be in the same namespace as the ClusterClass ({ns})"),
+        ));
+    }
+    let kind = obj::str_at(r, &["kind"]);
+    if kind.len() <= "Template".len() || !kind.ends_with("Template") {
+        errs.push(FieldError::invalid(
+            &fe::child(&rp, "kind"),
+            BadValue::Str(kind.into()),
+            "template kind must be of form \"<name>Template\"",
+        ));
+    }
+    let av = obj::str_at(r, &["apiVersion"]);
+    if av.matches('/').count() > 1 {
+        errs.push(FieldError::invalid(
+            &fe::child(&rp, "apiVersion"),
+            BadValue::Str(av.into()),
+            format!("template apiVersion must be a valid Kubernetes apiVersion: unexpected GroupVersion string: {av}"),
+        ));
+    } else if av.is_empty() {
+        errs.push(FieldError::required(
+            &fe::child(&rp, "apiVersion"),
+            "template apiVersion must be defined",
+        ));
+    }
+}
+
+/// `ClusterClassReferencesAreValid`.
+fn references(cc: &Value, errs: &mut Vec<FieldError>) {
+    template_ref(
+        cc,
+        obj::get(cc, &["spec", "infrastructure"]),
+        "spec.infrastructure",
+        errs,
+    );
+    template_ref(
+        cc,
+        obj::get(cc, &["spec", "controlPlane"]),
+        "spec.controlPlane",
+        errs,
+    );
+    if let Some(mi) =
+        obj::get(cc, &["spec", "controlPlane", "machineInfrastructure"]).filter(|v| !v.is_null())
+    {
+        template_ref(
+            cc,
+            Some(mi),
+            "spec.controlPlane.machineInfrastructure",
+            errs,
+        );
+    }
+    for field in ["machineDeployments", "machinePools"] {
+        if let Some(Value::Array(list)) = obj::get(cc, &["spec", "workers", field]) {
+            for (i, c) in list.iter().enumerate() {
+                let p = fe::child(&fe::index(&format!("spec.workers.{field}"), i), "template");
+                template_ref(
+                    cc,
+                    obj::get(c, &["template", "bootstrap"]),
+                    &fe::child(&p, "bootstrap"),
+                    errs,
+                );
+                template_ref(
+                    cc,
+                    obj::get(c, &["template", "infrastructure"]),
+                    &fe::child(&p, "infrastructure"),
+                    errs,
+                );
+            }
+        }
+    }
+}
+
+/// ClusterClass validation errors (references, worker class uniqueness, control plane
+/// MHC, variables, patches).
 pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
+    references(cc, &mut errs);
     for (field, what) in [
         ("machineDeployments", "MachineDeployment"),
         ("machinePools", "MachinePool"),
@@ -347,6 +442,13 @@ pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
                 }
             }
         }
+    }
+    let cp_set = |k: &str| obj::get(cc, &["spec", "controlPlane", k]).is_some_and(|v| !v.is_null());
+    if cp_set("machineHealthCheck") && !cp_set("machineInfrastructure") {
+        errs.push(FieldError::forbidden(
+            "spec.controlPlane.machineHealthCheck.machineInfrastructure",
+            "can be set only if spec.controlPlane.machineInfrastructure is set",
+        ));
     }
     errs.extend(super::variables::definitions::variable_definition_errors(
         cc,
