@@ -706,9 +706,10 @@ mod tests {
     #[test]
     fn patch_checks() {
         let cc = json!({"metadata": {"name": "k", "namespace": "n"}, "spec": {
-            "infrastructure": {"ref": {"apiVersion": "i/v1", "kind": "IT"}},
+            "infrastructure": {"ref": {"apiVersion": "i/v1", "kind": "ITemplate", "name": "x", "namespace": "n"}},
+            "controlPlane": {"ref": {"apiVersion": "c/v1", "kind": "CTemplate", "name": "y", "namespace": "n"}},
             "variables": [{"name": "v"}],
-            "patches": [{"name": "p", "definitions": [{"selector": {"apiVersion": "i/v1", "kind": "IT",
+            "patches": [{"name": "p", "definitions": [{"selector": {"apiVersion": "i/v1", "kind": "ITemplate",
                 "matchResources": {"infrastructureCluster": true}},
                 "jsonPatches": [{"op": "add", "path": "/metadata/x", "valueFrom": {"variable": "nope"}},
                                 {"op": "replace", "path": "/spec/a/0", "value": 1},
