@@ -49,6 +49,58 @@ pub fn resolve(objects: &[Value], r: &Value, cc_ns: &str) -> Result<Value> {
         })
 }
 
+/// The ClusterClass controller's `reconcileExternalReferences` as the plan's dry run
+/// meets it: every referenced template must exist (errors aggregated, each unique ref once).
+pub fn check_references(cc: &Value, objects: &[Value]) -> Result<()> {
+    let mut refs: Vec<&Value> = Vec::new();
+    for p in [
+        &["spec", "infrastructure", "ref"][..],
+        &["spec", "controlPlane", "ref"],
+        &["spec", "controlPlane", "machineInfrastructure", "ref"],
+    ] {
+        if let Some(r) = obj::get(cc, p).filter(|v| !v.is_null()) {
+            refs.push(r);
+        }
+    }
+    for field in ["machineDeployments", "machinePools"] {
+        if let Some(Value::Array(list)) = obj::get(cc, &["spec", "workers", field]) {
+            for c in list {
+                for k in ["bootstrap", "infrastructure"] {
+                    if let Some(r) = obj::get(c, &["template", k, "ref"]).filter(|v| !v.is_null()) {
+                        refs.push(r);
+                    }
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut errs = Vec::new();
+    for r in refs {
+        let key = (
+            obj::str_at(r, &["apiVersion"]),
+            obj::str_at(r, &["kind"]),
+            obj::str_at(r, &["namespace"]),
+            obj::str_at(r, &["name"]),
+        );
+        if !seen.insert(key) {
+            continue;
+        }
+        if let Err(e) = resolve(objects, r, obj::namespace(cc)) {
+            let (av, kind, ns, name) = key;
+            let (g, v) = av.rsplit_once('/').unwrap_or(("", av));
+            let inner = e.message().split_once(": ").map(|x| x.1).unwrap_or("");
+            errs.push(format!(
+                "Could not find external object for the ClusterClass. refGroupVersionKind: {g}/{v}, Kind={kind}, refName: {name}, refNamespace: {ns}: failed to retrieve {kind} {ns}/{name}: {inner}"
+            ));
+        }
+    }
+    match errs.len() {
+        0 => Ok(()),
+        1 => Err(Error::new(errs.remove(0))),
+        _ => Err(Error::new(format!("[{}]", errs.join(", ")))),
+    }
+}
+
 fn plural(kind: &str) -> String {
     let l = kind.to_lowercase();
     if l.ends_with('s') {

@@ -66,6 +66,11 @@ pub fn default_and_validate(cluster: &Value, inputs: &[Value]) -> Result<(Option
                 .wrap(WEBHOOKS)
         })?;
     }
+    if let Some(cc) = cc.as_ref() {
+        blueprint::check_references(cc, inputs).map_err(|e| {
+            cc_reconcile_error(cc, e.wrap("failed to dry run the ClusterClass controller"))
+        })?;
+    }
     let on_clusters = |e: Error| {
         e.wrap("failed to run defaulting and validation on Clusters")
             .wrap(WEBHOOKS)
@@ -73,17 +78,20 @@ pub fn default_and_validate(cluster: &Value, inputs: &[Value]) -> Result<(Option
     let mut c = cluster.clone();
     input::default_cluster(&mut c).map_err(on_clusters)?;
     if let Some(cc) = cc.as_ref() {
-        let status = variables::status_variables(cc).map_err(|e| {
-            e.wrap(format!(
-                "ClusterClass {} could not be reconciled for dry run",
-                obj::name(cc)
-            ))
-            .wrap(WEBHOOKS)
-        })?;
+        let status = variables::status_variables(cc).map_err(|e| cc_reconcile_error(cc, e))?;
         variables::default_and_validate_cluster_variables(&mut c, &status).map_err(on_clusters)?;
     }
     webhooks::validate_cluster(&c, cc.as_ref()).map_err(on_clusters)?;
     Ok((cc, c))
+}
+
+fn cc_reconcile_error(cc: &Value, e: Error) -> Error {
+    e.wrap(format!(
+        "ClusterClass {} could not be reconciled for dry run",
+        obj::name(cc)
+    ))
+    .wrap("failed to reconcile ClusterClasses for defaulting and validating")
+    .wrap(WEBHOOKS)
 }
 
 /// Plan one Cluster (namespaces already set) against the ClusterClasses and templates
@@ -101,7 +109,44 @@ pub fn plan_cluster(cluster: &Value, inputs: &[Value]) -> Result<ClusterPlan> {
     reconcile(&c, &cc, inputs).map_err(|e| e.wrap(RECONCILE))
 }
 
+/// `getCurrentState` for the objects a Cluster already references. capi-render plans
+/// new Clusters only: an existing, topology-owned object is reported as unsupported.
+fn current_state(c: &Value, inputs: &[Value]) -> Result<()> {
+    for field in ["infrastructureRef", "controlPlaneRef"] {
+        let Some(r) =
+            obj::get(c, &["spec", field]).filter(|r| !obj::str_at(r, &["name"]).is_empty())
+        else {
+            continue;
+        };
+        let kind = obj::str_at(r, &["kind"]);
+        let key = format!(
+            "{}/{}",
+            obj::str_at(r, &["namespace"]),
+            obj::str_at(r, &["name"])
+        );
+        let found = blueprint::resolve(inputs, r, obj::namespace(c)).map_err(|e| {
+            let inner = e.message().split_once(": ").map(|x| x.1).unwrap_or("").to_string();
+            Error::new(format!(
+                "failed to read {kind} {key}: failed to retrieve {kind} {key}: failed to retrieve {kind} {key}: {inner}"
+            ))
+        })?;
+        if obj::get(&found, &["metadata", "labels", clone::OWNED_LABEL]).is_none() {
+            return Err(Error::new(format!(
+                "{kind} {key} referenced from Cluster {}/{} is not topology owned",
+                obj::namespace(c),
+                obj::name(c)
+            )));
+        }
+        return Err(Error::new(format!(
+            "{kind} {key} already exists: capi-render plans new Clusters only (changes to existing topology objects are not supported)"
+        )));
+    }
+    Ok(())
+}
+
 fn reconcile(c: &Value, cc: &Value, inputs: &[Value]) -> Result<ClusterPlan> {
+    current_state(c, inputs)
+        .map_err(|e| e.wrap("error reading current state of the Cluster topology"))?;
     let desired_err =
         |e: Error| e.wrap("error computing the desired state of the Cluster topology");
     let bp = blueprint::Blueprint::load(cc, inputs)
