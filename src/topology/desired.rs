@@ -139,7 +139,14 @@ fn infrastructure_cluster(ctx: &Ctx, bp: &Blueprint) -> Result<Value> {
         ctx.name,
         Strategy::Cluster,
         &ctx.seed("infrastructure-cluster"),
-    )?;
+    )
+    .map_err(|e| {
+        e.wrap(format!("failed to generate name for {}", object_kind(t)))
+            .wrap(format!(
+                "failed to generate the InfrastructureCluster object from the {}",
+                obj::kind(t)
+            ))
+    })?;
     if let Some(n) = current_ref_name(ctx.cluster, "infrastructureRef") {
         name = n.to_string();
     }
@@ -213,7 +220,14 @@ fn control_plane(ctx: &Ctx, bp: &Blueprint, infra_tpl: Option<&Value>) -> Result
         ctx.name,
         Strategy::Cluster,
         &ctx.seed("control-plane"),
-    )?;
+    )
+    .map_err(|e| {
+        e.wrap(format!("failed to generate name for {}", object_kind(t)))
+            .wrap(format!(
+                "failed to generate the ControlPlane object from the {}",
+                obj::kind(t)
+            ))
+    })?;
     if let Some(n) = current_ref_name(cluster, "controlPlaneRef") {
         name = n.to_string();
     }
@@ -287,6 +301,17 @@ fn control_plane(ctx: &Ctx, bp: &Blueprint, infra_tpl: Option<&Value>) -> Result
     let version = obj::str_at(cluster, &["spec", "topology", "version"]);
     obj::set(&mut cp, &["spec", "version"], Value::from(version));
     Ok(cp)
+}
+
+/// The kind `templateToObject` gives the object cloned from `t`.
+fn object_kind(t: &Value) -> String {
+    match obj::str_at(t, &["spec", "template", "kind"]) {
+        "" => {
+            let k = obj::kind(t);
+            k.strip_suffix("Template").unwrap_or(k).to_string()
+        }
+        k => k.to_string(),
+    }
 }
 
 /// A number read from YAML (f64) as the integer Go stored it.

@@ -94,12 +94,10 @@ pub fn render(template: &str, cluster: &str, strategy: &Strategy, random: &str) 
         Strategy::MachinePool(t) => data["machinePool"] = json!({ "topologyName": t }),
     }
     let out = crate::gotemplate::execute(template, &data)
-        .map_err(|e| Error::new(format!("failed to generate name: rendering template: {e}")))?;
+        .map_err(|e| Error::new(format!("rendering template: {e}")))?;
     // Go uses missingkey=error for names: a missing key is an error, not `<no value>`.
     if out.contains("<no value>") {
-        return Err(Error::new(
-            "failed to generate name: rendering template: map has no entry for key",
-        ));
+        return Err(Error::new("rendering template: map has no entry for key"));
     }
     Ok(out)
 }

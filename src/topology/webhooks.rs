@@ -420,6 +420,64 @@ fn references(cc: &Value, errs: &mut Vec<FieldError>) {
     }
 }
 
+/// `validateNamingStrategies`: every naming template renders for cluster `cluster`
+/// (topology names `mdtopology` / `mptopology`) to a DNS-1123 subdomain.
+fn naming_strategies(cc: &Value, errs: &mut Vec<FieldError>) {
+    use super::names::{render, Strategy};
+    let mut check = |tpl: Option<&str>, path: String, what: &str, strategy: Strategy| {
+        let Some(t) = tpl else { return };
+        match render(t, "cluster", &strategy, "xxxxx") {
+            Err(e) => errs.push(FieldError::invalid(
+                &path,
+                BadValue::Str(t.into()),
+                format!("invalid {what} name template: {}", e.message()),
+            )),
+            Ok(name) => {
+                for m in crate::provider::dns1123_subdomain_errors(&name) {
+                    errs.push(FieldError::invalid(&path, BadValue::Str(t.into()), m));
+                }
+            }
+        }
+    };
+    fn tpl(v: Option<&Value>) -> Option<&str> {
+        v.and_then(|s| s.get("template")).and_then(Value::as_str)
+    }
+    check(
+        tpl(obj::get(cc, &["spec", "infrastructureNamingStrategy"])),
+        "spec.infrastructureNamingStrategy.template".into(),
+        "InfraCluster",
+        Strategy::Cluster,
+    );
+    check(
+        tpl(obj::get(cc, &["spec", "controlPlane", "namingStrategy"])),
+        "spec.controlPlane.namingStrategy.template".into(),
+        "ControlPlane",
+        Strategy::Cluster,
+    );
+    for (field, what) in [
+        ("machineDeployments", "MachineDeployment"),
+        ("machinePools", "MachinePool"),
+    ] {
+        if let Some(Value::Array(list)) = obj::get(cc, &["spec", "workers", field]) {
+            for c in list {
+                let path = fe::child(
+                    &fe::child(
+                        &fe::key(&format!("spec.workers.{field}"), obj::str_at(c, &["class"])),
+                        "namingStrategy",
+                    ),
+                    "template",
+                );
+                let strategy = if field == "machineDeployments" {
+                    Strategy::MachineDeployment("mdtopology")
+                } else {
+                    Strategy::MachinePool("mptopology")
+                };
+                check(tpl(c.get("namingStrategy")), path, what, strategy);
+            }
+        }
+    }
+}
+
 /// ClusterClass validation errors (references, worker class uniqueness, control plane
 /// MHC, variables, patches).
 pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
@@ -450,6 +508,7 @@ pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
             "can be set only if spec.controlPlane.machineInfrastructure is set",
         ));
     }
+    naming_strategies(cc, &mut errs);
     errs.extend(super::variables::definitions::variable_definition_errors(
         cc,
     ));
