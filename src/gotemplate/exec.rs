@@ -130,12 +130,7 @@ impl<'a> Exec<'a> {
             Some(i) => self.at_pos - i - 1,
             None => self.at_pos,
         };
-        let ctx = if s.chars().count() > 20 {
-            format!("{}...", s.chars().take(20).collect::<String>())
-        } else {
-            s
-        };
-        format!("template: {}:{}:{}: executing {} at <{}>", self.parse_name, line, col, super::fmt::quote(&self.name), ctx)
+        format!("template: {}:{}:{}: executing {} at <{}>", self.parse_name, line, col, super::fmt::quote(&self.name), s)
     }
 
     fn err<T>(&self, msg: impl std::fmt::Display) -> R<T> {
@@ -310,8 +305,8 @@ impl<'a> Exec<'a> {
     }
 
     fn walk_range_inner(&mut self, dot: &Rv, node: &'a Node, pos: usize, pipe: &'a Pipe, list: &'a [Node], else_list: Option<&'a [Node]>) -> R<()> {
+        let _ = (node, pos);
         let val = self.eval_pipeline(dot, pipe)?.unbox();
-        self.set_at(At::Node(node), pos);
         let ran = match &val.v {
             Value::Int(n, t) => {
                 if pipe.decl.len() > 1 {
@@ -432,7 +427,6 @@ impl<'a> Exec<'a> {
             return self.err(format!("indirection through explicit nil in {chain}"));
         }
         let recv = self.eval_arg(dot, None, node)?;
-        self.at_arg(chain);
         self.eval_field_chain(dot, recv, fields, args, fin)
     }
 

@@ -200,6 +200,18 @@ pub fn format_float(f: f64, verb: char, prec: Option<usize>) -> String {
             fmt_f(neg, d, dp, (nd as i32 - dp).max(0) as usize)
         }
         'x' | 'X' => hex_float(f, prec, verb == 'X'),
+        'b' => {
+            let bits = f.to_bits();
+            let mut e = ((bits >> 52) & 0x7ff) as i64;
+            let mut mant = bits & ((1u64 << 52) - 1);
+            if e == 0 {
+                e = 1;
+            } else {
+                mant |= 1u64 << 52;
+            }
+            let exp = e - 1075;
+            format!("{}{mant}p{}{exp}", if neg { "-" } else { "" }, if exp >= 0 { "+" } else { "" })
+        }
         _ => format!("%!{verb}(float64={})", format_float(f, 'g', None)),
     }
 }
@@ -371,8 +383,6 @@ impl Printer {
     }
 
     fn bad_verb(&mut self, v: &Value, verb: char) {
-        let saved = self.f;
-        self.f = Flags::default();
         self.buf.push_str("%!");
         self.buf.push(verb);
         self.buf.push('(');
@@ -385,7 +395,6 @@ impl Printer {
             }
         }
         self.buf.push(')');
-        self.f = saved;
     }
 
     /// Top-level argument (a nil interface is `<nil>` for %v and %T only).
@@ -534,7 +543,7 @@ impl Printer {
     fn fmt_float(&mut self, f: f64, verb: char, v: &Value) {
         let (verb2, prec) = match verb {
             'v' => ('g', self.f.prec),
-            'g' | 'G' | 'x' | 'X' => (verb, self.f.prec),
+            'g' | 'G' | 'x' | 'X' | 'b' => (verb, self.f.prec),
             'e' | 'E' | 'f' | 'F' => (verb, Some(self.f.prec.unwrap_or(6))),
             _ => return self.bad_verb(v, verb),
         };

@@ -148,10 +148,6 @@ pub fn chunk(size: i64, v: &Value) -> Result<Value, String> {
     if size <= 0 {
         return Err("runtime error: integer divide by zero".into());
     }
-    let out: Vec<Value> = if l.is_empty() {
-        vec![Value::list(Vec::new())]
-    } else {
-        l.chunks(size as usize).map(|c| Value::list(c.to_vec())).collect()
-    };
+    let out: Vec<Value> = l.chunks(size as usize).map(|c| Value::list(c.to_vec())).collect();
     Ok(Value::List(Rc::new(out), Elem::Any))
 }

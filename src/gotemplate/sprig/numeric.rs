@@ -257,8 +257,7 @@ fn dec_op(a: Dec, b: Dec, op: char) -> Result<Option<Dec>, String> {
                 return Err("decimal division by 0".into());
             }
             // DivRound(b, 16): quotient rounded half away from zero to 16 places.
-            let scale = 16 + 1;
-            let shift = scale - (a.exp - b.exp);
+            let shift = 17 + a.exp - b.exp;
             let num = if shift >= 0 {
                 10i128.checked_pow(shift as u32).and_then(|p| a.mant.checked_mul(p))
             } else {
