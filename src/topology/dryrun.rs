@@ -81,8 +81,16 @@ pub fn store(mut v: Value, resource_version: &str) -> Result<Value> {
     Ok(v)
 }
 
+/// The objects the topology controller builds as Go structs (converted to unstructured
+/// before the patch helper): MachineDeployments, MachinePools, MachineHealthChecks. The
+/// InfrastructureCluster, ControlPlane and templates stay unstructured.
 fn typed(v: &Value) -> Result<Value> {
-    if crate::typed::is_supported(obj::api_version(v), obj::kind(v)) {
+    let built_typed = obj::api_version(v) == "cluster.x-k8s.io/v1beta1"
+        && matches!(
+            obj::kind(v),
+            "MachineDeployment" | "MachinePool" | "MachineHealthCheck"
+        );
+    if built_typed {
         crate::typed::round_trip(v)
     } else {
         Ok(v.clone())
