@@ -93,6 +93,19 @@ fn indent(v: &Value, depth: usize, out: &mut String) {
     }
 }
 
+/// Go's `template.New(name).Funcs(sprig.HermeticTxtFuncMap()).Parse(t)` error, if any.
+/// gotemplate parses and executes together (template name "tpl"): a parse error is
+/// told apart from an execution error (with empty data) by its shape.
+pub fn template_parse_error(name: &str, t: &str) -> Option<String> {
+    let e = crate::gotemplate::execute(t, &Value::Object(Default::default())).err()?;
+    let msg = e.message();
+    let rest = msg.strip_prefix("template: tpl:")?;
+    if msg.contains("executing \"tpl\"") {
+        return None;
+    }
+    Some(format!("template: {name}:{rest}"))
+}
+
 /// A `clusterv1.JSONPatch` as Go prints it: op, path, value, valueFrom in field order.
 fn pretty_json_patch(p: &Value) -> String {
     let mut s = format!(
@@ -198,6 +211,15 @@ fn json_patches(
             ));
         }
         if let Some(f) = from {
+            if let Some(t) = f.get("template").and_then(Value::as_str) {
+                if let Some(e) = template_parse_error("valueFrom.template", t) {
+                    errs.push(FieldError::invalid(
+                        &fe::child(&fe::child(&ip, "valueFrom"), "template"),
+                        BadValue::Str(t.into()),
+                        format!("template can not be parsed: {e}"),
+                    ));
+                }
+            }
             let var = f.get("variable").and_then(Value::as_str);
             if let Some(v) = var {
                 let vp = fe::child(&fe::child(&ip, "valueFrom"), "variable");
@@ -545,6 +567,15 @@ pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
                 ));
             }
             names.insert(name.to_string());
+            if let Some(t) = p.get("enabledIf").and_then(Value::as_str) {
+                if let Some(e) = template_parse_error("enabledIf", t) {
+                    errs.push(FieldError::invalid(
+                        &fe::child(&pp, "enabledIf"),
+                        BadValue::Str(t.into()),
+                        format!("template can not be parsed: {e}"),
+                    ));
+                }
+            }
             let defs = p.get("definitions").filter(|v| !v.is_null());
             let ext = p.get("external").filter(|v| !v.is_null());
             if defs.is_none() && ext.is_none() {

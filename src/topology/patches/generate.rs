@@ -67,11 +67,7 @@ pub fn json_patches(patches: &[Value], variables: &Map<String, Value>) -> Result
         m.insert("op".into(), Value::from(op));
         m.insert("path".into(), Value::from(path));
         if op != "remove" {
-            let v = calculate_value(p, variables).map_err(|e| {
-                e.wrap(format!(
-                    "failed to calculate value for patch with path {path:?}"
-                ))
-            })?;
+            let v = calculate_value(p, variables)?;
             m.insert("value".into(), v);
         }
         out.push(Value::Object(m));
