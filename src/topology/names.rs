@@ -130,6 +130,18 @@ mod tests {
     }
 
     #[test]
+    fn template_strategies_and_overflow() {
+        let t = "{{ .machineDeployment.topologyName }}-{{ .cluster.name }}-{{ .random }}";
+        let n = from_template(Some(t), "c1", Strategy::MachineDeployment("md"), "s").unwrap();
+        assert_eq!(n, format!("md-c1-{}", suffix("s")));
+        let long = format!("{}-{{{{ .random }}}}", "x".repeat(70));
+        let n = from_template(Some(&long), "c1", Strategy::Cluster, "s").unwrap();
+        assert_eq!(n.len(), 63);
+        assert!(n.starts_with(&"x".repeat(58)));
+        assert!(from_template(Some("{{ .nope.x }}"), "c1", Strategy::Cluster, "s").is_err());
+    }
+
+    #[test]
     fn default_strategies() {
         let n = from_template(None, "c1", Strategy::MachineDeployment("md-0"), "s").unwrap();
         assert!(n.starts_with("c1-md-0-"));

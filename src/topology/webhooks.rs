@@ -786,6 +786,20 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn template_parse_errors_only() {
+        assert_eq!(
+            template_parse_error("enabledIf", "{{ if .a }}x").as_deref(),
+            Some("template: enabledIf:1: unexpected EOF")
+        );
+        // Execution errors (a function on a missing value) are not parse errors.
+        assert_eq!(
+            template_parse_error("enabledIf", "{{ semverCompare \">1\" .x }}"),
+            None
+        );
+        assert_eq!(template_parse_error("enabledIf", "{{ .a }}"), None);
+    }
+
+    #[test]
     fn pretty_is_go_marshal_indent() {
         assert_eq!(
             pretty(&json!({"a": [1], "b": {}})),
