@@ -6,9 +6,13 @@
 
 use serde_json::Value;
 
+use super::cel;
 use super::field_error::{child, index, invalid_object_message, key, BadValue, FieldError};
+use super::metadata;
 use super::openapi;
 use super::schema::Schema;
+use super::structural::structural_errors;
+use super::unknown_fields::has_unknown_fields;
 use crate::error::{Error, Result};
 use crate::yaml::read::go_quote;
 
@@ -68,21 +72,103 @@ pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
                 "variable name cannot contain \".\"",
             ));
         }
+        errs.extend(metadata::metadata_errors(
+            v.get("metadata").or(v.get("deprecatedV1Beta1Metadata")),
+            &format!("{path}.metadata"),
+        ));
         let schema_path = format!("{path}.schema.openAPIV3Schema");
+        if let Some(raw_schema) = v.pointer("/schema/openAPIV3Schema") {
+            x_metadata_errors(raw_schema, &schema_path, &mut errs);
+        }
         match v
             .pointer("/schema/openAPIV3Schema")
             .map(|s| Schema::from_value(s, &schema_path))
         {
-            Some(Ok(s)) => schema_errors(&s, &schema_path, &mut errs),
+            Some(Ok(s)) => root_schema_errors(&s, &schema_path, &mut errs),
             Some(Err(e)) => errs.push(FieldError::invalid(
                 &schema_path,
                 BadValue::Str(String::new()),
                 e.message().to_string(),
             )),
-            None => {}
+            // Go's zero-value schema: no type.
+            None => root_schema_errors(&Schema::default(), &schema_path, &mut errs),
         }
     }
     errs
+}
+
+/// `x-metadata` labels and annotations, recursively through additionalProperties,
+/// properties and items (`validateClusterClassXVariableMetadata`).
+fn x_metadata_errors(schema: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    if let Some(x) = schema.get("x-metadata").filter(|x| !x.is_null()) {
+        errs.extend(metadata::metadata_errors(
+            Some(x),
+            &child(path, "x-metadata"),
+        ));
+    }
+    if let Some(ap) = schema.get("additionalProperties").filter(|x| x.is_object()) {
+        x_metadata_errors(ap, &child(path, "additionalProperties"), errs);
+    }
+    if let Some(Value::Object(props)) = schema.get("properties") {
+        for (k, p) in props {
+            x_metadata_errors(p, &key(&child(path, "properties"), k), errs);
+        }
+    }
+    if let Some(it) = schema.get("items").filter(|x| x.is_object()) {
+        x_metadata_errors(it, &child(path, "items"), errs);
+    }
+}
+
+/// `validateRootSchema`: structural errors, else default errors, else the schema rules;
+/// each stage stops the next.
+fn root_schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
+    let structural = structural_errors(s, path);
+    if !structural.is_empty() {
+        errs.extend(structural);
+        return;
+    }
+    let mut defaults = Vec::new();
+    default_errors(s, path, &mut defaults);
+    if !defaults.is_empty() {
+        errs.extend(defaults);
+        return;
+    }
+    let before = errs.len();
+    schema_errors(s, path, errs);
+    if errs.len() == before {
+        root_cel_errors(s, path, errs);
+    }
+}
+
+/// `structuraldefaulting.ValidateDefaults` with pruned defaults required: every default
+/// (of the schema, its items and properties) must have no unknown fields, must validate
+/// against its schema, and then must pass its CEL rules.
+fn default_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
+    if let Some(d) = &s.default {
+        let default_path = child(path, "default");
+        if has_unknown_fields(d, s) {
+            errs.push(FieldError::invalid(
+                &default_path,
+                openapi::go_value(d),
+                "must not have unknown fields",
+            ));
+        }
+        let mut w = Vec::new();
+        let oa = openapi::validate(s, d, "", &mut w);
+        if !oa.is_empty() {
+            errs.extend(openapi::to_field_errors(&oa, &default_path, None));
+        } else {
+            let mut out = cel::Outcome::default();
+            cel::validate(s, d, &default_path, None, &mut out);
+            errs.extend(out.errors);
+        }
+    }
+    if let Some(it) = &s.items {
+        default_errors(it, &child(path, "items"), errs);
+    }
+    for (k, p) in &s.properties {
+        default_errors(p, &key(&child(path, "properties"), k), errs);
+    }
 }
 
 fn schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
@@ -98,19 +184,15 @@ fn schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
     let mut w = Vec::new();
     if let Some(ex) = &s.example {
         let oa = openapi::validate(s, ex, "", &mut w);
-        errs.extend(
-            openapi::to_field_errors(&oa, &child(path, "example"), "")
-                .into_iter()
-                .map(keep_type_value),
-        );
+        errs.extend(openapi::to_field_errors(&oa, &child(path, "example"), None));
     }
     for (i, e) in s.enum_.iter().enumerate() {
         let oa = openapi::validate(s, e, "", &mut w);
-        errs.extend(
-            openapi::to_field_errors(&oa, &index(&child(path, "enum"), i), "")
-                .into_iter()
-                .map(keep_type_value),
-        );
+        errs.extend(openapi::to_field_errors(
+            &oa,
+            &index(&child(path, "enum"), i),
+            None,
+        ));
     }
     if let Some(ap) = &s.additional_properties {
         if !s.properties.is_empty() {
@@ -178,27 +260,45 @@ fn schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
     }
 }
 
-/// Example/enum errors keep kube-openapi's own bad values (the type name for type errors),
-/// not a variable's raw JSON; we only know the text form, so the value is omitted there.
-fn keep_type_value(mut e: FieldError) -> FieldError {
-    e.bad_value = BadValue::Str(String::new());
-    e
+/// CEL type information cannot be built for a root `array` schema (apiserver's
+/// `SchemaDeclType` with the resource-root metadata added), so rules there are rejected.
+fn root_cel_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
+    if s.type_ == "array" && !s.int_or_string && !s.validations.is_empty() {
+        errs.push(FieldError::internal(
+            &child(path, "x-kubernetes-validations"),
+            "internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations",
+        ));
+    }
 }
 
-/// The ClusterClass webhook's variable checks; `Ok` when there is nothing to report.
+/// The ClusterClass webhook's variable checks, wrapped as clusterctl's plan reports a
+/// webhook failure: `failed validation of cluster.x-k8s.io/v1beta1, Kind=ClusterClass
+/// ns/name: ClusterClass.cluster.x-k8s.io "name" is invalid: [...]`. The topology engine
+/// may instead merge `variable_definition_errors` into its own ClusterClass error list.
 pub fn validate_cluster_class_variables(cluster_class: &Value) -> Result<()> {
     let errs = variable_definition_errors(cluster_class);
     if errs.is_empty() {
         return Ok(());
     }
-    let name = cluster_class
-        .pointer("/metadata/name")
+    let md = |k: &str| {
+        cluster_class
+            .pointer(&format!("/metadata/{k}"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    };
+    let api_version = cluster_class
+        .get("apiVersion")
         .and_then(Value::as_str)
-        .unwrap_or("");
+        .unwrap_or("cluster.x-k8s.io/v1beta1");
     Err(Error::new(invalid_object_message(
         "ClusterClass.cluster.x-k8s.io",
-        name,
+        md("name"),
         &errs,
+    ))
+    .wrap(format!(
+        "failed validation of {api_version}, Kind=ClusterClass {}/{}",
+        md("namespace"),
+        md("name")
     )))
 }
 
@@ -215,9 +315,20 @@ mod tests {
     }
 
     #[test]
+    fn webhook_message() {
+        let cc = json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "metadata": {"name": "cc", "namespace": "ns"}, "spec": {"variables": [{"name": "builtin"}]}});
+        assert_eq!(
+            validate_cluster_class_variables(&cc).unwrap_err().message(),
+            "failed validation of cluster.x-k8s.io/v1beta1, Kind=ClusterClass ns/cc: ClusterClass.cluster.x-k8s.io \"cc\" is invalid: [spec.variables[builtin].name: Invalid value: \"builtin\": \"builtin\" is a reserved variable name, spec.variables[builtin].schema.openAPIV3Schema.type: Required value: must not be empty for specified object fields]"
+        );
+        let ok = json!({"metadata": {"name": "cc"}, "spec": {"variables": [{"name": "a", "schema": {"openAPIV3Schema": {"type": "string"}}}]}});
+        assert!(validate_cluster_class_variables(&ok).is_ok());
+    }
+
+    #[test]
     fn names() {
         let t = texts(
-            json!({"spec": {"variables": [{"name": "a"}, {"name": "a"}, {"name": "builtin"}, {"name": "x.y"}]}}),
+            json!({"spec": {"variables": [{"name": "a", "schema": {"openAPIV3Schema": {"type": "string"}}}, {"name": "a", "schema": {"openAPIV3Schema": {"type": "string"}}}, {"name": "builtin", "schema": {"openAPIV3Schema": {"type": "string"}}}, {"name": "x.y", "schema": {"openAPIV3Schema": {"type": "string"}}}]}}),
         );
         assert_eq!(t, vec![
             "spec.variables[a].name: Invalid value: \"a\": variable name must be unique. Variable with name \"a\" is defined more than once",
@@ -242,14 +353,27 @@ mod tests {
     }
 
     #[test]
+    fn structural_then_defaults_then_schema() {
+        let t = texts(json!({"spec": {"variables": [
+            {"name": "s", "schema": {"openAPIV3Schema": {"type": "object", "properties": {"a": {"maxLength": 1}}, "example": 5}}},
+            {"name": "d", "schema": {"openAPIV3Schema": {"type": "object", "default": {"z": 1}, "properties": {"a": {"type": "string", "maxLength": 1, "default": "ab"}}}}}
+        ]}}));
+        assert_eq!(t, vec![
+            "spec.variables[s].schema.openAPIV3Schema.properties[a].type: Required value: must not be empty for specified object fields",
+            "spec.variables[d].schema.openAPIV3Schema.default: Invalid value: map[string]interface {}{\"z\":1}: must not have unknown fields",
+            "spec.variables[d].schema.openAPIV3Schema.properties[a].default: Too long: may not be more than 1 bytes",
+        ]);
+    }
+
+    #[test]
     fn examples_and_enums_must_validate() {
         let t = texts(
             json!({"spec": {"variables": [{"name": "e", "schema": {"openAPIV3Schema": {"type": "integer", "maximum": 3, "example": 5, "enum": [1, 9]}}}]}}),
         );
         assert_eq!(t, vec![
-            "spec.variables[e].schema.openAPIV3Schema.example: Invalid value: \"\": should be less than or equal to 3",
-            "spec.variables[e].schema.openAPIV3Schema.example: Unsupported value: \"\": supported values: \"1\", \"9\"",
-            "spec.variables[e].schema.openAPIV3Schema.enum[1]: Invalid value: \"\": should be less than or equal to 3",
+            "spec.variables[e].schema.openAPIV3Schema.example: Invalid value: 5:  in body should be less than or equal to 3",
+            "spec.variables[e].schema.openAPIV3Schema.example: Unsupported value: 5: supported values: \"1\", \"9\"",
+            "spec.variables[e].schema.openAPIV3Schema.enum[1]: Invalid value: 9:  in body should be less than or equal to 3",
         ]);
         assert!(texts(json!({"spec": {"variables": [{"name": "ok", "schema": {"openAPIV3Schema": {"type": "string", "example": "x"}}}]}})).is_empty());
     }

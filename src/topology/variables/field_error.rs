@@ -49,6 +49,8 @@ pub enum BadValue {
     Null,
     /// `omitValue`: only the type text.
     Omit,
+    /// Printed as is: Go's `%#v` of a map or slice.
+    GoSyntax(String),
 }
 
 /// One `field.Error`.
@@ -160,6 +162,7 @@ impl FieldError {
                 BadValue::Float(f) => format!("{}: {}", self.kind.text(), go_v_float(*f)),
                 BadValue::Bool(b) => format!("{}: {b}", self.kind.text()),
                 BadValue::Null => format!("{}: \"null\"", self.kind.text()),
+                BadValue::GoSyntax(v) => format!("{}: {v}", self.kind.text()),
             },
         };
         if !self.detail.is_empty() {
@@ -179,6 +182,32 @@ impl std::fmt::Display for FieldError {
 /// Go's `%v` of a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`).
 pub fn go_v_float(f: f64) -> String {
     crate::yaml::emit::format_go_float_g(f)
+}
+
+/// Go's `%#v` of a decoded JSON value (`map[string]interface {}{"a":1}`,
+/// `[]interface {}{"x"}`, map keys sorted as fmt sorts them).
+pub fn go_sharp_v(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Null => "interface {}(nil)".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::String(s) => go_quote(s),
+        Value::Number(n) => match super::gojson::as_int64(n) {
+            Some(i) => i.to_string(),
+            None => go_v_float(n.as_f64().unwrap_or(0.0)),
+        },
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().map(go_sharp_v).collect();
+            format!("[]interface {{}}{{{}}}", parts.join(", "))
+        }
+        Value::Object(m) => {
+            let parts: Vec<String> = m
+                .iter()
+                .map(|(k, v)| format!("{}:{}", go_quote(k), go_sharp_v(v)))
+                .collect();
+            format!("map[string]interface {{}}{{{}}}", parts.join(", "))
+        }
+    }
 }
 
 /// `ErrorList.ToAggregate().Error()`: one message, or `[a, b]` without duplicates.
@@ -283,7 +312,7 @@ mod tests {
     fn aggregate_brackets_and_dedups() {
         let a = FieldError::required("a", "");
         let b = FieldError::required("b", "");
-        assert_eq!(aggregate(&[a.clone()]), "a: Required value");
+        assert_eq!(aggregate(std::slice::from_ref(&a)), "a: Required value");
         assert_eq!(
             aggregate(&[a.clone(), b.clone(), a.clone()]),
             "[a: Required value, b: Required value]"
@@ -292,6 +321,24 @@ mod tests {
         assert_eq!(
             invalid_object_message("Cluster.cluster.x-k8s.io", "c1", &[a, b]),
             "Cluster.cluster.x-k8s.io \"c1\" is invalid: [a: Required value, b: Required value]"
+        );
+    }
+
+    #[test]
+    fn go_syntax_values() {
+        let v = serde_json::json!({"b": [1.0, "x"], "a": true, "c": null});
+        assert_eq!(
+            go_sharp_v(&v),
+            r#"map[string]interface {}{"a":true, "b":[]interface {}{1, "x"}, "c":interface {}(nil)}"#
+        );
+        let e = FieldError::invalid(
+            "p",
+            BadValue::GoSyntax(go_sharp_v(&serde_json::json!({"a": 1.5}))),
+            "d",
+        );
+        assert_eq!(
+            e.to_string(),
+            r#"p: Invalid value: map[string]interface {}{"a":1.5}: d"#
         );
     }
 

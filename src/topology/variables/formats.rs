@@ -148,7 +148,7 @@ fn is_date(s: &str) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().ok();
+    let num = |r: std::ops::Range<usize>| s.get(r).and_then(|t| t.parse::<u32>().ok());
     match (num(0..4), num(5..7), num(8..10)) {
         (Some(y), Some(m), Some(d)) if (1..=12).contains(&m) && d >= 1 => {
             let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
@@ -175,7 +175,7 @@ fn is_date(s: &str) -> bool {
 /// Standard base64 with padding (Go's `base64.StdEncoding.DecodeString`).
 fn is_base64(s: &str) -> bool {
     let b = s.as_bytes();
-    if b.len() % 4 != 0 {
+    if !b.len().is_multiple_of(4) {
         return false;
     }
     let pad = b.iter().rev().take_while(|c| **c == b'=').count();

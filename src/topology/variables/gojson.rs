@@ -19,7 +19,7 @@ pub fn as_int64(n: &serde_json::Number) -> Option<i64> {
     // Go marshals an integral float64 without a fraction ("7"), which decodes as int64
     // when it fits; 2^63 itself does not.
     if f.fract() == 0.0
-        && f.abs() < 9.223_372_036_854_775_807e18
+        && f.abs() < 9.223_372_036_854_776e18
         && go_json_float(f)
             .bytes()
             .all(|b| b.is_ascii_digit() || b == b'-')

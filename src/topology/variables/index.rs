@@ -10,12 +10,31 @@ use super::field_error::{key, BadValue, ErrorType, FieldError};
 use super::gojson::marshal;
 use super::schema::Schema;
 
-/// `string(value.Value.Raw)`: the compact JSON of a variable's value, "" when unset or null.
+/// `string(value.Value.Raw)`: the compact JSON of a variable's value, "" when there is no
+/// `value` key. A user's `value: null` decodes to no raw bytes in Go as well; callers
+/// model that by dropping the key (see `strip_null_values`), while a null written by
+/// defaulting is the raw text `null`.
 pub fn raw_value(variable: Option<&Value>) -> String {
     match variable.and_then(|v| v.get("value")) {
-        None | Some(Value::Null) => String::new(),
+        None => String::new(),
         Some(v) => marshal(v),
     }
+}
+
+/// A list as Go decodes user input: `value: null` has no raw bytes.
+pub fn strip_null_values(values: &[Value]) -> Vec<Value> {
+    values
+        .iter()
+        .map(|v| {
+            let mut v = v.clone();
+            if let Some(m) = v.as_object_mut() {
+                if m.get("value").is_some_and(Value::is_null) {
+                    m.remove("value");
+                }
+            }
+            v
+        })
+        .collect()
 }
 
 fn name_of(v: &Value) -> &str {
@@ -184,7 +203,12 @@ mod tests {
     #[test]
     fn raw_values() {
         assert_eq!(raw_value(Some(&json!({"name": "a"}))), "");
-        assert_eq!(raw_value(Some(&json!({"name": "a", "value": null}))), "");
+        assert_eq!(
+            raw_value(Some(&json!({"name": "a", "value": null}))),
+            "null"
+        );
+        let stripped = strip_null_values(&[json!({"name": "a", "value": null})]);
+        assert_eq!(raw_value(stripped.first()), "");
         assert_eq!(
             raw_value(Some(&json!({"name": "a", "value": {"b": [1.0]}}))),
             "{\"b\":[1]}"

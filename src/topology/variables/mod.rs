@@ -2,21 +2,33 @@
 //! structural-schema defaulting and validation, CEL `x-kubernetes-validations`.
 //!
 //! One file per purpose: `status` (status.variables), `schema` (the typed schema),
-//! `index` (value/definition indexes), `defaulting`, `openapi` + `formats` (schema
-//! checks), `unknown_fields` (the pruning check), `cel/` (rules), `validation` (the
-//! per-list orchestration), `definitions` (ClusterClass-side rules), `field_error`
-//! and `gojson` (Go's texts).
+//! `index` (value/definition indexes), `defaulting`, `openapi` + `composition` +
+//! `formats` + `go_regex` (schema checks), `unknown_fields` (the pruning check), `cel/` (rules),
+//! `validation` (the per-list orchestration), `definitions` + `structural` +
+//! `metadata` (ClusterClass-side rules), `field_error` and `gojson` (Go's texts).
+//!
+//! For the topology engine: compute `status_variables(cc)` once, run
+//! `validate_cluster_class_variables(cc)` (or merge `definitions::variable_definition_errors`
+//! into the ClusterClass webhook's list), then `default_and_validate_cluster_variables`
+//! on the Cluster — it is the Cluster webhook's `Default` for variables: defaulting and
+//! validation errors are reported together, after which the Cluster holds the defaulted
+//! variables. Errors are clusterctl's texts below "failed to run defaulting and
+//! validation on Clusters: "; warnings name what capi-render could not check.
 
 pub mod cel;
+pub mod composition;
 pub mod defaulting;
 pub mod definitions;
 pub mod field_error;
 pub mod formats;
+pub mod go_regex;
 pub mod gojson;
 pub mod index;
+pub mod metadata;
 pub mod openapi;
 pub mod schema;
 pub mod status;
+pub mod structural;
 pub mod unknown_fields;
 pub mod validation;
 
@@ -76,9 +88,16 @@ fn worker_override_lists(cluster: &Value) -> Vec<(String, String)> {
 /// plane, MachineDeployments and MachinePools (never creating). Returns the field errors;
 /// a list with errors is left unchanged.
 pub fn default_variables(cluster: &mut Value, status_variables: &Value) -> Vec<FieldError> {
+    default_lists(cluster, status_variables).0
+}
+
+/// `default_variables`, also returning the JSON pointers of the lists whose defaulting
+/// failed (those keep the user's input, where `value: null` has no raw bytes).
+fn default_lists(cluster: &mut Value, status_variables: &Value) -> (Vec<FieldError>, Vec<String>) {
     let defs = definitions_of(status_variables);
     let mut errs = Vec::new();
-    let topology_values = list_at(cluster, "/spec/topology/variables").to_vec();
+    let mut failed = Vec::new();
+    let topology_values = index::strip_null_values(list_at(cluster, "/spec/topology/variables"));
     match defaulting::default_variables(&topology_values, &defs, true, TOPOLOGY_VARIABLES) {
         Ok(v) => {
             if let Some(t) = cluster
@@ -88,7 +107,10 @@ pub fn default_variables(cluster: &mut Value, status_variables: &Value) -> Vec<F
                 t.insert("variables".into(), Value::Array(v));
             }
         }
-        Err(e) => errs.extend(e),
+        Err(e) => {
+            errs.extend(e);
+            failed.push("/spec/topology/variables".to_string());
+        }
     }
     let mut lists = vec![(
         "/spec/topology/controlPlane/variables/overrides".to_string(),
@@ -96,7 +118,7 @@ pub fn default_variables(cluster: &mut Value, status_variables: &Value) -> Vec<F
     )];
     lists.extend(worker_override_lists(cluster));
     for (pointer, path) in lists {
-        let values = list_at(cluster, &pointer).to_vec();
+        let values = index::strip_null_values(list_at(cluster, &pointer));
         if values.is_empty() {
             continue;
         }
@@ -106,10 +128,13 @@ pub fn default_variables(cluster: &mut Value, status_variables: &Value) -> Vec<F
                     *slot = Value::Array(v);
                 }
             }
-            Err(e) => errs.extend(e),
+            Err(e) => {
+                errs.extend(e);
+                failed.push(pointer);
+            }
         }
     }
-    errs
+    (errs, failed)
 }
 
 /// The validation half of CAPI's `DefaultAndValidateVariables`: topology variables
@@ -203,8 +228,16 @@ pub fn default_and_validate_cluster_variables(
     cluster: &mut Value,
     status_variables: &Value,
 ) -> Result<Vec<String>> {
-    let mut errs = default_variables(cluster, status_variables);
-    let report = validate_variables(cluster, status_variables);
+    let (mut errs, failed) = default_lists(cluster, status_variables);
+    let mut view = cluster.clone();
+    for pointer in failed {
+        if let Some(slot) = view.pointer_mut(&pointer) {
+            let stripped =
+                index::strip_null_values(slot.as_array().map(Vec::as_slice).unwrap_or(&[]));
+            *slot = Value::Array(stripped);
+        }
+    }
+    let report = validate_variables(&view, status_variables);
     errs.extend(report.errors);
     if errs.is_empty() {
         Ok(report.warnings)

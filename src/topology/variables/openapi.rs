@@ -40,10 +40,12 @@ pub struct OaError {
     pub actual: i64,
     pub max: i64,
     pub enum_values: Vec<String>,
+    /// kube-openapi's `Value` (what apiextensions prints as the bad value).
+    pub value: BadValue,
 }
 
 impl OaError {
-    fn new(code: Code, name: &str, message: String) -> Self {
+    pub(super) fn new(code: Code, name: &str, message: String) -> Self {
         OaError {
             code,
             name: name.to_string(),
@@ -51,13 +53,19 @@ impl OaError {
             actual: -1,
             max: -1,
             enum_values: vec![],
+            value: BadValue::Str(String::new()),
         }
+    }
+
+    fn with_value(mut self, v: BadValue) -> Self {
+        self.value = v;
+        self
     }
 }
 
 /// Go's dynamic kind of a decoded JSON value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Nil,
     Bool,
     Str,
@@ -67,7 +75,7 @@ enum Kind {
     Map,
 }
 
-fn kind(v: &Value) -> Kind {
+pub(super) fn kind(v: &Value) -> Kind {
     match v {
         Value::Null => Kind::Nil,
         Value::Bool(_) => Kind::Bool,
@@ -95,7 +103,7 @@ pub fn effective_format(format: &str) -> String {
 }
 
 /// The JSON types a schema accepts (`x-kubernetes-int-or-string` → integer,string).
-fn types_of(s: &Schema) -> Vec<&'static str> {
+pub(super) fn types_of(s: &Schema) -> Vec<&'static str> {
     if s.int_or_string {
         return vec!["integer", "string"];
     }
@@ -131,7 +139,10 @@ pub fn validate(s: &Schema, v: &Value, path: &str, warnings: &mut Vec<String>) -
         return out;
     }
     add(type_check(s, v, k, &format, path), &mut out);
-    add(composition_check(s, v, path, warnings), &mut out);
+    add(
+        super::composition::composition_check(s, v, path, warnings),
+        &mut out,
+    );
     if let Value::String(text) = v {
         add(string_check(s, text, path), &mut out);
         if !format.is_empty() {
@@ -145,7 +156,8 @@ pub fn validate(s: &Schema, v: &Value, path: &str, warnings: &mut Vec<String>) -
                             path,
                             &format!("must be of type {format}: {}", go_quote(text)),
                         ),
-                    )],
+                    )
+                    .with_value(BadValue::Str(text.clone()))],
                     &mut out,
                 ),
                 None => warnings.push(format!(
@@ -167,7 +179,7 @@ pub fn validate(s: &Schema, v: &Value, path: &str, warnings: &mut Vec<String>) -
     out
 }
 
-fn type_check(s: &Schema, v: &Value, k: Kind, format: &str, path: &str) -> Vec<OaError> {
+pub(super) fn type_check(s: &Schema, v: &Value, k: Kind, format: &str, path: &str) -> Vec<OaError> {
     let types = types_of(s);
     if types.is_empty() && format.is_empty() {
         return vec![];
@@ -178,7 +190,9 @@ fn type_check(s: &Schema, v: &Value, k: Kind, format: &str, path: &str) -> Vec<O
                 path,
                 &format!("must be of type {}: \"null\"", types.join(",")),
             );
-            return vec![OaError::new(Code::InvalidType, path, m)];
+            return vec![
+                OaError::new(Code::InvalidType, path, m).with_value(BadValue::Str("null".into()))
+            ];
         }
         return vec![];
     }
@@ -201,12 +215,12 @@ fn type_check(s: &Schema, v: &Value, k: Kind, format: &str, path: &str) -> Vec<O
         && !(has || sch_format == format || float_int || int_float)
     {
         let m = msg(path, &format!("must be of type {format}: \"{sch_format}\""));
-        return vec![OaError::new(Code::InvalidType, path, m)];
+        return vec![
+            OaError::new(Code::InvalidType, path, m).with_value(BadValue::Str(sch_format.into()))
+        ];
     }
-    if !(types.contains(&"number") || types.contains(&"integer"))
-        && !format.is_empty()
-        && matches!(k, Kind::Str | Kind::Slice)
-    {
+    let numeric = types.contains(&"number") || types.contains(&"integer");
+    if !numeric && !format.is_empty() && matches!(k, Kind::Str | Kind::Slice) {
         return vec![];
     }
     if !(has || float_int || int_float) {
@@ -214,91 +228,11 @@ fn type_check(s: &Schema, v: &Value, k: Kind, format: &str, path: &str) -> Vec<O
             path,
             &format!("must be of type {}: \"{sch_type}\"", types.join(",")),
         );
-        return vec![OaError::new(Code::InvalidType, path, m)];
+        return vec![
+            OaError::new(Code::InvalidType, path, m).with_value(BadValue::Str(sch_type.into()))
+        ];
     }
     vec![]
-}
-
-/// allOf / anyOf / oneOf / not. kube-openapi picks the "best" failing alternative by
-/// match counts; we report the first failing one (documented difference).
-fn composition_check(
-    s: &Schema,
-    v: &Value,
-    path: &str,
-    warnings: &mut Vec<String>,
-) -> Vec<OaError> {
-    let mut out = Vec::new();
-    let quoted = go_quote(path);
-    if !s.any_of.is_empty() {
-        let results: Vec<Vec<OaError>> = s
-            .any_of
-            .iter()
-            .map(|a| validate(a, v, path, warnings))
-            .collect();
-        if !results.iter().any(Vec::is_empty) {
-            out.push(OaError::new(
-                Code::Composite,
-                path,
-                format!("{quoted} must validate at least one schema (anyOf)"),
-            ));
-            out.extend(results[0].iter().cloned());
-        }
-    }
-    if !s.one_of.is_empty() {
-        let results: Vec<Vec<OaError>> = s
-            .one_of
-            .iter()
-            .map(|a| validate(a, v, path, warnings))
-            .collect();
-        let valid = results.iter().filter(|r| r.is_empty()).count();
-        if valid != 1 {
-            let extra = if valid == 0 {
-                "Found none valid".to_string()
-            } else {
-                format!("Found {valid} valid alternatives")
-            };
-            out.push(OaError::new(
-                Code::Composite,
-                path,
-                format!("{quoted} must validate one and only one schema (oneOf). {extra}"),
-            ));
-            if valid == 0 {
-                out.extend(results[0].iter().cloned());
-            }
-        }
-    }
-    if !s.all_of.is_empty() {
-        let mut validated = 0;
-        for a in &s.all_of {
-            let r = validate(a, v, path, warnings);
-            if r.is_empty() {
-                validated += 1;
-            }
-            out.extend(r);
-        }
-        if validated != s.all_of.len() {
-            let extra = if validated == 0 {
-                ". None validated"
-            } else {
-                ""
-            };
-            out.push(OaError::new(
-                Code::Composite,
-                path,
-                format!("{quoted} must validate all the schemas (allOf){extra}"),
-            ));
-        }
-    }
-    if let Some(n) = &s.not {
-        if validate(n, v, path, warnings).is_empty() {
-            out.push(OaError::new(
-                Code::Composite,
-                path,
-                format!("{quoted} must not validate the schema (not)"),
-            ));
-        }
-    }
-    out
 }
 
 fn string_check(s: &Schema, text: &str, path: &str) -> Vec<OaError> {
@@ -320,18 +254,20 @@ fn string_check(s: &Schema, text: &str, path: &str) -> Vec<OaError> {
                 Code::Other,
                 path,
                 msg(path, &format!("should be at least {min} chars long")),
-            )];
+            )
+            .with_value(BadValue::Str(text.into()))];
         }
     }
     if !s.pattern.is_empty() {
-        match regex::Regex::new(&s.pattern) {
+        match super::go_regex::compile(&s.pattern) {
             Ok(re) => {
                 if !re.is_match(text) {
                     return vec![OaError::new(
                         Code::Other,
                         path,
                         msg(path, &format!("should match '{}'", s.pattern)),
-                    )];
+                    )
+                    .with_value(BadValue::Str(text.into()))];
                 }
             }
             Err(err) => {
@@ -340,18 +276,16 @@ fn string_check(s: &Schema, text: &str, path: &str) -> Vec<OaError> {
                     &format!(
                         "should match '{}, but pattern is invalid: {}'",
                         s.pattern,
-                        first_line(&err.to_string())
+                        super::go_regex::go_error(&s.pattern, &err)
                     ),
                 );
-                return vec![OaError::new(Code::Other, path, m)];
+                return vec![
+                    OaError::new(Code::Other, path, m).with_value(BadValue::Str(text.into()))
+                ];
             }
         }
     }
     vec![]
-}
-
-fn first_line(s: &str) -> String {
-    s.lines().last().unwrap_or("").trim().to_string()
 }
 
 fn number_check(s: &Schema, v: &Value, path: &str) -> Vec<OaError> {
@@ -379,11 +313,10 @@ fn number_check(s: &Schema, v: &Value, path: &str) -> Vec<OaError> {
             } else {
                 "should be greater than or equal to"
             };
-            out.push(OaError::new(
-                Code::Other,
-                path,
-                msg(path, &format!("{word} {bound}")),
-            ));
+            out.push(
+                OaError::new(Code::Other, path, msg(path, &format!("{word} {bound}")))
+                    .with_value(go_value(v)),
+            );
         }
     }
     if let Some(max) = s.maximum {
@@ -403,11 +336,10 @@ fn number_check(s: &Schema, v: &Value, path: &str) -> Vec<OaError> {
             } else {
                 "should be less than or equal to"
             };
-            out.push(OaError::new(
-                Code::Other,
-                path,
-                msg(path, &format!("{word} {bound}")),
-            ));
+            out.push(
+                OaError::new(Code::Other, path, msg(path, &format!("{word} {bound}")))
+                    .with_value(go_value(v)),
+            );
         }
     }
     out
@@ -433,11 +365,14 @@ fn slice_check(
     let size = items.len() as i64;
     if let Some(min) = s.min_items {
         if size < min {
-            out.push(OaError::new(
-                Code::Other,
-                path,
-                msg(path, &format!("should have at least {min} items")),
-            ));
+            out.push(
+                OaError::new(
+                    Code::Other,
+                    path,
+                    msg(path, &format!("should have at least {min} items")),
+                )
+                .with_value(BadValue::Int(size)),
+            );
         }
     }
     if let Some(max) = s.max_items {
@@ -524,7 +459,8 @@ fn enum_check(s: &Schema, v: &Value, path: &str) -> Vec<OaError> {
         Code::Enum,
         path,
         msg(path, &format!("should be one of [{}]", shown.join(" "))),
-    );
+    )
+    .with_value(go_value(v));
     e.enum_values = shown;
     vec![e]
 }
@@ -539,11 +475,14 @@ fn object_check(
     let n = map.len() as i64;
     if let Some(min) = s.min_properties {
         if n < min {
-            out.push(OaError::new(
-                Code::Other,
-                path,
-                msg(path, &format!("should have at least {min} properties")),
-            ));
+            out.push(
+                OaError::new(
+                    Code::Other,
+                    path,
+                    msg(path, &format!("should have at least {min} properties")),
+                )
+                .with_value(BadValue::Int(n)),
+            );
         }
     }
     if let Some(max) = s.max_properties {
@@ -588,12 +527,32 @@ fn object_check(
     out
 }
 
-/// `kubeOpenAPIResultToFieldErrors` plus CAPI's fix-ups: every error's bad value is the
-/// variable's raw JSON and a leading ` in body ` is trimmed from the detail.
-pub fn to_field_errors(errs: &[OaError], fld_path: &str, raw: &str) -> Vec<FieldError> {
-    let bad = || BadValue::Str(raw.to_string());
+/// Go's printed form of a decoded value as a bad value (`%v` scalars, `%q` strings,
+/// `%#v` lists and maps).
+pub fn go_value(v: &Value) -> BadValue {
+    match v {
+        Value::Null => BadValue::Null,
+        Value::Bool(b) => BadValue::Bool(*b),
+        Value::String(s) => BadValue::Str(s.clone()),
+        Value::Number(n) => match as_int64(n) {
+            Some(i) => BadValue::Int(i),
+            None => BadValue::Float(n.as_f64().unwrap_or(0.0)),
+        },
+        other => BadValue::GoSyntax(super::field_error::go_sharp_v(other)),
+    }
+}
+
+/// `kubeOpenAPIResultToFieldErrors` plus CAPI's fix-ups for variable values (`raw` set):
+/// every error's bad value is the variable's raw JSON and a leading ` in body ` is
+/// trimmed from the detail. Without `raw` (ClusterClass example/enum checks) the errors
+/// keep kube-openapi's values and texts.
+pub fn to_field_errors(errs: &[OaError], fld_path: &str, raw: Option<&str>) -> Vec<FieldError> {
     errs.iter()
         .map(|e| {
+            let bad = || match raw {
+                Some(r) => BadValue::Str(r.to_string()),
+                None => e.value.clone(),
+            };
             if e.code == Code::Composite {
                 return FieldError::invalid(fld_path, bad(), e.message.clone());
             }
@@ -601,11 +560,14 @@ pub fn to_field_errors(errs: &[OaError], fld_path: &str, raw: &str) -> Vec<Field
                 "" | "." => fld_path.to_string(),
                 n => format!("{fld_path}.{}", n.strip_prefix('.').unwrap_or(n)),
             };
-            let detail = e
-                .message
-                .strip_prefix(" in body ")
-                .unwrap_or(&e.message)
-                .to_string();
+            let detail = match raw {
+                Some(_) => e
+                    .message
+                    .strip_prefix(" in body ")
+                    .unwrap_or(&e.message)
+                    .to_string(),
+                None => e.message.clone(),
+            };
             let mut fe = match e.code {
                 Code::Required => FieldError::required(&path, ""),
                 Code::Enum => FieldError::not_supported(&path, bad(), &e.enum_values),
@@ -621,7 +583,9 @@ pub fn to_field_errors(errs: &[OaError], fld_path: &str, raw: &str) -> Vec<Field
                 ),
                 _ => FieldError::invalid(&path, bad(), detail),
             };
-            fe.bad_value = bad();
+            if raw.is_some() {
+                fe.bad_value = bad();
+            }
             fe
         })
         .collect()
@@ -636,7 +600,7 @@ mod tests {
         let s = Schema::from_value(&schema, "s").unwrap();
         let mut w = vec![];
         let oa = validate(&s, &v, "", &mut w);
-        to_field_errors(&oa, "v", &marshal(&v))
+        to_field_errors(&oa, "v", Some(&marshal(&v)))
             .iter()
             .map(|e| e.to_string())
             .collect()

@@ -29,7 +29,8 @@ pub fn definition(variable: &Value, from: &str, path: &str) -> Result<Value> {
     Ok(json!({
         "from": from,
         "required": required,
-        "metadata": typed_metadata(variable.get("metadata")),
+        // v1beta2 renamed the variable's `metadata` to `deprecatedV1Beta1Metadata`.
+        "metadata": typed_metadata(variable.get("metadata").or(variable.get("deprecatedV1Beta1Metadata"))),
         "schema": {"openAPIV3Schema": schema.to_value()},
     }))
 }
@@ -112,6 +113,15 @@ mod tests {
                 {"name": "b", "definitionsConflict": false, "definitions": [{"from": "inline", "required": true,
                     "metadata": {}, "schema": {"openAPIV3Schema": {"type": "string"}}}]}
             ])
+        );
+    }
+
+    #[test]
+    fn v1beta2_metadata_is_read() {
+        let cc = json!({"spec": {"variables": [{"name": "a", "deprecatedV1Beta1Metadata": {"annotations": {"k": "v"}}, "schema": {"openAPIV3Schema": {"type": "string"}}}]}});
+        assert_eq!(
+            status_variables(&cc).unwrap()[0]["definitions"][0]["metadata"],
+            json!({"annotations": {"k": "v"}})
         );
     }
 

@@ -22,6 +22,13 @@ pub fn unknown_fields(v: &Value, s: &Schema) -> Vec<String> {
         .collect()
 }
 
+/// Whether pruning `v` against `s` would drop anything (a default "must not have unknown fields").
+pub fn has_unknown_fields(v: &Value, s: &Schema) -> bool {
+    let mut out = Vec::new();
+    prune(v, Some(s), &mut vec![], &mut out);
+    !out.is_empty()
+}
+
 fn append_key(parent: &mut Vec<String>, k: &str) {
     if !parent.is_empty() {
         parent.push(".".into());
@@ -137,5 +144,10 @@ mod tests {
         );
         let s = schema(json!({"type": "object", "additionalProperties": {"type": "string"}}));
         assert!(unknown_fields(&json!({"q": "x"}), &s).is_empty());
+        assert!(!has_unknown_fields(&json!({"q": "x"}), &s));
+        assert!(has_unknown_fields(
+            &json!({"q": "x"}),
+            &schema(json!({"type": "object"}))
+        ));
     }
 }

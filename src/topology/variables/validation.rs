@@ -76,7 +76,7 @@ pub fn validate_variable(variable: &Value, def: &Definition, fld_path: &str, rep
     if !oa.is_empty() {
         report
             .errors
-            .extend(openapi::to_field_errors(&oa, &value_path, &raw));
+            .extend(openapi::to_field_errors(&oa, &value_path, Some(&raw)));
         return;
     }
     let unknown = unknown_fields(&value, &def.schema);
@@ -93,7 +93,7 @@ pub fn validate_variable(variable: &Value, def: &Definition, fld_path: &str, rep
         return;
     }
     let mut out = cel::Outcome::default();
-    cel::validate(&def.schema, &value, &value_path, &raw, &mut out);
+    cel::validate(&def.schema, &value, &value_path, Some(&raw), &mut out);
     report.errors.extend(out.errors);
     report.warnings.extend(out.warnings);
 }

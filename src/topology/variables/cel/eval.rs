@@ -23,9 +23,11 @@ pub fn runtime(msg: impl Into<String>) -> EvalError {
     EvalError::Runtime(msg.into())
 }
 
+/// cel-go's runtime overload error. Its text names neither the function nor the
+/// argument types; `op` and `args` are kept for debugging only.
 pub fn no_overload(op: &str, args: &[&Val]) -> EvalError {
-    let types: Vec<&str> = args.iter().map(|a| a.type_name()).collect();
-    EvalError::Runtime(format!("no such overload: {op}({})", types.join(", ")))
+    let _ = (op, args);
+    EvalError::Runtime("no such overload".to_string())
 }
 
 /// Bound variables, innermost last.
@@ -66,10 +68,15 @@ pub fn eval(e: &Expr, scope: &Scope) -> EvalResult {
             Lit::Double(d) => Val::Double(*d),
             Lit::Str(s) => Val::Str(s.clone()),
         }),
-        Expr::Ident(n) => scope
-            .lookup(n)
-            .cloned()
-            .ok_or_else(|| EvalError::Unsupported(format!("undeclared reference to '{n}'"))),
+        Expr::Ident(n) => match scope.lookup(n) {
+            Some(v) => Ok(v.clone()),
+            None => match super::value::TYPE_NAMES.iter().find(|t| **t == n.as_str()) {
+                Some(t) => Ok(Val::Type(t)),
+                None => Err(EvalError::Unsupported(format!(
+                    "undeclared reference to '{n}'"
+                ))),
+            },
+        },
         Expr::Select(target, field) => {
             let t = eval(target, scope)?;
             select(&t, field)
@@ -225,9 +232,18 @@ fn arithmetic(op: &str, l: &Val, r: &Val) -> EvalResult {
             _ => a.checked_rem(*b).map(Val::Int).ok_or_else(overflow),
         },
         (Val::Uint(a), Val::Uint(b)) => match op {
-            "+" => a.checked_add(*b).map(Val::Uint).ok_or_else(overflow),
-            "-" => a.checked_sub(*b).map(Val::Uint).ok_or_else(overflow),
-            "*" => a.checked_mul(*b).map(Val::Uint).ok_or_else(overflow),
+            "+" => a
+                .checked_add(*b)
+                .map(Val::Uint)
+                .ok_or_else(|| runtime("unsigned integer overflow")),
+            "-" => a
+                .checked_sub(*b)
+                .map(Val::Uint)
+                .ok_or_else(|| runtime("unsigned integer overflow")),
+            "*" => a
+                .checked_mul(*b)
+                .map(Val::Uint)
+                .ok_or_else(|| runtime("unsigned integer overflow")),
             "/" if *b == 0 => Err(runtime("division by zero")),
             "/" => Ok(Val::Uint(a / b)),
             "%" if *b == 0 => Err(runtime("modulus by zero")),

@@ -17,14 +17,16 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
         ("contains", [Val::Str(a), Val::Str(b)]) => Ok(Val::Bool(a.contains(b.as_str()))),
         ("startsWith", [Val::Str(a), Val::Str(b)]) => Ok(Val::Bool(a.starts_with(b.as_str()))),
         ("endsWith", [Val::Str(a), Val::Str(b)]) => Ok(Val::Bool(a.ends_with(b.as_str()))),
-        ("matches", [Val::Str(a), Val::Str(re)]) => regex::Regex::new(re)
-            .map(|r| Val::Bool(r.is_match(a)))
-            .map_err(|e| {
-                runtime(format!(
-                    "invalid regular expression: {}",
-                    e.to_string().lines().last().unwrap_or("").trim()
-                ))
-            }),
+        ("matches", [Val::Str(a), Val::Str(re)]) => {
+            crate::topology::variables::go_regex::compile(re)
+                .map(|r| Val::Bool(r.is_match(a)))
+                .map_err(|e| {
+                    runtime(format!(
+                        "invalid regular expression: {}",
+                        e.to_string().lines().last().unwrap_or("").trim()
+                    ))
+                })
+        }
         ("int", [v]) if recv.is_none() => to_int(v),
         ("uint", [v]) if recv.is_none() => to_uint(v),
         ("double", [v]) if recv.is_none() => to_double(v),
@@ -33,11 +35,10 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
         ("bool", [Val::Str(s)]) if recv.is_none() => match s.as_str() {
             "1" | "t" | "true" | "TRUE" | "True" => Ok(Val::Bool(true)),
             "0" | "f" | "false" | "FALSE" | "False" => Ok(Val::Bool(false)),
-            _ => Err(runtime(format!(
-                "type conversion error from 'string' to 'bool'"
-            ))),
+            _ => Err(runtime("type conversion error from 'string' to 'bool'")),
         },
         ("dyn", [v]) if recv.is_none() => Ok((*v).clone()),
+        ("type", [v]) if recv.is_none() => Ok(Val::Type(v.type_name())),
         ("lowerAscii", [Val::Str(s)]) if recv.is_some() => Ok(Val::Str(s.to_ascii_lowercase())),
         ("upperAscii", [Val::Str(s)]) if recv.is_some() => Ok(Val::Str(s.to_ascii_uppercase())),
         ("trim", [Val::Str(s)]) if recv.is_some() => Ok(Val::Str(s.trim().to_string())),
@@ -56,6 +57,18 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
         }
         ("join", [Val::List(items)]) => join(items, ""),
         ("join", [Val::List(items), Val::Str(sep)]) => join(items, sep),
+        ("indexOf", [Val::List(items), item]) => Ok(Val::Int(
+            items
+                .iter()
+                .position(|i| super::value::equal(i, item))
+                .map_or(-1, |p| p as i64),
+        )),
+        ("lastIndexOf", [Val::List(items), item]) => Ok(Val::Int(
+            items
+                .iter()
+                .rposition(|i| super::value::equal(i, item))
+                .map_or(-1, |p| p as i64),
+        )),
         ("indexOf", [Val::Str(s), Val::Str(sub)]) => {
             Ok(Val::Int(char_index(s, s.find(sub.as_str()))))
         }
@@ -79,7 +92,7 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
         ("min" | "max", [Val::List(items)]) => extreme(name, items),
         (
             "size" | "contains" | "startsWith" | "endsWith" | "matches" | "int" | "uint" | "double"
-            | "string" | "bool" | "dyn" | "lowerAscii" | "upperAscii" | "trim" | "replace"
+            | "string" | "bool" | "dyn" | "type" | "lowerAscii" | "upperAscii" | "trim" | "replace"
             | "split" | "join" | "indexOf" | "lastIndexOf" | "substring" | "format" | "isSorted"
             | "sum" | "min" | "max",
             vals,
@@ -229,7 +242,7 @@ fn extreme(name: &str, items: &[Val]) -> EvalResult {
         });
     }
     best.cloned()
-        .ok_or_else(|| runtime(format!("{name}(list) argument must not be empty")))
+        .ok_or_else(|| runtime(format!("{name} called on empty list")))
 }
 
 /// The strings extension's `format`: `%s`, `%d`, `%f` (precision 6 or `%.Nf`), `%%`.
@@ -272,11 +285,12 @@ fn format(fmt: &str, args: &[Val]) -> Result<String, EvalError> {
             ('s', v) => out.push_str(&to_string(v)?),
             ('d', Val::Int(i)) => out.push_str(&i.to_string()),
             ('d', Val::Uint(u)) => out.push_str(&u.to_string()),
-            ('f', v @ (Val::Double(_) | Val::Int(_) | Val::Uint(_))) => {
-                let Val::Double(d) = to_double(v)? else {
-                    unreachable!()
-                };
-                out.push_str(&format!("{:.*}", precision.unwrap_or(6), d));
+            ('f', Val::Double(d)) => out.push_str(&format!("{:.*}", precision.unwrap_or(6), d)),
+            ('f', Val::Int(i)) => {
+                out.push_str(&format!("{:.*}", precision.unwrap_or(6), *i as f64))
+            }
+            ('f', Val::Uint(u)) => {
+                out.push_str(&format!("{:.*}", precision.unwrap_or(6), *u as f64))
             }
             (v, _) => return Err(EvalError::Unsupported(format!("format verb %{v}"))),
         }

@@ -7,6 +7,7 @@ pub mod eval;
 pub mod functions;
 pub mod lexer;
 pub mod parser;
+pub mod static_check;
 pub mod value;
 
 use serde_json::Value;
@@ -24,8 +25,16 @@ pub struct Outcome {
 }
 
 /// Evaluates every rule of `schema` and its nested schemas against `value`; `fld_path`
-/// names `value`; `raw` is the variable's JSON (the bad value CAPI reports).
-pub fn validate(schema: &Schema, value: &Value, fld_path: &str, raw: &str, out: &mut Outcome) {
+/// names `value`; `raw` is the variable's JSON (the bad value CAPI reports). Without
+/// `raw` (ClusterClass default checks) apiextensions' own bad value is kept: the type of
+/// the schema the rule is on.
+pub fn validate(
+    schema: &Schema,
+    value: &Value,
+    fld_path: &str,
+    raw: Option<&str>,
+    out: &mut Outcome,
+) {
     if value.is_null() {
         return;
     }
@@ -106,7 +115,7 @@ fn validate_rule(
     schema: &Schema,
     value: &Value,
     fld_path: &str,
-    raw: &str,
+    raw: Option<&str>,
     out: &mut Outcome,
 ) {
     if rule.rule.trim().is_empty() {
@@ -127,9 +136,17 @@ fn validate_rule(
     if parser::references(&expr, "oldSelf") {
         return;
     }
+    let undefined = static_check::undefined_fields(&expr, schema);
+    if !undefined.is_empty() {
+        out.warnings.push(format!(
+            "CEL rule {:?} at {fld_path} selects undefined field(s) {}: the ClusterClass webhook rejects it (compilation failed)",
+            rule.rule,
+            undefined.iter().map(|f| format!("'{f}'")).collect::<Vec<_>>().join(", ")
+        ));
+    }
     let self_val = from_json(value, Some(schema));
     let scope = Scope::root(vec![("self".to_string(), self_val)]);
-    let bad = || BadValue::Str(raw.to_string());
+    let bad = || BadValue::Str(raw.unwrap_or(&schema.type_).to_string());
     let result = eval::eval(&expr, &scope);
     match result {
         Ok(Val::Bool(true)) => {}
@@ -202,7 +219,7 @@ mod tests {
             &s,
             &v,
             "spec.topology.variables[x].value",
-            &super::super::gojson::marshal(&v),
+            Some(&super::super::gojson::marshal(&v)),
             &mut out,
         );
         out
@@ -269,6 +286,17 @@ mod tests {
             json!(["a", "b"]),
         );
         assert_eq!(o.errors[0].field, "spec.topology.variables[x].value[1]");
+    }
+
+    #[test]
+    fn undefined_fields_warn() {
+        let o = run(
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "x-kubernetes-validations": [{"rule": "!has(self.zz) || self.a == 'x'"}]}),
+            json!({"a": "x"}),
+        );
+        assert!(o.errors.is_empty());
+        assert_eq!(o.warnings.len(), 1);
+        assert!(o.warnings[0].contains("'zz'"), "{:?}", o.warnings);
     }
 
     #[test]

@@ -31,7 +31,11 @@ pub enum Expr {
 /// Parses one expression.
 pub fn parse(src: &str) -> Result<Expr, String> {
     let toks = lex(src)?;
-    let mut p = Parser { toks, pos: 0 };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+    };
     let e = p.expr()?;
     if p.pos != p.toks.len() {
         return Err(format!(
@@ -45,7 +49,13 @@ pub fn parse(src: &str) -> Result<Expr, String> {
 struct Parser {
     toks: Vec<Tok>,
     pos: usize,
+    /// Nesting of `expr` calls, bounded like cel-go's parser recursion limit.
+    depth: usize,
 }
+
+/// Nesting bound (cel-go allows 250; ours is lower so that debug builds stay within a
+/// 2 MiB thread stack while parsing and evaluating).
+const MAX_DEPTH: usize = 100;
 
 impl Parser {
     fn peek_op(&self, op: &str) -> bool {
@@ -70,6 +80,16 @@ impl Parser {
     }
 
     fn expr(&mut self) -> Result<Expr, String> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(format!("expression recursion limit exceeded: {MAX_DEPTH}"));
+        }
+        let e = self.expr_inner();
+        self.depth -= 1;
+        e
+    }
+
+    fn expr_inner(&mut self) -> Result<Expr, String> {
         let c = self.or()?;
         if self.eat_op("?") {
             let a = self.or()?;
@@ -80,9 +100,21 @@ impl Parser {
         Ok(c)
     }
 
+    /// Counts one more operator of a left-associative chain; the evaluator recurses once
+    /// per operator, so chains are bounded like nesting.
+    fn chain(&self, n: &mut usize) -> Result<(), String> {
+        *n += 1;
+        if self.depth + *n > MAX_DEPTH {
+            return Err(format!("expression recursion limit exceeded: {MAX_DEPTH}"));
+        }
+        Ok(())
+    }
+
     fn or(&mut self) -> Result<Expr, String> {
+        let mut n = 0;
         let mut l = self.and()?;
         while self.eat_op("||") {
+            self.chain(&mut n)?;
             let r = self.and()?;
             l = Expr::Binary("||", Box::new(l), Box::new(r));
         }
@@ -90,8 +122,10 @@ impl Parser {
     }
 
     fn and(&mut self) -> Result<Expr, String> {
+        let mut n = 0;
         let mut l = self.rel()?;
         while self.eat_op("&&") {
+            self.chain(&mut n)?;
             let r = self.rel()?;
             l = Expr::Binary("&&", Box::new(l), Box::new(r));
         }
@@ -99,6 +133,7 @@ impl Parser {
     }
 
     fn rel(&mut self) -> Result<Expr, String> {
+        let mut n = 0;
         let mut l = self.add()?;
         loop {
             let op = match self.toks.get(self.pos) {
@@ -107,12 +142,14 @@ impl Parser {
                 _ => return Ok(l),
             };
             self.pos += 1;
+            self.chain(&mut n)?;
             let r = self.add()?;
             l = Expr::Binary(op, Box::new(l), Box::new(r));
         }
     }
 
     fn add(&mut self) -> Result<Expr, String> {
+        let mut n = 0;
         let mut l = self.mul()?;
         loop {
             let op = if self.eat_op("+") {
@@ -122,12 +159,14 @@ impl Parser {
             } else {
                 return Ok(l);
             };
+            self.chain(&mut n)?;
             let r = self.mul()?;
             l = Expr::Binary(op, Box::new(l), Box::new(r));
         }
     }
 
     fn mul(&mut self) -> Result<Expr, String> {
+        let mut n = 0;
         let mut l = self.unary()?;
         loop {
             let op = if self.eat_op("*") {
@@ -139,6 +178,7 @@ impl Parser {
             } else {
                 return Ok(l);
             };
+            self.chain(&mut n)?;
             let r = self.unary()?;
             l = Expr::Binary(op, Box::new(l), Box::new(r));
         }
@@ -146,11 +186,24 @@ impl Parser {
 
     fn unary(&mut self) -> Result<Expr, String> {
         if self.eat_op("!") {
-            return Ok(Expr::Unary("!", Box::new(self.unary()?)));
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                return Err(format!("expression recursion limit exceeded: {MAX_DEPTH}"));
+            }
+            let inner = self.unary();
+            self.depth -= 1;
+            return Ok(Expr::Unary("!", Box::new(inner?)));
         }
         if self.eat_op("-") {
-            // Negative literals fold, so that -9223372036854775808 stays in range.
-            return match self.unary()? {
+            self.depth += 1;
+            if self.depth > MAX_DEPTH {
+                return Err(format!("expression recursion limit exceeded: {MAX_DEPTH}"));
+            }
+            let inner = self.unary();
+            self.depth -= 1;
+            let inner = inner?;
+            // Negative literals fold into the literal.
+            return match inner {
                 Expr::Lit(Lit::Int(i)) => Ok(Expr::Lit(Lit::Int(-i))),
                 Expr::Lit(Lit::Double(d)) => Ok(Expr::Lit(Lit::Double(-d))),
                 e => Ok(Expr::Unary("-", Box::new(e))),
@@ -160,8 +213,12 @@ impl Parser {
     }
 
     fn member(&mut self) -> Result<Expr, String> {
+        let mut n = 0;
         let mut e = self.primary()?;
         loop {
+            if self.peek_op(".") || self.peek_op("[") {
+                self.chain(&mut n)?;
+            }
             if self.eat_op(".") {
                 let name = match self.toks.get(self.pos) {
                     Some(Tok::Ident(n)) => n.clone(),
@@ -293,6 +350,24 @@ mod tests {
         );
         let e = parse("1 + 2 * 3 == 7 ? 'y' : 'n'").unwrap();
         assert!(matches!(e, Expr::Cond(..)));
+    }
+
+    #[test]
+    fn deep_input_is_an_error_not_a_crash() {
+        assert!(parse(&format!("{}1{}", "(".repeat(1000), ")".repeat(1000))).is_err());
+        assert!(parse(&"!".repeat(1000)).is_err());
+        assert!(parse(&vec!["1"; 1000].join(" + ")).is_err());
+        assert!(parse(&format!("a{}", ".b".repeat(1000))).is_err());
+        assert!(parse(&vec!["1"; 100].join(" + ")).is_ok());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn parsing_and_evaluating_never_panic(src in "[a-z0-9 .()\\[\\]{}:,!?&|=<>+*/%'\"-]{0,60}") {
+            if let Ok(e) = parse(&src) {
+                let _ = super::super::eval::eval(&e, &super::super::eval::Scope::root(vec![("self".into(), super::super::value::Val::Int(1))]));
+            }
+        }
     }
 
     #[test]

@@ -17,7 +17,23 @@ pub enum Val {
     Str(String),
     List(Vec<Val>),
     Map(Vec<(Val, Val)>),
+    /// A type value (`type(x)`, `int`, `string`, …), by CEL type name.
+    Type(&'static str),
 }
+
+/// The CEL type names usable as identifiers.
+pub const TYPE_NAMES: &[&str] = &[
+    "bool",
+    "bytes",
+    "double",
+    "int",
+    "list",
+    "map",
+    "null_type",
+    "string",
+    "type",
+    "uint",
+];
 
 impl Val {
     /// CEL's type name, used in error texts.
@@ -31,6 +47,7 @@ impl Val {
             Val::Str(_) => "string",
             Val::List(_) => "list",
             Val::Map(_) => "map",
+            Val::Type(_) => "type",
         }
     }
 

@@ -1,0 +1,170 @@
+//! Go `regexp` (RE2) semantics on top of the regex crate: the Perl classes `\d`, `\w`,
+//! `\s` and the word boundary `\b` are ASCII-only in Go but Unicode-aware in the regex
+//! crate, so they are rewritten to their ASCII forms before compiling.
+
+use regex::Regex;
+
+/// Compiles a Go regular expression.
+pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
+    Regex::new(&translate(pattern))
+}
+
+/// Go's `regexp.Compile` error text for a pattern the regex crate rejects, for the
+/// common mistakes (`missing closing ]`, `missing closing )`, `unexpected )`,
+/// `missing argument to repetition operator`, look-around); other errors keep the regex
+/// crate's reason after Go's `error parsing regexp: ` prefix.
+pub fn go_error(pattern: &str, err: &regex::Error) -> String {
+    let text = err.to_string();
+    let reason = text
+        .lines()
+        .last()
+        .unwrap_or("")
+        .trim()
+        .trim_start_matches("error: ")
+        .to_string();
+    let go = match reason.as_str() {
+        "unclosed character class" => {
+            let from = pattern.rfind('[').unwrap_or(0);
+            format!("missing closing ]: `{}`", &pattern[from..])
+        }
+        "unclosed group" => format!("missing closing ): `{pattern}`"),
+        "unopened group" => format!("unexpected ): `{pattern}`"),
+        "repetition operator missing expression" => {
+            let op = pattern
+                .chars()
+                .find(|c| matches!(c, '*' | '+' | '?' | '{'))
+                .unwrap_or('*');
+            format!("missing argument to repetition operator: `{op}`")
+        }
+        r if r.starts_with("look-around") => {
+            let at = pattern.find("(?").unwrap_or(0);
+            format!(
+                "invalid or unsupported Perl syntax: `{}`",
+                pattern.get(at..at + 3).unwrap_or("")
+            )
+        }
+        r => r.to_string(),
+    };
+    format!("error parsing regexp: {go}")
+}
+
+/// Rewrites Go's ASCII-only Perl classes; everything else is passed through.
+pub fn translate(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut chars = pattern.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(e) = chars.next() else {
+                    out.push('\\');
+                    break;
+                };
+                let (bare, negated) = match e {
+                    'd' => ("0-9", false),
+                    'D' => ("0-9", true),
+                    'w' => ("0-9A-Za-z_", false),
+                    'W' => ("0-9A-Za-z_", true),
+                    's' => ("\\t\\n\\f\\r ", false),
+                    'S' => ("\\t\\n\\f\\r ", true),
+                    'b' if !in_class => {
+                        out.push_str("(?-u:\\b)");
+                        continue;
+                    }
+                    'B' if !in_class => {
+                        out.push_str("(?-u:\\B)");
+                        continue;
+                    }
+                    _ => {
+                        out.push('\\');
+                        out.push(e);
+                        continue;
+                    }
+                };
+                if in_class && !negated {
+                    out.push_str(bare);
+                } else if negated {
+                    // Also inside a bracket: the regex crate unites nested classes.
+                    out.push_str(&format!("[^{bare}]"));
+                } else {
+                    out.push_str(&format!("[{bare}]"));
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push('[');
+                // A leading `^` and a leading `]` belong to the class.
+                if chars.peek() == Some(&'^') {
+                    out.push('^');
+                    chars.next();
+                }
+                if chars.peek() == Some(&']') {
+                    out.push_str("\\]");
+                    chars.next();
+                }
+            }
+            '[' if in_class => {
+                // `[:alpha:]` style classes pass through.
+                out.push('[');
+                if chars.peek() == Some(&':') {
+                    for n in chars.by_ref() {
+                        out.push(n);
+                        if n == ']' {
+                            break;
+                        }
+                    }
+                }
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(']');
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn perl_classes_are_ascii() {
+        let d = compile(r"^\d+$").unwrap();
+        assert!(d.is_match("123"));
+        assert!(!d.is_match("١٢٣"));
+        assert!(!compile(r"^\w+$").unwrap().is_match("é"));
+        assert!(!compile(r"^\s$").unwrap().is_match("\u{a0}"));
+        assert!(compile(r"^[\d.]+$").unwrap().is_match("1.2"));
+        assert!(!compile(r"^[\d.]+$").unwrap().is_match("١"));
+        assert!(compile(r"^\D$").unwrap().is_match("a"));
+        assert!(compile(r"^[\Da]$").unwrap().is_match("١"));
+        assert!(!compile(r"^[\Da]$").unwrap().is_match("1"));
+    }
+
+    #[test]
+    fn go_error_texts() {
+        let e = |p: &str| go_error(p, &compile(p).unwrap_err());
+        assert_eq!(e("[a"), "error parsing regexp: missing closing ]: `[a`");
+        assert_eq!(e("(a"), "error parsing regexp: missing closing ): `(a`");
+        assert_eq!(e("a)"), "error parsing regexp: unexpected ): `a)`");
+        assert_eq!(
+            e("*a"),
+            "error parsing regexp: missing argument to repetition operator: `*`"
+        );
+        assert_eq!(
+            e("(?=a)"),
+            "error parsing regexp: invalid or unsupported Perl syntax: `(?=`"
+        );
+    }
+
+    #[test]
+    fn other_syntax_passes_through() {
+        assert_eq!(translate(r"^v[0-9]+\.[a-z]$"), r"^v[0-9]+\.[a-z]$");
+        assert_eq!(translate(r"[]a]"), r"[\]a]");
+        assert_eq!(translate(r"[[:alpha:]]"), r"[[:alpha:]]");
+        assert!(compile(r"\bword\b").unwrap().is_match("a word here"));
+        assert!(compile(r"(?i)^ABC\pL$").unwrap().is_match("abcé"));
+    }
+}
