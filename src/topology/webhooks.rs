@@ -812,7 +812,7 @@ mod tests {
         let cc = json!({"metadata": {"name": "k", "namespace": "n"}, "spec": {
             "infrastructure": {"ref": {"apiVersion": "i/v1", "kind": "ITemplate", "name": "x", "namespace": "n"}},
             "controlPlane": {"ref": {"apiVersion": "c/v1", "kind": "CTemplate", "name": "y", "namespace": "n"}},
-            "variables": [{"name": "v"}],
+            "variables": [{"name": "v", "schema": {"openAPIV3Schema": {"type": "string"}}}],
             "patches": [{"name": "p", "definitions": [{"selector": {"apiVersion": "i/v1", "kind": "ITemplate",
                 "matchResources": {"infrastructureCluster": true}},
                 "jsonPatches": [{"op": "add", "path": "/metadata/x", "valueFrom": {"variable": "nope"}},
