@@ -242,3 +242,55 @@ fn fleet_renders_each_cluster_independently() {
     };
     assert_ne!(names(&fleet[0].1), names(&fleet[1].1));
 }
+
+/// Odd values at every level of a Cluster and its class: errors, never panics.
+#[test]
+fn odd_inputs_never_panic() {
+    let base = fixture("templates-and-defaults");
+    let odd = [
+        Value::Null,
+        Value::from("x"),
+        Value::from(1.5),
+        Value::Array(vec![]),
+        serde_json::json!({}),
+    ];
+    fn pointers(v: &Value, prefix: String, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    let p = format!("{prefix}/{}", k.replace('~', "~0").replace('/', "~1"));
+                    out.push(p.clone());
+                    pointers(x, p, out);
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    let p = format!("{prefix}/{i}");
+                    out.push(p.clone());
+                    pointers(x, p, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut runs = 0;
+    for (doc, obj) in base.iter().enumerate().filter(|(_, o)| {
+        matches!(
+            o["kind"].as_str(),
+            Some("Cluster" | "ClusterClass" | "KubeadmControlPlaneTemplate")
+        )
+    }) {
+        let mut ptrs = Vec::new();
+        pointers(obj, String::new(), &mut ptrs);
+        for (i, p) in ptrs.iter().enumerate() {
+            let v = &odd[i % odd.len()];
+            let mut objs = base.clone();
+            if let Some(slot) = objs[doc].pointer_mut(p) {
+                *slot = v.clone();
+            }
+            let _ = plan::plan(objs, "", "", ".");
+            runs += 1;
+        }
+    }
+    assert!(runs > 100, "only {runs} mutations");
+}
