@@ -80,6 +80,7 @@ for regen in "$here"/regen-*.sh; do
 done
 # cluster-api-operator v0.28.0's own customisation code (builds a scratch copy of the module).
 "$here/operator-customize.sh" "$work/golden"
+"$here/gotmpl.sh" "$work/golden"   # Go text/template + sprig goldens (golden/gotmpl)
 
 # ClusterClass variables (golden/topology-variables, from `clusterctl alpha topology plan`).
 CLUSTERCTL="$clusterctl" CAPI_CORPUS="$CAPI_CORPUS" "$here/topology-variables.sh" "$mode" || fail=1
@@ -189,5 +190,7 @@ rendered=$(grep -lx 0 "$cc"/*.status | wc -l)
 echo "corpus: $corpus_cases cases ($rendered rendered by clusterctl, the rest are errors in both), $corpus_diffs differences"
 
 bash "$here/kustomize.sh" || fail=1  # GitOps trees and the KRM function against kustomize
+CLUSTERCTL="$clusterctl" CAPI_CORPUS="$CAPI_CORPUS" "$here/topology.sh" "$mode" || fail=1
+
 [ "$fixture_diffs" = 0 ] && [ "$corpus_diffs" = 0 ] && [ "$fail" = 0 ] || { echo "conformance: FAILED"; exit 1; }
 echo "conformance: OK"

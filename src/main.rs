@@ -61,6 +61,11 @@ enum Cmd {
     /// Change impact: render the inputs before (-f) and after (--against) and print a
     /// unified diff per changed object of every Cluster or provider that differs.
     Diff(cli::diff::DiffArgs),
+    /// Managed topologies (as clusterctl alpha topology).
+    Topology {
+        #[command(subcommand)]
+        what: cli::topology::TopologyCmd,
+    },
 }
 
 #[derive(Subcommand)]
@@ -244,6 +249,7 @@ fn write_private(path: &str, text: &str) -> Result<(), Error> {
 fn run(cli: Cli) -> Result<(), Error> {
     let cfg = load_config(&cli)?;
     match &cli.cmd {
+        Cmd::Topology { what } => cli::topology::run(what),
         Cmd::Generate {
             what: GenerateCmd::Provider(a),
         } => {

@@ -5,6 +5,7 @@ pub mod bundle;
 pub mod diff;
 pub mod krm;
 pub mod render;
+pub mod topology;
 pub mod upgrade;
 
 use capi_render::Error;

@@ -1,16 +1,86 @@
 //! Go `text/template` with sprig's hermetic functions, as ClusterClass
-//! `valueFrom.template` patches use it (topology.md §6, §11).
+//! `valueFrom.template` patches use it (topology.md §6, §11):
+//! `template.New("tpl").Funcs(sprig.HermeticTxtFuncMap()).Parse(t)` then
+//! `Execute` with the variables decoded from JSON (numbers are float64,
+//! missing map keys print `<no value>`).
+//!
+//! lex → parse (node tree, Go's parse errors) → exec (Go's evaluation and
+//! error texts) with fmt (Go's printing), builtins (text/template's own
+//! functions), sprig (the function map) and semver (Masterminds semver v3).
 
-use serde_json::Value;
+mod builtins;
+mod exec;
+pub mod fmt;
+mod funcs;
+mod lex;
+mod parse;
+pub mod semver;
+mod sprig;
+pub mod value;
 
-use crate::error::Result;
+use serde_json::Value as Json;
+
+use crate::error::{Error, Result};
+
+/// The template name CAPI gives every patch template.
+const NAME: &str = "tpl";
 
 /// Execute `template` (Go text/template syntax) with `data` as dot, Go's way:
-/// numbers are float64, a missing map key prints `<no value>`.
-pub fn execute(template: &str, data: &Value) -> Result<String> {
-    let _ = data;
-    Err(crate::error::Error::new(format!(
-        "Go templates are not implemented yet ({} bytes)",
-        template.len()
-    )))
+/// numbers are float64, a missing map key prints `<no value>`. Errors carry
+/// Go's text (`template: tpl:1:3: executing "tpl" at <...>: ...`).
+pub fn execute(template: &str, data: &Json) -> Result<String> {
+    let tmpls = parse::parse(NAME, template, &funcs::exists).map_err(Error::new)?;
+    exec::execute(template, NAME, &tmpls, value::Value::from_json(data)).map_err(Error::new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(t: &str, d: Json) -> String {
+        match execute(t, &d) {
+            Ok(s) => s,
+            Err(e) => format!("ERR {e}"),
+        }
+    }
+
+    #[test]
+    fn census_idioms() {
+        let d = json!({"enabled": true, "builtin": {"controlPlane": {"version": "v1.30.2"}}, "n": 3});
+        assert_eq!(run("{{ if .enabled }}true{{ end }}", d.clone()), "true");
+        assert_eq!(run("{{ .missing }}", d.clone()), "<no value>");
+        assert_eq!(run("{{ .n }}", d.clone()), "3");
+        assert_eq!(
+            run(
+                "{{ $v := semver .builtin.controlPlane.version }}{{ printf \"v%d.%d\" $v.Major $v.Minor }}",
+                d.clone()
+            ),
+            "v1.30"
+        );
+        assert_eq!(
+            run("{{ semverCompare \"< v1.25\" .builtin.controlPlane.version }}", d.clone()),
+            "false"
+        );
+    }
+
+    #[test]
+    fn errors_carry_go_context() {
+        assert_eq!(
+            run("{{ eq .n 3 }}", json!({"n": 3})),
+            "ERR template: tpl:1:3: executing \"tpl\" at <eq .n 3>: error calling eq: incompatible types for comparison: float64 and int"
+        );
+        assert_eq!(
+            run("{{ .z.a }}", json!({"z": null})),
+            "ERR template: tpl:1:5: executing \"tpl\" at <.z.a>: nil pointer evaluating interface {}.a"
+        );
+    }
+
+    #[test]
+    fn deep_input_does_not_crash() {
+        let t = "{{ if 1 }}".repeat(100_000);
+        assert!(execute(&t, &json!({})).is_err());
+        let t = format!("{}{}", "{{ define \"a\" }}{{ template \"a\" }}{{ end }}", "{{ template \"a\" }}");
+        assert!(execute(&t, &json!({})).is_err());
+    }
 }

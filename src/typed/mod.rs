@@ -173,6 +173,6 @@ mod tests {
             "apiextensions.k8s.io/v1beta1",
             "CustomResourceDefinition"
         ));
-        assert_eq!(supported_kinds().len(), 11);
+        assert_eq!(supported_kinds().len(), 16);
     }
 }

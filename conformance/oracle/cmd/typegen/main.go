@@ -30,10 +30,13 @@ import (
 	admv1 "k8s.io/api/admissionregistration/v1"
 	admv1beta1 "k8s.io/api/admissionregistration/v1beta1"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/v1beta1"
+	kcpv1 "sigs.k8s.io/cluster-api/controlplane/kubeadm/api/v1beta1"
+	expv1 "sigs.k8s.io/cluster-api/exp/api/v1beta1"
 )
 
 type root struct {
@@ -57,13 +60,16 @@ type model struct {
 var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 
 var specials = map[string]string{
-	"k8s.io/apimachinery/pkg/api/resource.Quantity":                                              "quantity",
-	"k8s.io/apimachinery/pkg/util/intstr.IntOrString":                                            "intorstring",
-	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":                                                  "time",
-	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":                                             "microtime",
-	"k8s.io/apimachinery/pkg/apis/meta/v1.Duration":                                              "duration",
-	"k8s.io/apimachinery/pkg/apis/meta/v1.FieldsV1":                                              "raw",
-	"k8s.io/apimachinery/pkg/runtime.RawExtension":                                               "raw",
+	"k8s.io/apimachinery/pkg/api/resource.Quantity":   "quantity",
+	"k8s.io/apimachinery/pkg/util/intstr.IntOrString": "intorstring",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":       "time",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":  "microtime",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Duration":   "duration",
+	"k8s.io/apimachinery/pkg/apis/meta/v1.FieldsV1":   "raw",
+	"k8s.io/apimachinery/pkg/runtime.RawExtension":    "raw",
+	// KubeadmControlPlane bootstrap tokens ("id.secret"): a valid token string
+	// round-trips unchanged, which is what "raw" keeps.
+	"sigs.k8s.io/cluster-api/bootstrap/kubeadm/api/v1beta1.BootstrapTokenString":                 "raw",
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSON":                              "raw",
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1.JSON":                         "raw",
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSONSchemaPropsOrBool":             "orbool",
@@ -188,6 +194,13 @@ func main() {
 		{"apiextensions.k8s.io/v1beta1", apiextv1beta1.CustomResourceDefinition{}},
 		// clusterctl converts template Clusters to find their ClusterClass (R8.4).
 		{"cluster.x-k8s.io/v1beta1", clusterv1.Cluster{}},
+		// `topology plan`'s dry-run client stores the kinds of clusterctl's scheme typed
+		// (topology.md R0.3): the objects the topology controller creates.
+		{"cluster.x-k8s.io/v1beta1", clusterv1.MachineDeployment{}},
+		{"cluster.x-k8s.io/v1beta1", clusterv1.MachineHealthCheck{}},
+		{"cluster.x-k8s.io/v1beta1", expv1.MachinePool{}},
+		{"controlplane.cluster.x-k8s.io/v1beta1", kcpv1.KubeadmControlPlane{}},
+		{"v1", corev1.Secret{}},
 	}
 	for _, r := range roots {
 		t := reflect.TypeOf(r.obj)

@@ -1,0 +1,637 @@
+//! Executor for parsed templates (text/template/exec.go semantics): field
+//! chains on maps, missing keys as reflect's invalid value, Go's argument
+//! conversion rules for function calls, and Go's error texts with
+//! `template: tpl:LINE:COL: executing "NAME" at <NODE>: ` contexts.
+
+use std::collections::BTreeMap;
+
+use super::funcs::{self, Func, Param};
+use super::parse::{Arg, Cmd, Control, Node, Pipe, Templates};
+use super::value::{Elem, IntTy, Value};
+
+/// `{{template}}` nesting accepted (Go allows 100000; deeper recursion here
+/// would exhaust the native stack).
+const MAX_TEMPLATE_DEPTH: usize = 100;
+/// Nodes executed before giving up (runaway loops over huge ranges).
+const MAX_STEPS: u64 = 5_000_000;
+/// Output bytes before giving up.
+const MAX_OUTPUT: usize = 64 << 20;
+
+/// A value plus whether reflect sees it through an `interface {}` (map and
+/// slice elements of JSON data are; function results usually are not).
+#[derive(Debug, Clone)]
+pub struct Rv {
+    pub v: Value,
+    pub boxed: bool,
+}
+
+impl Rv {
+    fn plain(v: Value) -> Rv {
+        Rv { v, boxed: false }
+    }
+    fn invalid() -> Rv {
+        Rv::plain(Value::Invalid)
+    }
+    /// The static type name reflect reports.
+    fn static_type(&self) -> String {
+        if self.boxed {
+            "interface {}".into()
+        } else {
+            self.v.type_name()
+        }
+    }
+    /// Drop the interface (evalPipeline's `value.Elem()`): a nil interface
+    /// becomes the invalid value.
+    fn unbox(self) -> Rv {
+        match self.v {
+            Value::Nil if self.boxed => Rv::invalid(),
+            v => Rv::plain(v),
+        }
+    }
+}
+
+/// The node the executor is "at", for error contexts.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    None,
+    Arg(&'a Arg),
+    Cmd(&'a Cmd),
+    Pipe(&'a Pipe),
+    Node(&'a Node),
+}
+
+enum Flow {
+    Break,
+    Continue,
+    Err(String),
+}
+
+type R<T> = Result<T, Flow>;
+
+pub struct Exec<'a> {
+    text: &'a str,
+    parse_name: &'a str,
+    tmpls: &'a Templates,
+    name: String,
+    at: At<'a>,
+    at_pos: usize,
+    vars: Vec<(String, Rv)>,
+    depth: usize,
+    steps: u64,
+    pub out: String,
+}
+
+/// Execute template `name` of `tmpls` (parsed from `text`) with `data`.
+pub fn execute(text: &str, parse_name: &str, tmpls: &Templates, data: Value) -> Result<String, String> {
+    let Some(root) = tmpls.trees.get(parse_name) else {
+        return Err(format!("template: {parse_name}: \"{parse_name}\" is an incomplete or empty template"));
+    };
+    let mut e = Exec {
+        text,
+        parse_name,
+        tmpls,
+        name: parse_name.to_string(),
+        at: At::None,
+        at_pos: 0,
+        vars: vec![("$".into(), Rv::plain(data.clone()))],
+        depth: 0,
+        steps: 0,
+        out: String::new(),
+    };
+    match e.walk_list(&Rv::plain(data), root) {
+        Ok(()) => Ok(e.out),
+        Err(Flow::Err(m)) => Err(m),
+        Err(_) => Err("template: break or continue outside range".into()),
+    }
+}
+
+impl<'a> Exec<'a> {
+    // ---- error reporting --------------------------------------------------
+
+    fn set_at(&mut self, at: At<'a>, pos: usize) {
+        self.at = at;
+        self.at_pos = pos;
+    }
+    fn at_arg(&mut self, a: &'a Arg) {
+        self.set_at(At::Arg(a), a.pos());
+    }
+
+    fn context(&self) -> String {
+        let s = match self.at {
+            At::None => return format!("template: {}", self.parse_name),
+            At::Arg(a) => a.to_string(),
+            At::Cmd(c) => c.to_string(),
+            At::Pipe(p) => p.to_string(),
+            At::Node(n) => n.to_string(),
+        };
+        let before = &self.text.as_bytes()[..self.at_pos.min(self.text.len())];
+        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+        let col = match before.iter().rposition(|&b| b == b'\n') {
+            Some(i) => self.at_pos - i - 1,
+            None => self.at_pos,
+        };
+        format!("template: {}:{}:{}: executing {} at <{}>", self.parse_name, line, col, super::fmt::quote(&self.name), s)
+    }
+
+    fn err<T>(&self, msg: impl std::fmt::Display) -> R<T> {
+        match self.at {
+            At::None => Err(Flow::Err(format!("template: {}: {}", self.name, msg))),
+            _ => Err(Flow::Err(format!("{}: {}", self.context(), msg))),
+        }
+    }
+
+    fn step(&mut self) -> R<()> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS || self.out.len() > MAX_OUTPUT {
+            return self.err("capi-render: template execution limit exceeded");
+        }
+        Ok(())
+    }
+
+    // ---- variables ---------------------------------------------------------
+
+    fn var_value(&self, name: &str) -> R<Rv> {
+        match self.vars.iter().rev().find(|(n, _)| n == name) {
+            Some((_, v)) => Ok(v.clone()),
+            None => self.err(format!("undefined variable: {name}")),
+        }
+    }
+
+    fn set_var(&mut self, name: &str, v: Rv) -> R<()> {
+        match self.vars.iter_mut().rev().find(|(n, _)| n == name) {
+            Some(slot) => {
+                slot.1 = v;
+                Ok(())
+            }
+            None => self.err(format!("undefined variable: {name}")),
+        }
+    }
+
+    fn set_top_var(&mut self, n: usize, v: Rv) {
+        let len = self.vars.len();
+        if n <= len {
+            self.vars[len - n].1 = v;
+        }
+    }
+
+    // ---- walking -----------------------------------------------------------
+
+    fn walk_list(&mut self, dot: &Rv, list: &'a [Node]) -> R<()> {
+        for n in list {
+            self.walk(dot, n)?;
+        }
+        Ok(())
+    }
+
+    fn walk(&mut self, dot: &Rv, node: &'a Node) -> R<()> {
+        self.step()?;
+        match node {
+            Node::Text(t) => {
+                self.out.push_str(t);
+                Ok(())
+            }
+            Node::Action { pos, pipe } => {
+                self.set_at(At::Node(node), *pos);
+                let v = self.eval_pipeline(dot, pipe)?;
+                if pipe.decl.is_empty() {
+                    self.set_at(At::Node(node), *pos);
+                    self.print_value(&v);
+                }
+                Ok(())
+            }
+            Node::Control { kind, pos, pipe, list, else_list } => {
+                self.set_at(At::Node(node), *pos);
+                match kind {
+                    Control::Range => self.walk_range(dot, node, *pos, pipe, list, else_list.as_deref()),
+                    _ => {
+                        let mark = self.vars.len();
+                        let r = self.walk_if_with(*kind, dot, pipe, list, else_list.as_deref());
+                        self.vars.truncate(mark);
+                        r
+                    }
+                }
+            }
+            Node::Template { pos, name, pipe } => {
+                self.set_at(At::Node(node), *pos);
+                self.walk_template(dot, name, pipe.as_ref())
+            }
+            Node::Break { .. } => Err(Flow::Break),
+            Node::Continue { .. } => Err(Flow::Continue),
+        }
+    }
+
+    fn print_value(&mut self, v: &Rv) {
+        match &v.v {
+            Value::Invalid => self.out.push_str("<no value>"),
+            x => {
+                let s = super::fmt::sprint_value(x);
+                self.out.push_str(&s);
+            }
+        }
+    }
+
+    fn walk_if_with(&mut self, kind: Control, dot: &Rv, pipe: &'a Pipe, list: &'a [Node], else_list: Option<&'a [Node]>) -> R<()> {
+        let val = self.eval_pipeline(dot, pipe)?.unbox();
+        if val.v.truth() {
+            if kind == Control::With {
+                self.walk_list(&val, list)
+            } else {
+                self.walk_list(dot, list)
+            }
+        } else if let Some(e) = else_list {
+            self.walk_list(dot, e)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn walk_template(&mut self, dot: &Rv, name: &str, pipe: Option<&'a Pipe>) -> R<()> {
+        let Some(tree) = self.tmpls.trees.get(name) else {
+            return self.err(format!("template {} not defined", super::fmt::quote(name)));
+        };
+        if self.depth >= MAX_TEMPLATE_DEPTH {
+            return self.err(format!("exceeded maximum template depth ({MAX_TEMPLATE_DEPTH})"));
+        }
+        let newdot = match pipe {
+            Some(p) => self.eval_pipeline(dot, p)?,
+            None => Rv::invalid(),
+        };
+        let saved_vars = std::mem::replace(&mut self.vars, vec![("$".into(), newdot.clone())]);
+        let saved_name = std::mem::replace(&mut self.name, name.to_string());
+        self.depth += 1;
+        let r = self.walk_list(&newdot, tree);
+        self.depth -= 1;
+        self.name = saved_name;
+        self.vars = saved_vars;
+        r
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn walk_range(&mut self, dot: &Rv, node: &'a Node, pos: usize, pipe: &'a Pipe, list: &'a [Node], else_list: Option<&'a [Node]>) -> R<()> {
+        let mark0 = self.vars.len();
+        let r = self.walk_range_inner(dot, node, pos, pipe, list, else_list);
+        self.vars.truncate(mark0);
+        match r {
+            Err(Flow::Break) => Ok(()),
+            r => r,
+        }
+    }
+
+    fn range_iteration(&mut self, pipe: &'a Pipe, list: &'a [Node], index: Rv, elem: Rv) -> R<()> {
+        self.step()?;
+        let mark = self.vars.len();
+        let nd = pipe.decl.len();
+        if nd > 0 {
+            if pipe.is_assign {
+                let v = if nd > 1 { index.clone() } else { elem.clone() };
+                self.set_var(&pipe.decl[0], v)?;
+            } else {
+                self.set_top_var(1, elem.clone());
+            }
+        }
+        if nd > 1 {
+            if pipe.is_assign {
+                self.set_var(&pipe.decl[1], elem.clone())?;
+            } else {
+                self.set_top_var(2, index);
+            }
+        }
+        let r = self.walk_list(&elem, list);
+        self.vars.truncate(mark);
+        match r {
+            Err(Flow::Continue) => Ok(()),
+            r => r,
+        }
+    }
+
+    fn walk_range_inner(&mut self, dot: &Rv, node: &'a Node, pos: usize, pipe: &'a Pipe, list: &'a [Node], else_list: Option<&'a [Node]>) -> R<()> {
+        let _ = (node, pos);
+        let val = self.eval_pipeline(dot, pipe)?.unbox();
+        let ran = match &val.v {
+            Value::Int(n, t) => {
+                if pipe.decl.len() > 1 {
+                    return self.err(format!("can't use {} to iterate over more than one variable", super::fmt::sprint_value(&val.v)));
+                }
+                let n = *n;
+                for i in 0..n.max(0) {
+                    self.range_iteration(pipe, list, Rv::invalid(), Rv::plain(Value::Int(i, *t)))?;
+                }
+                n > 0
+            }
+            Value::List(items, e) => {
+                let boxed = *e == Elem::Any;
+                for (i, it) in items.iter().enumerate() {
+                    self.range_iteration(pipe, list, Rv::plain(Value::int(i as i64)), Rv { v: it.clone(), boxed })?;
+                }
+                !items.is_empty()
+            }
+            Value::Map(m, e) => {
+                let boxed = *e == Elem::Any;
+                for (k, it) in m.iter() {
+                    self.range_iteration(pipe, list, Rv::plain(Value::str(k.as_str())), Rv { v: it.clone(), boxed })?;
+                }
+                !m.is_empty()
+            }
+            Value::Invalid => false,
+            v => return self.err(format!("range can't iterate over {}", super::fmt::sprint_value(v))),
+        };
+        if !ran {
+            if let Some(e) = else_list {
+                return self.walk_list(dot, e);
+            }
+        }
+        Ok(())
+    }
+
+    // ---- evaluation --------------------------------------------------------
+
+    fn eval_pipeline(&mut self, dot: &Rv, pipe: &'a Pipe) -> R<Rv> {
+        self.set_at(At::Pipe(pipe), pipe.pos);
+        let mut value: Option<Rv> = None;
+        for cmd in &pipe.cmds {
+            let v = self.eval_command(dot, cmd, value.take())?;
+            value = Some(v.unbox());
+        }
+        let value = value.unwrap_or_else(Rv::invalid);
+        for name in &pipe.decl {
+            if pipe.is_assign {
+                self.set_var(name, value.clone())?;
+            } else {
+                self.vars.push((name.clone(), value.clone()));
+            }
+        }
+        Ok(value)
+    }
+
+    fn not_a_function(&self, args: &[Arg], fin: &Option<Rv>) -> R<()> {
+        if args.len() > 1 || fin.is_some() {
+            return self.err(format!("can't give argument to non-function {}", args[0]));
+        }
+        Ok(())
+    }
+
+    fn eval_command(&mut self, dot: &Rv, cmd: &'a Cmd, fin: Option<Rv>) -> R<Rv> {
+        let first = &cmd.args[0];
+        match first {
+            Arg::Field { idents, .. } => {
+                self.at_arg(first);
+                return self.eval_field_chain(dot, dot.clone(), idents, &cmd.args, fin);
+            }
+            Arg::Chain { node, fields, .. } => return self.eval_chain(dot, first, node, fields, &cmd.args, fin),
+            Arg::Ident { name, .. } => {
+                self.at_arg(first);
+                return self.eval_function(dot, name, At::Cmd(cmd), cmd.pos, &cmd.args, fin);
+            }
+            Arg::Pipe(p) => {
+                self.not_a_function(&cmd.args, &fin)?;
+                return self.eval_pipeline(dot, p);
+            }
+            Arg::Variable { idents, .. } => return self.eval_variable(dot, first, idents, &cmd.args, fin),
+            _ => {}
+        }
+        self.at_arg(first);
+        self.not_a_function(&cmd.args, &fin)?;
+        match first {
+            Arg::Bool { value, .. } => Ok(Rv::plain(Value::Bool(*value))),
+            Arg::Dot { .. } => Ok(dot.clone()),
+            Arg::Nil { .. } => self.err("nil is not a command"),
+            Arg::Number { .. } => self.ideal_constant(first),
+            Arg::Str { text, .. } => Ok(Rv::plain(Value::str(text.as_str()))),
+            _ => self.err(format!("can't evaluate command {}", super::fmt::quote(&first.to_string()))),
+        }
+    }
+
+    fn ideal_constant(&mut self, a: &'a Arg) -> R<Rv> {
+        self.at_arg(a);
+        let Arg::Number { num, .. } = a else {
+            return Ok(Rv::invalid());
+        };
+        let t = &num.text;
+        let hex_int = t.len() > 2 && t.starts_with('0') && matches!(t.as_bytes()[1], b'x' | b'X') && !t.contains(['p', 'P']);
+        let rune_int = t.starts_with('\'');
+        if num.is_float && !hex_int && !rune_int && t.contains(['.', 'e', 'E', 'p', 'P']) {
+            return Ok(Rv::plain(Value::Float(num.float)));
+        }
+        if num.is_int {
+            return Ok(Rv::plain(Value::int(num.int)));
+        }
+        if num.is_uint {
+            return self.err(format!("{t} overflows int"));
+        }
+        Ok(Rv::invalid())
+    }
+
+    fn eval_chain(&mut self, dot: &Rv, chain: &'a Arg, node: &'a Arg, fields: &'a [String], args: &'a [Arg], fin: Option<Rv>) -> R<Rv> {
+        self.at_arg(chain);
+        if let Arg::Nil { .. } = node {
+            return self.err(format!("indirection through explicit nil in {chain}"));
+        }
+        let recv = self.eval_arg(dot, None, node)?;
+        self.eval_field_chain(dot, recv, fields, args, fin)
+    }
+
+    fn eval_variable(&mut self, dot: &Rv, var: &'a Arg, idents: &'a [String], args: &'a [Arg], fin: Option<Rv>) -> R<Rv> {
+        self.at_arg(var);
+        let v = self.var_value(&idents[0])?;
+        if idents.len() == 1 {
+            self.not_a_function(args, &fin)?;
+            return Ok(v);
+        }
+        self.eval_field_chain(dot, v, &idents[1..], args, fin)
+    }
+
+    fn eval_field_chain(&mut self, dot: &Rv, mut recv: Rv, idents: &'a [String], args: &'a [Arg], fin: Option<Rv>) -> R<Rv> {
+        let n = idents.len();
+        for id in &idents[..n - 1] {
+            recv = self.eval_field(dot, id, &[], None, recv)?;
+        }
+        self.eval_field(dot, &idents[n - 1], args, fin, recv)
+    }
+
+    fn eval_field(&mut self, dot: &Rv, name: &str, args: &'a [Arg], fin: Option<Rv>, recv: Rv) -> R<Rv> {
+        if recv.v.is_invalid() {
+            return Ok(Rv::invalid());
+        }
+        let typ = recv.static_type();
+        if let Value::Nil = recv.v {
+            return self.err(format!("nil pointer evaluating {typ}.{name}"));
+        }
+        if let Value::Semver(sv) = &recv.v {
+            if let Some(m) = super::semver::method(sv, name) {
+                let at = self.at;
+                return self.eval_call(dot, &m, false, name, at, self.at_pos, args, fin);
+            }
+        }
+        let has_args = args.len() > 1 || fin.is_some();
+        if let Value::Map(m, e) = &recv.v {
+            if has_args {
+                return self.err(format!("{name} is not a method but has arguments"));
+            }
+            return Ok(match m.get(name) {
+                Some(v) => Rv { v: v.clone(), boxed: *e == Elem::Any },
+                None => Rv::invalid(),
+            });
+        }
+        self.err(format!("can't evaluate field {name} in type {typ}"))
+    }
+
+    fn eval_function(&mut self, dot: &Rv, name: &str, cmd_at: At<'a>, cmd_pos: usize, args: &'a [Arg], fin: Option<Rv>) -> R<Rv> {
+        let Some(f) = funcs::lookup(name) else {
+            return self.err(format!("{} is not a defined function", super::fmt::quote(name)));
+        };
+        let builtin = funcs::is_builtin(name);
+        self.eval_call(dot, &f, builtin, name, cmd_at, cmd_pos, args, fin)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn eval_call(&mut self, dot: &Rv, f: &Func, builtin: bool, name: &str, cmd_at: At<'a>, cmd_pos: usize, args: &'a [Arg], fin: Option<Rv>) -> R<Rv> {
+        let args = if args.is_empty() { args } else { &args[1..] };
+        let num_in = args.len() + usize::from(fin.is_some());
+        let np = f.params.len();
+        let num_fixed = if f.variadic { np - 1 } else { args.len() };
+        if f.variadic {
+            if num_in < np - 1 {
+                return self.err(format!("wrong number of args for {name}: want at least {} got {}", np - 1, args.len()));
+            }
+        } else if num_in != np {
+            return self.err(format!("wrong number of args for {name}: want {np} got {num_in}"));
+        }
+        if builtin && (name == "and" || name == "or") {
+            let mut v = Rv::invalid();
+            for a in args {
+                v = self.eval_arg(dot, Some(Param::Rv), a)?;
+                let t = v.v.truth();
+                if t == (name == "or") {
+                    return Ok(v);
+                }
+            }
+            if let Some(fv) = fin {
+                v = self.validate(fv, Some(Param::Rv))?;
+            }
+            return Ok(v);
+        }
+        let mut argv: Vec<Value> = Vec::with_capacity(num_in + 1);
+        if let Some(b) = &f.bound {
+            argv.push(b.clone());
+        }
+        let mut i = 0;
+        while i < num_fixed && i < args.len() {
+            let v = self.eval_arg(dot, Some(f.params[i]), &args[i])?;
+            argv.push(v.v);
+            i += 1;
+        }
+        if f.variadic {
+            let t = f.params[np - 1];
+            while i < args.len() {
+                let v = self.eval_arg(dot, Some(t), &args[i])?;
+                argv.push(v.v);
+                i += 1;
+            }
+        }
+        if let Some(fv) = fin {
+            let t = if f.variadic && num_in - 1 < num_fixed { f.params[num_in - 1] } else { f.params[np - 1] };
+            let v = self.validate(fv, Some(t))?;
+            argv.push(v.v);
+        }
+        match (f.call)(&argv) {
+            Ok(v) => {
+                let boxed = f.ret_iface && !v.is_invalid();
+                Ok(Rv { v, boxed })
+            }
+            Err(e) => {
+                self.set_at(cmd_at, cmd_pos);
+                self.err(format!("error calling {name}: {e}"))
+            }
+        }
+    }
+
+    fn eval_arg(&mut self, dot: &Rv, typ: Option<Param>, n: &'a Arg) -> R<Rv> {
+        self.at_arg(n);
+        let v = match n {
+            Arg::Dot { .. } => dot.clone(),
+            Arg::Nil { .. } => {
+                return match typ {
+                    Some(t) if t.can_be_nil() => Ok(t.zero()),
+                    None => Ok(Rv::invalid()),
+                    Some(t) => self.err(format!("cannot assign nil to {}", t.name())),
+                };
+            }
+            Arg::Field { idents, .. } => {
+                let args = std::slice::from_ref(n);
+                self.eval_field_chain(dot, dot.clone(), idents, args, None)?
+            }
+            Arg::Variable { idents, .. } => self.eval_variable(dot, n, idents, &[], None)?,
+            Arg::Pipe(p) => self.eval_pipeline(dot, p)?,
+            Arg::Ident { name, .. } => self.eval_function(dot, name, At::Arg(n), n.pos(), &[], None)?,
+            Arg::Chain { node, fields, .. } => self.eval_chain(dot, n, node, fields, &[], None)?,
+            _ => return self.eval_literal(typ, n),
+        };
+        self.validate(v, typ)
+    }
+
+    fn eval_literal(&mut self, typ: Option<Param>, n: &'a Arg) -> R<Rv> {
+        let found = |s: &Self, what: &str| s.err(format!("expected {what}; found {n}"));
+        match typ {
+            None | Some(Param::Any) | Some(Param::Rv) => match n {
+                Arg::Bool { value, .. } => Ok(Rv::plain(Value::Bool(*value))),
+                Arg::Number { .. } => self.ideal_constant(n),
+                Arg::Str { text, .. } => Ok(Rv::plain(Value::str(text.as_str()))),
+                _ => self.err(format!("can't handle assignment of {n} to empty interface argument")),
+            },
+            Some(Param::Bool) => match n {
+                Arg::Bool { value, .. } => Ok(Rv::plain(Value::Bool(*value))),
+                _ => found(self, "bool"),
+            },
+            Some(Param::Float) => match n {
+                Arg::Number { num, .. } if num.is_float => Ok(Rv::plain(Value::Float(num.float))),
+                _ => found(self, "float"),
+            },
+            Some(Param::Int) | Some(Param::Int64) => match n {
+                Arg::Number { num, .. } if num.is_int => Ok(Rv::plain(Value::Int(
+                    num.int,
+                    if typ == Some(Param::Int) { IntTy::Int } else { IntTy::Int64 },
+                ))),
+                _ => found(self, "integer"),
+            },
+            Some(Param::Str) => match n {
+                Arg::Str { text, .. } => Ok(Rv::plain(Value::str(text.as_str()))),
+                _ => found(self, "string"),
+            },
+            Some(t) => self.err(format!("can't handle {n} for arg of type {}", t.name())),
+        }
+    }
+
+    /// validateType: can `v` be passed as a parameter of type `typ`?
+    fn validate(&mut self, v: Rv, typ: Option<Param>) -> R<Rv> {
+        let Some(t) = typ else { return Ok(v) };
+        if v.v.is_invalid() {
+            if t.can_be_nil() {
+                return Ok(t.zero());
+            }
+            return self.err(format!("invalid value; expected {}", t.name()));
+        }
+        if t == Param::Rv || t == Param::Any {
+            return Ok(v);
+        }
+        if t.accepts(&v.v) {
+            return Ok(Rv::plain(v.v));
+        }
+        let got = if let Value::Nil = v.v { "interface {}".to_string() } else { v.v.type_name() };
+        self.err(format!("wrong type for value; expected {}; got {got}", t.name()))
+    }
+}
+
+/// Convert a nil-able parameter's zero value.
+impl Param {
+    fn zero(self) -> Rv {
+        match self {
+            Param::Rv => Rv::invalid(),
+            Param::Any => Rv { v: Value::Nil, boxed: true },
+            Param::List => Rv::plain(Value::List(Default::default(), Elem::Any)),
+            Param::StrList => Rv::plain(Value::List(Default::default(), Elem::Str)),
+            Param::Map => Rv::plain(Value::Map(std::rc::Rc::new(BTreeMap::new()), Elem::Any)),
+            Param::Semver => Rv::plain(Value::Nil),
+            _ => Rv::invalid(),
+        }
+    }
+}

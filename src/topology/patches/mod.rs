@@ -1,0 +1,476 @@
+//! The patch engine (topology.md §6): request items built from the ClusterClass
+//! templates, inline patches applied in order, patched templates written back into the
+//! desired objects.
+
+mod generate;
+mod rfc6902;
+mod selector;
+pub mod value;
+
+use serde_json::{Map, Value};
+
+use super::blueprint::Blueprint;
+use super::builtins;
+use super::desired::Desired;
+use super::obj;
+use crate::error::{Error, Result};
+
+/// Who holds a template (`HolderReference`), i.e. what the template is for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Holder {
+    InfraCluster,
+    ControlPlane,
+    ControlPlaneInfra,
+    MachineDeployment {
+        class: String,
+        index: usize,
+        bootstrap: bool,
+    },
+    MachinePool {
+        class: String,
+        index: usize,
+        bootstrap: bool,
+    },
+}
+
+/// One `GeneratePatchesRequestItem`.
+pub struct Item {
+    pub holder: Holder,
+    /// The ClusterClass's template (whole object), patched in place.
+    pub template: Value,
+    /// This item's `builtin` part (controlPlane / machineDeployment / machinePool).
+    pub builtin: Value,
+    /// Override variables (name, value) allowed for inline patches.
+    pub overrides: Vec<(String, Value)>,
+}
+
+fn overrides(topology: Option<&Value>, defined: &[String]) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    if let Some(Value::Array(list)) =
+        topology.and_then(|t| obj::get(t, &["variables", "overrides"]))
+    {
+        for v in list {
+            let n = obj::str_at(v, &["name"]);
+            if defined.iter().any(|d| d == n) {
+                out.push((
+                    n.to_string(),
+                    v.get("value").cloned().unwrap_or(Value::Null),
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn create_items(
+    desired: &Desired,
+    bp: &Blueprint,
+    cluster: &Value,
+    defined: &[String],
+) -> Vec<Item> {
+    let mut items = Vec::new();
+    items.push(Item {
+        holder: Holder::InfraCluster,
+        template: bp.infra_cluster_template.clone(),
+        builtin: Value::Object(Map::new()),
+        overrides: vec![],
+    });
+    let cp_topo = obj::get(cluster, &["spec", "topology", "controlPlane"]);
+    let replicas_set = cp_topo
+        .and_then(|t| t.get("replicas"))
+        .is_some_and(|v| !v.is_null());
+    let cp_builtin = builtins::control_plane(
+        &desired.control_plane,
+        replicas_set,
+        desired.cp_infra_template.as_ref(),
+    );
+    let cp_over = overrides(cp_topo, defined);
+    items.push(Item {
+        holder: Holder::ControlPlane,
+        template: bp.cp_template.clone(),
+        builtin: cp_builtin.clone(),
+        overrides: cp_over.clone(),
+    });
+    if let Some(t) = &bp.cp_infra_template {
+        items.push(Item {
+            holder: Holder::ControlPlaneInfra,
+            template: t.clone(),
+            builtin: cp_builtin,
+            overrides: cp_over,
+        });
+    }
+    for (i, md) in desired.mds.iter().enumerate() {
+        let b = builtins::worker(
+            "machineDeployment",
+            &md.object,
+            &md.topology,
+            &md.bootstrap_template,
+            &md.infra_template,
+        );
+        let over = overrides(Some(&md.topology), defined);
+        let wc = bp.md_class(&md.class);
+        for (bootstrap, t) in [
+            (true, wc.map(|c| &c.bootstrap)),
+            (false, wc.map(|c| &c.infrastructure)),
+        ] {
+            items.push(Item {
+                holder: Holder::MachineDeployment {
+                    class: md.class.clone(),
+                    index: i,
+                    bootstrap,
+                },
+                template: t.cloned().unwrap_or(Value::Null),
+                builtin: b.clone(),
+                overrides: over.clone(),
+            });
+        }
+    }
+    for (i, mp) in desired.mps.iter().enumerate() {
+        let b = builtins::worker(
+            "machinePool",
+            &mp.object,
+            &mp.topology,
+            &mp.bootstrap_object,
+            &mp.infra_object,
+        );
+        let over = overrides(Some(&mp.topology), defined);
+        let wc = bp.mp_class(&mp.class);
+        for (bootstrap, t) in [
+            (true, wc.map(|c| &c.bootstrap)),
+            (false, wc.map(|c| &c.infrastructure)),
+        ] {
+            items.push(Item {
+                holder: Holder::MachinePool {
+                    class: mp.class.clone(),
+                    index: i,
+                    bootstrap,
+                },
+                template: t.cloned().unwrap_or(Value::Null),
+                builtin: b.clone(),
+                overrides: over.clone(),
+            });
+        }
+    }
+    items
+}
+
+/// `MergeVariableMaps`: item values override global ones; `builtin` is merged.
+fn merge_variables(global: &Map<String, Value>, item: &Item) -> Map<String, Value> {
+    let mut vars = global.clone();
+    for (n, v) in &item.overrides {
+        vars.insert(n.clone(), v.clone());
+    }
+    if let (Some(Value::Object(b)), Value::Object(ib)) = (vars.get_mut("builtin"), &item.builtin) {
+        for (k, v) in ib {
+            b.insert(k.clone(), v.clone());
+        }
+    }
+    vars
+}
+
+/// Apply an RFC 6902 patch to an item's template; only `spec` is kept.
+fn apply_json_patch(item: &mut Item, ops: Vec<Value>) -> Result<()> {
+    let mut doc = item.template.clone();
+    rfc6902::apply(&mut doc, &ops).map_err(|e| {
+        Error::new(format!(
+            "failed to apply patch: error applying json patch (RFC6902): {e}"
+        ))
+    })?;
+    match doc.get("spec") {
+        Some(s) => obj::set(&mut item.template, &["spec"], s.clone()),
+        None => {
+            return Err(Error::new(format!(
+                "failed to apply patch to template: failed to apply patch to template: missing field \"spec\" in {} {}/{}",
+                obj::kind(&doc),
+                obj::namespace(&doc),
+                obj::name(&doc)
+            )))
+        }
+    }
+    Ok(())
+}
+
+fn item_kind(item: &Item) -> &str {
+    obj::kind(&item.template)
+}
+
+/// One inline patch over all items (`jsonPatchGenerator.Generate` + apply).
+fn run_inline(
+    patch: &Value,
+    items: &mut [Item],
+    global: &Map<String, Value>,
+    name: &str,
+) -> Result<()> {
+    let defs: Vec<&Value> = patch
+        .get("definitions")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
+    let enabled_if = patch.get("enabledIf").and_then(Value::as_str);
+    let mut errs = Vec::new();
+    let mut generated: Vec<(usize, Vec<Value>)> = Vec::new();
+    for (idx, item) in items.iter().enumerate() {
+        let matching: Vec<&&Value> = defs
+            .iter()
+            .filter(|d| selector::matches(item, d.get("selector").unwrap_or(&Value::Null)))
+            .collect();
+        if matching.is_empty() {
+            continue;
+        }
+        let vars = merge_variables(global, item);
+        match generate::is_enabled(enabled_if, &vars) {
+            Err(e) => {
+                errs.push(
+                    e.wrap(format!(
+                        "failed to calculate if patch is enabled for {:?}",
+                        item_kind(item)
+                    ))
+                    .to_string(),
+                );
+                continue;
+            }
+            Ok(false) => continue,
+            Ok(true) => {}
+        }
+        for d in matching {
+            let jp: Vec<Value> = d
+                .get("jsonPatches")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            match generate::json_patches(&jp, &vars) {
+                Ok(ops) => generated.push((idx, ops)),
+                Err(e) => errs.push(
+                    e.wrap(format!(
+                        "failed to generate JSON patches for {:?}",
+                        item_kind(item)
+                    ))
+                    .to_string(),
+                ),
+            }
+        }
+    }
+    if !errs.is_empty() {
+        let joined = if errs.len() == 1 {
+            errs[0].clone()
+        } else {
+            format!("[{}]", errs.join(", "))
+        };
+        return Err(
+            Error::new(joined).wrap(format!("failed to generate patches for patch {name:?}"))
+        );
+    }
+    for (idx, ops) in generated {
+        apply_json_patch(&mut items[idx], ops)
+            .map_err(|e| e.wrap(format!("failed to apply patches for patch {name:?}")))?;
+    }
+    Ok(())
+}
+
+/// The patched template's `spec.template.spec`, for writing into `dest`.
+fn template_spec(item: &Item, dest: &Value) -> Result<Value> {
+    obj::get(&item.template, &["spec", "template", "spec"])
+        .cloned()
+        .ok_or_else(|| {
+            Error::new(format!(
+                "failed to apply patch to {} {}/{}: missing field \"spec.template.spec\" in {} {}/{}",
+                obj::kind(dest),
+                obj::namespace(dest),
+                obj::name(dest),
+                obj::kind(&item.template),
+                obj::namespace(&item.template),
+                obj::name(&item.template)
+            ))
+        })
+}
+
+const CP_PRESERVE: &[&[&str]] = &[
+    &["spec", "machineTemplate", "metadata"],
+    &["spec", "machineTemplate", "readinessGates"],
+    &["spec", "machineTemplate", "infrastructureRef"],
+    &["spec", "machineTemplate", "nodeDrainTimeout"],
+    &["spec", "machineTemplate", "nodeVolumeDetachTimeout"],
+    &["spec", "machineTemplate", "nodeDeletionTimeout"],
+    &["spec", "replicas"],
+    &["spec", "version"],
+];
+
+/// `patchObject`: the object's `spec` becomes the template's `spec.template.spec`
+/// (with preserved fields restored).
+fn patch_object(object: &mut Value, item: &Item, preserve: &[&[&str]]) -> Result<()> {
+    let spec = template_spec(item, object)?;
+    let kept: Vec<(&[&str], Value)> = preserve
+        .iter()
+        .filter_map(|p| obj::get(object, p).map(|v| (*p, v.clone())))
+        .collect();
+    let mut patched = object.clone();
+    obj::set(&mut patched, &["spec"], spec);
+    for (p, v) in kept {
+        obj::set(&mut patched, p, v);
+    }
+    if patched.get("spec") != object.get("spec") {
+        *object = patched;
+    }
+    Ok(())
+}
+
+/// `patchTemplate`: the cloned template's `spec.template.spec` is replaced.
+fn patch_template(object: &mut Value, item: &Item) -> Result<()> {
+    let spec = template_spec(item, object)?;
+    obj::set(object, &["spec", "template", "spec"], spec);
+    Ok(())
+}
+
+fn update_desired(desired: &mut Desired, items: &[Item]) -> Result<()> {
+    for item in items {
+        match &item.holder {
+            Holder::InfraCluster => patch_object(&mut desired.infra_cluster, item, &[])?,
+            Holder::ControlPlane => patch_object(&mut desired.control_plane, item, CP_PRESERVE)?,
+            Holder::ControlPlaneInfra => {
+                if let Some(t) = desired.cp_infra_template.as_mut() {
+                    patch_template(t, item)?;
+                }
+            }
+            Holder::MachineDeployment {
+                index, bootstrap, ..
+            } => {
+                let md = &mut desired.mds[*index];
+                let t = if *bootstrap {
+                    &mut md.bootstrap_template
+                } else {
+                    &mut md.infra_template
+                };
+                patch_template(t, item)?;
+            }
+            Holder::MachinePool {
+                index, bootstrap, ..
+            } => {
+                let mp = &mut desired.mps[*index];
+                let o = if *bootstrap {
+                    &mut mp.bootstrap_object
+                } else {
+                    &mut mp.infra_object
+                };
+                patch_object(o, item, &[])?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The names of the ClusterClass's inline variable definitions (`definitionFrom`
+/// "inline" in `status.variables`; offline every definition is inline).
+pub fn inline_definitions(cc: &Value) -> Vec<String> {
+    obj::get(cc, &["spec", "variables"])
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|v| obj::str_at(v, &["name"]).to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `engine.Apply`.
+pub fn apply(desired: &mut Desired, bp: &Blueprint, cluster: &Value) -> Result<()> {
+    let patches: Vec<Value> = obj::get(&bp.cc, &["spec", "patches"])
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if patches.is_empty() {
+        return Ok(());
+    }
+    let defined = inline_definitions(&bp.cc);
+    let mut items = create_items(desired, bp, cluster, &defined);
+    let mut global = Map::new();
+    if let Some(Value::Array(vars)) = obj::get(cluster, &["spec", "topology", "variables"]) {
+        for v in vars {
+            let n = obj::str_at(v, &["name"]);
+            if n != "builtin" && defined.iter().any(|d| d == n) {
+                global.insert(
+                    n.to_string(),
+                    v.get("value").cloned().unwrap_or(Value::Null),
+                );
+            }
+        }
+    }
+    global.insert("builtin".into(), builtins::cluster(&desired.cluster));
+    for p in &patches {
+        let name = obj::str_at(p, &["name"]);
+        if p.get("external").is_some_and(|v| !v.is_null()) {
+            return Err(Error::new(format!(
+                "failed to generate patches for patch {name:?}: patch {name:?} is an external patch: it needs a runtime extension (RuntimeSDK), which capi-render cannot call offline"
+            )));
+        }
+        run_inline(p, &mut items, &global, name)?;
+    }
+    update_desired(desired, &items).map_err(|e| e.wrap("failed to apply patches to desired state"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn patch_keeps_only_spec_changes() {
+        let mut item = Item {
+            holder: Holder::InfraCluster,
+            template: json!({"kind": "K", "metadata": {"name": "n"}, "spec": {"template": {"spec": {}}}}),
+            builtin: json!({}),
+            overrides: vec![],
+        };
+        apply_json_patch(
+            &mut item,
+            vec![
+                json!({"op": "add", "path": "/spec/template/spec/a", "value": 1}),
+                json!({"op": "add", "path": "/metadata/labels", "value": {"x": "y"}}),
+            ],
+        )
+        .unwrap();
+        assert_eq!(item.template["spec"]["template"]["spec"]["a"], 1);
+        assert!(item.template["metadata"].get("labels").is_none());
+        let e = apply_json_patch(
+            &mut item,
+            vec![json!({"op": "replace", "path": "/spec/nope/x", "value": 1})],
+        );
+        assert!(e
+            .unwrap_err()
+            .message()
+            .contains("error applying json patch"));
+    }
+
+    #[test]
+    fn control_plane_fields_are_preserved() {
+        let item = Item {
+            holder: Holder::ControlPlane,
+            template: json!({"spec": {"template": {"spec": {"version": "v9", "replicas": 9, "x": 1}}}}),
+            builtin: json!({}),
+            overrides: vec![],
+        };
+        let mut cp = json!({"spec": {"version": "v1.30.0", "replicas": 3}});
+        patch_object(&mut cp, &item, CP_PRESERVE).unwrap();
+        assert_eq!(
+            cp["spec"],
+            json!({"version": "v1.30.0", "replicas": 3, "x": 1})
+        );
+    }
+
+    #[test]
+    fn builtin_is_merged_per_item() {
+        let global = json!({"builtin": {"cluster": {"name": "c"}}, "v": 1})
+            .as_object()
+            .unwrap()
+            .clone();
+        let item = Item {
+            holder: Holder::ControlPlane,
+            template: json!({}),
+            builtin: json!({"controlPlane": {"name": "cp"}}),
+            overrides: vec![("v".into(), json!(2))],
+        };
+        let m = merge_variables(&global, &item);
+        assert_eq!(m["builtin"]["cluster"]["name"], "c");
+        assert_eq!(m["builtin"]["controlPlane"]["name"], "cp");
+        assert_eq!(m["v"], 2);
+    }
+}

@@ -1,0 +1,849 @@
+//! The ClusterClass and Cluster webhooks' validation as `topology plan` runs it
+//! (topology.md §8, §9): a subset — patch definitions (names, external patches, ops,
+//! paths, array indexes, values, variables, selectors), worker class uniqueness, the
+//! Cluster's version and worker topologies.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::obj;
+use super::variables::field_error::{self as fe, BadValue, FieldError};
+use crate::error::{Error, Result};
+
+const BUILTINS: &[&str] = &[
+    "builtin",
+    "builtin.cluster",
+    "builtin.cluster.name",
+    "builtin.cluster.namespace",
+    "builtin.cluster.uid",
+    "builtin.cluster.metadata.labels",
+    "builtin.cluster.metadata.annotations",
+    "builtin.cluster.topology",
+    "builtin.cluster.topology.class",
+    "builtin.cluster.topology.classNamespace",
+    "builtin.cluster.topology.version",
+    "builtin.cluster.network",
+    "builtin.cluster.network.serviceDomain",
+    "builtin.cluster.network.services",
+    "builtin.cluster.network.pods",
+    "builtin.cluster.network.ipFamily",
+    "builtin.controlPlane",
+    "builtin.controlPlane.name",
+    "builtin.controlPlane.replicas",
+    "builtin.controlPlane.version",
+    "builtin.controlPlane.metadata.labels",
+    "builtin.controlPlane.metadata.annotations",
+    "builtin.controlPlane.machineTemplate.infrastructureRef.name",
+    "builtin.machineDeployment",
+    "builtin.machineDeployment.class",
+    "builtin.machineDeployment.name",
+    "builtin.machineDeployment.replicas",
+    "builtin.machineDeployment.topologyName",
+    "builtin.machineDeployment.version",
+    "builtin.machineDeployment.metadata.labels",
+    "builtin.machineDeployment.metadata.annotations",
+    "builtin.machineDeployment.bootstrap.configRef.name",
+    "builtin.machineDeployment.infrastructureRef.name",
+    "builtin.machinePool",
+    "builtin.machinePool.class",
+    "builtin.machinePool.name",
+    "builtin.machinePool.replicas",
+    "builtin.machinePool.topologyName",
+    "builtin.machinePool.version",
+    "builtin.machinePool.metadata.labels",
+    "builtin.machinePool.metadata.annotations",
+    "builtin.machinePool.bootstrap.configRef.name",
+    "builtin.machinePool.infrastructureRef.name",
+];
+
+/// Go's `json.MarshalIndent(v, "", "  ")` of a JSON value (sorted keys for maps).
+pub fn pretty(v: &Value) -> String {
+    let mut out = String::new();
+    indent(v, 0, &mut out);
+    out
+}
+
+fn indent(v: &Value, depth: usize, out: &mut String) {
+    let pad = |d: usize| "  ".repeat(d);
+    match v {
+        Value::Array(a) if !a.is_empty() => {
+            out.push_str("[\n");
+            for (i, x) in a.iter().enumerate() {
+                out.push_str(&pad(depth + 1));
+                indent(x, depth + 1, out);
+                out.push_str(if i + 1 < a.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&pad(depth));
+            out.push(']');
+        }
+        Value::Object(m) if !m.is_empty() => {
+            out.push_str("{\n");
+            for (i, (k, x)) in m.iter().enumerate() {
+                out.push_str(&pad(depth + 1));
+                out.push_str(&super::mergepatch::go_json(&Value::from(k.as_str())));
+                out.push_str(": ");
+                indent(x, depth + 1, out);
+                out.push_str(if i + 1 < m.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&pad(depth));
+            out.push('}');
+        }
+        _ => out.push_str(&super::mergepatch::go_json(v)),
+    }
+}
+
+/// Go's `template.New(name).Funcs(sprig.HermeticTxtFuncMap()).Parse(t)` error, if any.
+/// gotemplate parses and executes together (template name "tpl"): a parse error is
+/// told apart from an execution error (with empty data) by its shape.
+pub fn template_parse_error(name: &str, t: &str) -> Option<String> {
+    let e = crate::gotemplate::execute(t, &Value::Object(Default::default())).err()?;
+    let msg = e.message();
+    let rest = msg.strip_prefix("template: tpl:")?;
+    if msg.contains("executing \"tpl\"") {
+        return None;
+    }
+    Some(format!("template: {name}:{rest}"))
+}
+
+/// A `clusterv1.JSONPatch` as Go prints it: op, path, value, valueFrom in field order.
+fn pretty_json_patch(p: &Value) -> String {
+    let mut s = format!(
+        "{{\n  \"op\": {},\n  \"path\": {}",
+        super::mergepatch::go_json(&Value::from(obj::str_at(p, &["op"]))),
+        super::mergepatch::go_json(&Value::from(obj::str_at(p, &["path"])))
+    );
+    if let Some(v) = p.get("value").filter(|v| !v.is_null()) {
+        let mut t = String::new();
+        indent(v, 1, &mut t);
+        s.push_str(&format!(",\n  \"value\": {t}"));
+    }
+    if let Some(Value::Object(vf)) = p.get("valueFrom") {
+        let mut parts = Vec::new();
+        for k in ["variable", "template"] {
+            if let Some(x) = vf.get(k).and_then(Value::as_str) {
+                parts.push(format!(
+                    "    \"{k}\": {}",
+                    super::mergepatch::go_json(&Value::from(x))
+                ));
+            }
+        }
+        if parts.is_empty() {
+            s.push_str(",\n  \"valueFrom\": {}");
+        } else {
+            s.push_str(&format!(
+                ",\n  \"valueFrom\": {{\n{}\n  }}",
+                parts.join(",\n")
+            ));
+        }
+    }
+    s.push_str("\n}");
+    s
+}
+
+fn is_int(seg: &str) -> bool {
+    let d = seg.strip_prefix(['+', '-']).unwrap_or(seg);
+    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn json_patches(
+    patches: &[Value],
+    var_names: &BTreeSet<String>,
+    path: &str,
+    errs: &mut Vec<FieldError>,
+) {
+    for (i, p) in patches.iter().enumerate() {
+        let ip = fe::index(path, i);
+        let op = obj::str_at(p, &["op"]);
+        if !["add", "replace", "remove"].contains(&op) {
+            errs.push(FieldError::not_supported(
+                &fe::child(&ip, "op"),
+                BadValue::Str(pretty_json_patch(p)),
+                &["add".into(), "remove".into(), "replace".into()],
+            ));
+        }
+        let jp = obj::str_at(p, &["path"]);
+        if !jp.starts_with("/spec/") {
+            errs.push(FieldError::invalid(
+                &fe::child(&ip, "path"),
+                BadValue::Str(pretty_json_patch(p)),
+                "jsonPatch path must start with \"/spec/\"",
+            ));
+        }
+        for seg in jp.split('/') {
+            if !is_int(seg) {
+                continue;
+            }
+            if op == "add" && seg != "0" {
+                errs.push(FieldError::invalid(
+                    &fe::child(&ip, "path"),
+                    BadValue::Str(jp.to_string()),
+                    "arrays can only be accessed using \"0\" (prepend) or \"-\" (append)",
+                ));
+                break;
+            }
+            if op == "replace" || op == "remove" {
+                errs.push(FieldError::invalid(
+                    &fe::child(&ip, "path"),
+                    BadValue::Str(jp.to_string()),
+                    format!("elements in arrays can not be accessed in a {op} operation"),
+                ));
+                break;
+            }
+        }
+        if op != "add" && op != "replace" {
+            continue;
+        }
+        let value = p.get("value").filter(|v| !v.is_null());
+        let from = p.get("valueFrom").filter(|v| !v.is_null());
+        if value.is_none() && from.is_none() {
+            errs.push(FieldError::invalid(
+                &ip,
+                BadValue::Str(pretty_json_patch(p)),
+                "jsonPatch must define one of value or valueFrom",
+            ));
+        }
+        if value.is_some() && from.is_some() {
+            errs.push(FieldError::invalid(
+                &ip,
+                BadValue::Str(pretty_json_patch(p)),
+                "jsonPatch can not define both value and valueFrom",
+            ));
+        }
+        if let Some(f) = from {
+            if let Some(t) = f.get("template").and_then(Value::as_str) {
+                if let Some(e) = template_parse_error("valueFrom.template", t) {
+                    errs.push(FieldError::invalid(
+                        &fe::child(&fe::child(&ip, "valueFrom"), "template"),
+                        BadValue::Str(t.into()),
+                        format!("template can not be parsed: {e}"),
+                    ));
+                }
+            }
+            let var = f.get("variable").and_then(Value::as_str);
+            if let Some(v) = var {
+                let vp = fe::child(&fe::child(&ip, "valueFrom"), "variable");
+                if v.starts_with("builtin.") {
+                    if !BUILTINS.contains(&v) {
+                        errs.push(FieldError::invalid(
+                            &vp,
+                            BadValue::Str(v.into()),
+                            "not a defined builtin variable",
+                        ));
+                    }
+                } else {
+                    let name = v.split(['[', '.']).find(|s| !s.is_empty()).unwrap_or("");
+                    if !var_names.contains(name) {
+                        errs.push(FieldError::invalid(
+                            &vp,
+                            BadValue::Str(v.into()),
+                            format!("variable with name {v} cannot be found"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn selector_matches(sel: &Value, r: Option<&Value>) -> bool {
+    r.is_some_and(|r| {
+        obj::str_at(sel, &["kind"]) == obj::str_at(r, &["kind"])
+            && obj::str_at(sel, &["apiVersion"]) == obj::str_at(r, &["apiVersion"])
+    })
+}
+
+fn selectors(sel: &Value, cc: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    let mr = sel.get("matchResources").unwrap_or(&Value::Null);
+    let flag = |k: &str| mr.get(k).and_then(Value::as_bool).unwrap_or(false);
+    let names = |k: &str| -> Vec<String> {
+        obj::get(mr, &[k, "names"])
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (md, mp) = (names("machineDeploymentClass"), names("machinePoolClass"));
+    if !flag("infrastructureCluster") && !flag("controlPlane") && md.is_empty() && mp.is_empty() {
+        errs.push(FieldError::invalid(
+            path,
+            BadValue::Str(pretty(sel)),
+            "no selector enabled",
+        ));
+        return;
+    }
+    let mrp = fe::child(path, "matchResources");
+    if flag("infrastructureCluster")
+        && !selector_matches(sel, obj::get(cc, &["spec", "infrastructure", "ref"]))
+    {
+        errs.push(FieldError::invalid(
+            &fe::child(&mrp, "infrastructureCluster"),
+            BadValue::Bool(true),
+            "selector is enabled but does not match the infrastructure ref",
+        ));
+    }
+    if flag("controlPlane")
+        && !selector_matches(sel, obj::get(cc, &["spec", "controlPlane", "ref"]))
+        && !selector_matches(
+            sel,
+            obj::get(
+                cc,
+                &["spec", "controlPlane", "machineInfrastructure", "ref"],
+            ),
+        )
+    {
+        errs.push(FieldError::invalid(
+            &fe::child(&mrp, "controlPlane"),
+            BadValue::Bool(true),
+            "selector is enabled but matches neither the controlPlane ref nor the controlPlane machineInfrastructure ref",
+        ));
+    }
+    for (key, list, what, field) in [
+        (
+            "machineDeploymentClass",
+            &md,
+            "MachineDeployment",
+            "machineDeployments",
+        ),
+        ("machinePoolClass", &mp, "MachinePool", "machinePools"),
+    ] {
+        let classes: Vec<Value> = obj::get(cc, &["spec", "workers", field])
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for (i, name) in list.iter().enumerate() {
+            let np = fe::index(&fe::child(&fe::child(&mrp, key), "names"), i);
+            if name.contains('*') {
+                let msg = if name.matches('*').count() > 1 {
+                    Some("selector can at most contain a single \"*\" rune")
+                } else if !(name.starts_with('*') || name.ends_with('*')) {
+                    Some("\"*\" rune can only appear at the beginning, or ending of the selector")
+                } else {
+                    None
+                };
+                if let Some(m) = msg {
+                    errs.push(FieldError::invalid(&np, BadValue::Str(name.clone()), m));
+                    break;
+                }
+            }
+            let matched = classes.iter().any(|c| {
+                let cn = obj::str_at(c, &["class"]);
+                let m = cn == name
+                    || name == "*"
+                    || name.strip_prefix('*').is_some_and(|s| cn.ends_with(s))
+                    || name.strip_suffix('*').is_some_and(|p| cn.starts_with(p));
+                m && (selector_matches(sel, obj::get(c, &["template", "infrastructure", "ref"]))
+                    || selector_matches(sel, obj::get(c, &["template", "bootstrap", "ref"])))
+            });
+            if !matched {
+                errs.push(FieldError::invalid(
+                    &np,
+                    BadValue::Str(name.clone()),
+                    format!("selector is enabled but matches neither the bootstrap ref nor the infrastructure ref of a {what} class"),
+                ));
+            }
+        }
+    }
+}
+
+/// `LocalObjectTemplateIsValid` for the template at `path` (`spec.infrastructure`, …).
+fn template_ref(cc: &Value, tpl: Option<&Value>, path: &str, errs: &mut Vec<FieldError>) {
+    let ns = obj::namespace(cc);
+    let rp = fe::child(path, "ref");
+    let Some(r) = tpl.and_then(|t| t.get("ref")).filter(|r| !r.is_null()) else {
+        errs.push(FieldError::required(
+            &rp,
+            "template reference must be defined",
+        ));
+        return;
+    };
+    if obj::str_at(r, &["name"]).is_empty() {
+        errs.push(FieldError::required(
+            &fe::child(&rp, "name"),
+            "template name must be defined",
+        ));
+    }
+    let rns = obj::str_at(r, &["namespace"]);
+    if !ns.is_empty() && rns != ns {
+        errs.push(FieldError::invalid(
+            &fe::child(&rp, "namespace"),
+            BadValue::Str(rns.into()),
+            format!("template must be in the same namespace as the ClusterClass ({ns})"),
+        ));
+    }
+    let kind = obj::str_at(r, &["kind"]);
+    if kind.len() <= "Template".len() || !kind.ends_with("Template") {
+        errs.push(FieldError::invalid(
+            &fe::child(&rp, "kind"),
+            BadValue::Str(kind.into()),
+            "template kind must be of form \"<name>Template\"",
+        ));
+    }
+    let av = obj::str_at(r, &["apiVersion"]);
+    if av.matches('/').count() > 1 {
+        errs.push(FieldError::invalid(
+            &fe::child(&rp, "apiVersion"),
+            BadValue::Str(av.into()),
+            format!("template apiVersion must be a valid Kubernetes apiVersion: unexpected GroupVersion string: {av}"),
+        ));
+    } else if av.is_empty() {
+        errs.push(FieldError::required(
+            &fe::child(&rp, "apiVersion"),
+            "template apiVersion must be defined",
+        ));
+    }
+}
+
+/// `ClusterClassReferencesAreValid`.
+fn references(cc: &Value, errs: &mut Vec<FieldError>) {
+    template_ref(
+        cc,
+        obj::get(cc, &["spec", "infrastructure"]),
+        "spec.infrastructure",
+        errs,
+    );
+    template_ref(
+        cc,
+        obj::get(cc, &["spec", "controlPlane"]),
+        "spec.controlPlane",
+        errs,
+    );
+    if let Some(mi) =
+        obj::get(cc, &["spec", "controlPlane", "machineInfrastructure"]).filter(|v| !v.is_null())
+    {
+        template_ref(
+            cc,
+            Some(mi),
+            "spec.controlPlane.machineInfrastructure",
+            errs,
+        );
+    }
+    for field in ["machineDeployments", "machinePools"] {
+        if let Some(Value::Array(list)) = obj::get(cc, &["spec", "workers", field]) {
+            for (i, c) in list.iter().enumerate() {
+                let p = fe::child(&fe::index(&format!("spec.workers.{field}"), i), "template");
+                template_ref(
+                    cc,
+                    obj::get(c, &["template", "bootstrap"]),
+                    &fe::child(&p, "bootstrap"),
+                    errs,
+                );
+                template_ref(
+                    cc,
+                    obj::get(c, &["template", "infrastructure"]),
+                    &fe::child(&p, "infrastructure"),
+                    errs,
+                );
+            }
+        }
+    }
+}
+
+/// `validateNamingStrategies`: every naming template renders for cluster `cluster`
+/// (topology names `mdtopology` / `mptopology`) to a DNS-1123 subdomain.
+fn naming_strategies(cc: &Value, errs: &mut Vec<FieldError>) {
+    use super::names::{render, Strategy};
+    let mut check = |tpl: Option<&str>, path: String, what: &str, strategy: Strategy| {
+        let Some(t) = tpl else { return };
+        match render(t, "cluster", &strategy, "xxxxx") {
+            Err(e) => errs.push(FieldError::invalid(
+                &path,
+                BadValue::Str(t.into()),
+                format!("invalid {what} name template: {}", e.message()),
+            )),
+            Ok(name) => {
+                for m in crate::provider::dns1123_subdomain_errors(&name) {
+                    errs.push(FieldError::invalid(&path, BadValue::Str(t.into()), m));
+                }
+            }
+        }
+    };
+    fn tpl(v: Option<&Value>) -> Option<&str> {
+        v.and_then(|s| s.get("template")).and_then(Value::as_str)
+    }
+    check(
+        tpl(obj::get(cc, &["spec", "infrastructureNamingStrategy"])),
+        "spec.infrastructureNamingStrategy.template".into(),
+        "InfraCluster",
+        Strategy::Cluster,
+    );
+    check(
+        tpl(obj::get(cc, &["spec", "controlPlane", "namingStrategy"])),
+        "spec.controlPlane.namingStrategy.template".into(),
+        "ControlPlane",
+        Strategy::Cluster,
+    );
+    for (field, what) in [
+        ("machineDeployments", "MachineDeployment"),
+        ("machinePools", "MachinePool"),
+    ] {
+        if let Some(Value::Array(list)) = obj::get(cc, &["spec", "workers", field]) {
+            for c in list {
+                let path = fe::child(
+                    &fe::child(
+                        &fe::key(&format!("spec.workers.{field}"), obj::str_at(c, &["class"])),
+                        "namingStrategy",
+                    ),
+                    "template",
+                );
+                let strategy = if field == "machineDeployments" {
+                    Strategy::MachineDeployment("mdtopology")
+                } else {
+                    Strategy::MachinePool("mptopology")
+                };
+                check(tpl(c.get("namingStrategy")), path, what, strategy);
+            }
+        }
+    }
+}
+
+/// ClusterClass validation errors (references, worker class uniqueness, control plane
+/// MHC, variables, patches).
+pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    references(cc, &mut errs);
+    for (field, what) in [
+        ("machineDeployments", "MachineDeployment"),
+        ("machinePools", "MachinePool"),
+    ] {
+        let mut seen = BTreeSet::new();
+        if let Some(Value::Array(list)) = obj::get(cc, &["spec", "workers", field]) {
+            for (i, c) in list.iter().enumerate() {
+                let n = obj::str_at(c, &["class"]);
+                if !seen.insert(n.to_string()) {
+                    errs.push(FieldError::invalid(
+                        &fe::child(&fe::index(&format!("spec.workers.{field}"), i), "class"),
+                        BadValue::Str(n.into()),
+                        format!("{what} class must be unique. {what} with class {n:?} is defined more than once"),
+                    ));
+                }
+            }
+        }
+    }
+    let cp_set = |k: &str| obj::get(cc, &["spec", "controlPlane", k]).is_some_and(|v| !v.is_null());
+    if cp_set("machineHealthCheck") && !cp_set("machineInfrastructure") {
+        errs.push(FieldError::forbidden(
+            "spec.controlPlane.machineHealthCheck.machineInfrastructure",
+            "can be set only if spec.controlPlane.machineInfrastructure is set",
+        ));
+    }
+    naming_strategies(cc, &mut errs);
+    errs.extend(super::variables::definitions::variable_definition_errors(
+        cc,
+    ));
+    let var_names: BTreeSet<String> = obj::get(cc, &["spec", "variables"])
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|v| obj::str_at(v, &["name"]).to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut names = BTreeSet::new();
+    if let Some(Value::Array(patches)) = obj::get(cc, &["spec", "patches"]) {
+        for (i, p) in patches.iter().enumerate() {
+            let pp = fe::index("spec.patches", i);
+            let name = obj::str_at(p, &["name"]);
+            if name.is_empty() {
+                errs.push(FieldError::required(
+                    &fe::child(&pp, "name"),
+                    "patch name must be defined",
+                ));
+            }
+            if name == "inline" {
+                errs.push(FieldError::required(
+                    &fe::child(&pp, "name"),
+                    "\"inline\" can not be used as the name of a patch",
+                ));
+            }
+            if names.contains(name) {
+                errs.push(FieldError::invalid(
+                    &fe::child(&pp, "name"),
+                    BadValue::Str(name.into()),
+                    format!("patch names must be unique. Patch with name {name:?} is defined more than once"),
+                ));
+            }
+            names.insert(name.to_string());
+            if let Some(t) = p.get("enabledIf").and_then(Value::as_str) {
+                if let Some(e) = template_parse_error("enabledIf", t) {
+                    errs.push(FieldError::invalid(
+                        &fe::child(&pp, "enabledIf"),
+                        BadValue::Str(t.into()),
+                        format!("template can not be parsed: {e}"),
+                    ));
+                }
+            }
+            let defs = p.get("definitions").filter(|v| !v.is_null());
+            let ext = p.get("external").filter(|v| !v.is_null());
+            if defs.is_none() && ext.is_none() {
+                errs.push(FieldError::required(
+                    &pp,
+                    "one of definitions or external must be defined",
+                ));
+            }
+            if let Some(Value::Array(defs)) = defs {
+                for (j, d) in defs.iter().enumerate() {
+                    let dp = fe::index(&fe::child(&pp, "definitions"), j);
+                    let jps = d
+                        .get("jsonPatches")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default();
+                    json_patches(&jps, &var_names, &fe::child(&dp, "jsonPatches"), &mut errs);
+                    selectors(
+                        d.get("selector").unwrap_or(&Value::Null),
+                        cc,
+                        &fe::child(&dp, "selector"),
+                        &mut errs,
+                    );
+                }
+            }
+            if ext.is_some() {
+                errs.push(FieldError::forbidden(
+                    &fe::child(&pp, "external"),
+                    "patch.external can be used only if the RuntimeSDK feature flag is enabled",
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// The ClusterClass webhook's verdict as the plan reports it.
+pub fn validate_cluster_class(cc: &Value) -> Result<()> {
+    let errs = cluster_class_errors(cc);
+    if errs.is_empty() {
+        return Ok(());
+    }
+    Err(Error::new(fe::invalid_object_message(
+        "ClusterClass.cluster.x-k8s.io",
+        obj::name(cc),
+        &errs,
+    ))
+    .wrap(format!(
+        "failed validation of cluster.x-k8s.io/v1beta1, Kind=ClusterClass {}/{}",
+        obj::namespace(cc),
+        obj::name(cc)
+    )))
+}
+
+/// Cluster validation errors (`validateTopology` subset): version, worker names and classes.
+pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let v = obj::str_at(cluster, &["spec", "topology", "version"]);
+    if crate::version::Version::parse(v).is_err() {
+        errs.push(FieldError::invalid(
+            "spec.topology.version",
+            BadValue::Str(v.into()),
+            "version must be a valid semantic version",
+        ));
+    }
+    for (field, what, class_what) in [
+        (
+            "machineDeployments",
+            "MachineDeployment",
+            "MachineDeploymentClass",
+        ),
+        ("machinePools", "MachinePool", "MachinePoolClass"),
+    ] {
+        let base = format!("spec.topology.workers.{field}");
+        let mut seen = BTreeSet::new();
+        if let Some(Value::Array(list)) = obj::get(cluster, &["spec", "topology", "workers", field])
+        {
+            for (i, t) in list.iter().enumerate() {
+                let n = obj::str_at(t, &["name"]);
+                if !seen.insert(n.to_string()) {
+                    errs.push(FieldError::invalid(
+                        &fe::child(&fe::index(&base, i), "name"),
+                        BadValue::Str(n.into()),
+                        format!(
+                            "name must be unique. {what} with name {n:?} is defined more than once"
+                        ),
+                    ));
+                }
+            }
+            if let Some(cc) = cc {
+                for (i, t) in list.iter().enumerate() {
+                    let c = obj::str_at(t, &["class"]);
+                    let exists = obj::get(cc, &["spec", "workers", field])
+                        .and_then(Value::as_array)
+                        .is_some_and(|a| a.iter().any(|x| obj::str_at(x, &["class"]) == c));
+                    if !exists {
+                        errs.push(FieldError::invalid(
+                            &fe::child(&fe::index(&base, i), "class"),
+                            BadValue::Str(c.into()),
+                            format!(
+                                "{class_what} with name {c:?} does not exist in ClusterClass {:?}",
+                                obj::name(cc)
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    if let Some(cc) = cc {
+        machine_health_checks(cluster, cc, &mut errs);
+    }
+    errs
+}
+
+fn mhc_class_is_zero(mhc: &Value) -> bool {
+    mhc.as_object().is_none_or(|m| {
+        m.iter().all(|(k, v)| {
+            k == "enable"
+                || v.is_null()
+                || v.as_array().is_some_and(Vec::is_empty)
+                || v.as_str() == Some("")
+                || v.as_object().is_some_and(|o| o.is_empty())
+        })
+    })
+}
+
+/// `validateMachineHealthChecks`: a class part needs CP machine infrastructure;
+/// `enable: true` needs a definition somewhere.
+fn machine_health_checks(cluster: &Value, cc: &Value, errs: &mut Vec<FieldError>) {
+    let cannot = "cannot be set to true as MachineHealthCheck definition is not available in the Cluster topology or the ClusterClass";
+    if let Some(m) = obj::get(
+        cluster,
+        &["spec", "topology", "controlPlane", "machineHealthCheck"],
+    )
+    .filter(|v| !v.is_null())
+    {
+        let p = "spec.topology.controlPlane.machineHealthCheck";
+        let has_infra = obj::get(cc, &["spec", "controlPlane", "machineInfrastructure"])
+            .is_some_and(|v| !v.is_null());
+        if !mhc_class_is_zero(m) && !has_infra {
+            errs.push(FieldError::forbidden(
+                p,
+                "can be set only if spec.controlPlane.machineInfrastructure is set in ClusterClass",
+            ));
+        }
+        let class_mhc = obj::get(cc, &["spec", "controlPlane", "machineHealthCheck"])
+            .is_some_and(|v| !v.is_null());
+        if m.get("enable") == Some(&Value::Bool(true)) && mhc_class_is_zero(m) && !class_mhc {
+            errs.push(FieldError::forbidden(&fe::child(p, "enable"), cannot));
+        }
+    }
+    if let Some(Value::Array(mds)) = obj::get(
+        cluster,
+        &["spec", "topology", "workers", "machineDeployments"],
+    ) {
+        for md in mds {
+            let Some(m) = md.get("machineHealthCheck").filter(|v| !v.is_null()) else {
+                continue;
+            };
+            let p = fe::child(
+                &fe::key(
+                    "spec.topology.workers.machineDeployments",
+                    obj::str_at(md, &["name"]),
+                ),
+                "machineHealthCheck",
+            );
+            let class = obj::get(cc, &["spec", "workers", "machineDeployments"])
+                .and_then(Value::as_array)
+                .and_then(|a| {
+                    a.iter()
+                        .find(|c| obj::str_at(c, &["class"]) == obj::str_at(md, &["class"]))
+                });
+            if let Some(class) = class {
+                let class_mhc = class
+                    .get("machineHealthCheck")
+                    .is_some_and(|v| !v.is_null());
+                if m.get("enable") == Some(&Value::Bool(true)) && mhc_class_is_zero(m) && !class_mhc
+                {
+                    errs.push(FieldError::forbidden(&fe::child(&p, "enable"), cannot));
+                }
+            }
+        }
+    }
+}
+
+/// The Cluster webhook's `ValidateCreate` verdict as the plan reports it.
+pub fn validate_cluster(cluster: &Value, cc: Option<&Value>) -> Result<()> {
+    let errs = cluster_errors(cluster, cc);
+    if errs.is_empty() {
+        return Ok(());
+    }
+    Err(Error::new(fe::invalid_object_message(
+        "Cluster.cluster.x-k8s.io",
+        obj::name(cluster),
+        &errs,
+    ))
+    .wrap(format!(
+        "failed validation of cluster.x-k8s.io/v1beta1, Kind=Cluster {}/{}",
+        obj::namespace(cluster),
+        obj::name(cluster)
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn template_parse_errors_only() {
+        assert_eq!(
+            template_parse_error("enabledIf", "{{ if .a }}x").as_deref(),
+            Some("template: enabledIf:1: unexpected EOF")
+        );
+        // Execution errors (a function on a missing value) are not parse errors.
+        assert_eq!(
+            template_parse_error("enabledIf", "{{ semverCompare \">1\" .x }}"),
+            None
+        );
+        assert_eq!(template_parse_error("enabledIf", "{{ .a }}"), None);
+    }
+
+    #[test]
+    fn pretty_is_go_marshal_indent() {
+        assert_eq!(
+            pretty(&json!({"a": [1], "b": {}})),
+            "{\n  \"a\": [\n    1\n  ],\n  \"b\": {}\n}"
+        );
+    }
+
+    #[test]
+    fn patch_checks() {
+        let cc = json!({"metadata": {"name": "k", "namespace": "n"}, "spec": {
+            "infrastructure": {"ref": {"apiVersion": "i/v1", "kind": "ITemplate", "name": "x", "namespace": "n"}},
+            "controlPlane": {"ref": {"apiVersion": "c/v1", "kind": "CTemplate", "name": "y", "namespace": "n"}},
+            "variables": [{"name": "v", "schema": {"openAPIV3Schema": {"type": "string"}}}],
+            "patches": [{"name": "p", "definitions": [{"selector": {"apiVersion": "i/v1", "kind": "ITemplate",
+                "matchResources": {"infrastructureCluster": true}},
+                "jsonPatches": [{"op": "add", "path": "/metadata/x", "valueFrom": {"variable": "nope"}},
+                                {"op": "replace", "path": "/spec/a/0", "value": 1},
+                                {"op": "add", "path": "/spec/b", "valueFrom": {"variable": "builtin.cluster.metadata"}}]}]},
+                {"name": "p", "external": {"generateExtension": "x"}}]}});
+        let errs = cluster_class_errors(&cc);
+        let details: Vec<&str> = errs.iter().map(|e| e.detail.as_str()).collect();
+        assert_eq!(
+            details,
+            [
+                "jsonPatch path must start with \"/spec/\"",
+                "variable with name nope cannot be found",
+                "elements in arrays can not be accessed in a replace operation",
+                "not a defined builtin variable",
+                "patch names must be unique. Patch with name \"p\" is defined more than once",
+                "patch.external can be used only if the RuntimeSDK feature flag is enabled",
+            ]
+        );
+    }
+
+    #[test]
+    fn cluster_checks() {
+        let cc = json!({"metadata": {"name": "k"}, "spec": {"workers": {"machineDeployments": [{"class": "a"}]}}});
+        let c = json!({"spec": {"topology": {"version": "vbanana", "workers": {"machineDeployments": [
+            {"name": "x", "class": "a"}, {"name": "x", "class": "b"}]}}}});
+        let errs = cluster_errors(&c, Some(&cc));
+        assert_eq!(errs.len(), 3);
+        assert_eq!(
+            errs[2].field,
+            "spec.topology.workers.machineDeployments[1].class"
+        );
+    }
+}
