@@ -101,6 +101,8 @@ check_case() { # name inputs...
 
 check_case corpus "$root/fixtures/gitops/corpus/providers.yaml"
 check_case custom "$root/fixtures/gitops/custom/providers.yaml" "$root/fixtures/gitops/custom/variables.yaml"
+# Providers and a fleet of topology Clusters (clusters/<ns>/<name>/ units).
+check_case fleet "$root/fixtures/gitops/corpus/providers.yaml" "$root/fixtures/quickstart/clusters"
 
 # --- the KRM function as a kustomize exec generator -------------------------------------
 krm="$work/krm"; cp -r "$root/fixtures/gitops/krm" "$krm"

@@ -126,7 +126,8 @@ pub fn render_objects(
     files: Vec<InputFile>,
     opts: &RenderOptions,
 ) -> crate::Result<RenderSet> {
-    let (units, extra, warnings) = crate::operator::render_providers(&objects, opts)?;
+    let (mut units, extra, warnings) = crate::operator::render_providers(&objects, opts)?;
+    units.extend(render_clusters(&objects)?);
     let mut inputs = files;
     for f in extra {
         if !inputs.contains(&f) {
@@ -138,4 +139,96 @@ pub fn render_objects(
         units,
         warnings,
     })
+}
+
+/// Every Cluster with `spec.topology` in the inputs, rendered against the ClusterClasses
+/// and templates of its namespace (objects without a namespace are in `default`), in
+/// parallel; units in input order. Each Cluster sees only its own namespace's
+/// non-Cluster objects, so adding a Cluster never changes another's output.
+fn render_clusters(objects: &[InputObject]) -> crate::Result<Vec<RenderedUnit>> {
+    use crate::topology::{desired_view, input, obj};
+    let mut values: Vec<Value> = objects.iter().map(|o| o.value.clone()).collect();
+    input::set_missing_namespaces(&mut values, "");
+    let jobs: Vec<usize> = (0..values.len())
+        .filter(|&i| {
+            input::is_cluster(&values[i])
+                && obj::get(&values[i], &["spec", "topology"]).is_some_and(|t| !t.is_null())
+        })
+        .collect();
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let render_one = |i: usize| -> crate::Result<RenderedUnit> {
+        let c = &values[i];
+        let (ns, name) = (obj::namespace(c).to_string(), obj::name(c).to_string());
+        let same_ns: Vec<Value> = values
+            .iter()
+            .filter(|o| obj::namespace(o) == ns && !input::is_cluster(o))
+            .cloned()
+            .collect();
+        let objs = crate::topology::render_cluster(c, &same_ns).map_err(|e| {
+            e.wrap(format!(
+                "Cluster {ns}/{name} ({}, document {})",
+                objects[i].file,
+                objects[i].doc + 1
+            ))
+            .in_file(&objects[i].file)
+        })?;
+        Ok(RenderedUnit {
+            kind: UnitKind::Cluster,
+            objects: desired_view::without_dry_run_artefacts(objs, &name),
+            namespace: ns,
+            name,
+        })
+    };
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(jobs.len());
+    let mut results: Vec<Option<crate::Result<RenderedUnit>>> =
+        (0..jobs.len()).map(|_| None).collect();
+    std::thread::scope(|s| {
+        let chunks: Vec<(
+            usize,
+            std::thread::ScopedJoinHandle<'_, Vec<crate::Result<RenderedUnit>>>,
+        )> = (0..workers)
+            .map(|w| {
+                let jobs = &jobs;
+                let render_one = &render_one;
+                (
+                    w,
+                    s.spawn(move || {
+                        jobs.iter()
+                            .skip(w)
+                            .step_by(workers)
+                            .map(|&i| render_one(i))
+                            .collect()
+                    }),
+                )
+            })
+            .collect();
+        for (w, h) in chunks {
+            let rs = h.join().unwrap_or_else(|_| {
+                vec![Err(crate::Error::new(
+                    "internal error: a topology worker panicked",
+                ))]
+            });
+            for (k, r) in rs.into_iter().enumerate() {
+                if let Some(slot) = results.get_mut(w + k * workers) {
+                    *slot = Some(r);
+                }
+            }
+        }
+    });
+    // The first error in input order wins, as a sequential run would report it.
+    results
+        .into_iter()
+        .map(|r| {
+            r.unwrap_or_else(|| {
+                Err(crate::Error::new(
+                    "internal error: a Cluster was not rendered",
+                ))
+            })
+        })
+        .collect()
 }

@@ -46,7 +46,10 @@ impl Param {
     }
 
     pub fn can_be_nil(self) -> bool {
-        matches!(self, Param::Any | Param::Rv | Param::List | Param::StrList | Param::Map | Param::Semver)
+        matches!(
+            self,
+            Param::Any | Param::Rv | Param::List | Param::StrList | Param::Map | Param::Semver
+        )
     }
 
     /// Is a value of `v`'s dynamic type assignable to this parameter?

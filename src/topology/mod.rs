@@ -11,6 +11,7 @@ pub mod blueprint;
 pub mod builtins;
 pub mod clone;
 pub mod desired;
+pub mod desired_view;
 pub mod diff;
 pub mod dryrun;
 pub mod input;
