@@ -82,63 +82,7 @@ pub fn prune_nulls(v: &mut Value) {
 
 /// Go `json.Marshal` text (sorted keys, HTML-safe escaping, Go float format).
 pub fn go_json(v: &Value) -> String {
-    let mut s = String::new();
-    write(v, &mut s);
-    s
-}
-
-fn write(v: &Value, out: &mut String) {
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => out.push_str(&i.to_string()),
-            (_, Some(u)) => out.push_str(&u.to_string()),
-            _ => out.push_str(&crate::yaml::emit::go_json_float(n.as_f64().unwrap_or(0.0))),
-        },
-        Value::String(s) => write_str(s, out),
-        Value::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write(x, out);
-            }
-            out.push(']');
-        }
-        Value::Object(m) => {
-            out.push('{');
-            for (i, (k, x)) in m.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_str(k, out);
-                out.push(':');
-                write(x, out);
-            }
-            out.push('}');
-        }
-    }
-}
-
-fn write_str(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    crate::typed::gojson::marshal(v)
 }
 
 #[cfg(test)]

@@ -172,6 +172,79 @@ pub fn base64_decode(src: &[u8]) -> Result<Vec<u8>, usize> {
     }
 }
 
+/// `json.Marshal` text of a JSON value: compact, map keys in byte order (serde_json's
+/// map is a BTreeMap, like Go's sorted keys), Go's HTML-safe string escaping and Go's
+/// number texts. The one copy every stage that quotes or hashes Go JSON uses.
+pub fn marshal(v: &Value) -> String {
+    let mut out = String::new();
+    write_json(&mut out, v);
+    out
+}
+
+fn write_json(out: &mut String, v: &Value) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(&json_number_text(n)),
+        Value::String(s) => write_json_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json_string(out, k);
+                out.push(':');
+                write_json(out, item);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// A number's `encoding/json` text (integers as such, floats in Go's format).
+pub fn json_number_text(n: &Number) -> String {
+    if let Some(i) = n.as_i64() {
+        i.to_string()
+    } else if let Some(u) = n.as_u64() {
+        u.to_string()
+    } else {
+        crate::yaml::emit::go_json_float(n.as_f64().unwrap_or(0.0))
+    }
+}
+
+/// Go's `encodeState.string` with `escapeHTML` on.
+fn write_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

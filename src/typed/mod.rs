@@ -34,7 +34,7 @@
 
 mod convert;
 pub mod duration;
-mod gojson;
+pub mod gojson;
 mod gotime;
 mod model;
 pub mod quantity;

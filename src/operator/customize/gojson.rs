@@ -6,76 +6,12 @@
 
 use serde_json::{Map, Number, Value};
 
-use crate::yaml::emit::go_json_float;
-
 /// The text Go's `encoding/json` prints for a number.
-pub fn number_text(n: &Number) -> String {
-    if let Some(i) = n.as_i64() {
-        return i.to_string();
-    }
-    if let Some(u) = n.as_u64() {
-        return u.to_string();
-    }
-    go_json_float(n.as_f64().unwrap_or(0.0))
-}
-
-fn push_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-fn write(out: &mut String, v: &Value) {
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&number_text(n)),
-        Value::String(s) => push_string(out, s),
-        Value::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write(out, x);
-            }
-            out.push(']');
-        }
-        Value::Object(m) => {
-            out.push('{');
-            for (i, (k, x)) in m.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                push_string(out, k);
-                out.push(':');
-                write(out, x);
-            }
-            out.push('}');
-        }
-    }
-}
+pub use crate::typed::gojson::json_number_text as number_text;
 
 /// `json.Marshal` text: compact, map keys in byte order, HTML-escaped.
 pub fn to_text(v: &Value) -> String {
-    let mut out = String::new();
-    write(&mut out, v);
-    out
+    crate::typed::gojson::marshal(v)
 }
 
 /// The JSON type name Go's `UnmarshalTypeError` uses.

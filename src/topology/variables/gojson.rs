@@ -2,8 +2,6 @@
 //! keys sorted, HTML-safe escaping, Go float texts) and the int64/float64 split that
 //! `k8s.io/apimachinery/pkg/util/json.Unmarshal` makes for numbers.
 
-use serde_json::Value;
-
 use crate::yaml::emit::go_json_float;
 
 /// The integer a number decodes to with apimachinery's JSON decoder (integral and
@@ -31,76 +29,10 @@ pub fn as_int64(n: &serde_json::Number) -> Option<i64> {
 }
 
 /// `json.Marshal(v)` as a string.
-pub fn marshal(v: &Value) -> String {
-    let mut out = String::new();
-    write_value(&mut out, v);
-    out
-}
-
-fn write_value(out: &mut String, v: &Value) {
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&number_text(n)),
-        Value::String(s) => write_string(out, s),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_value(out, item);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            // serde_json's map is a BTreeMap: byte order, like Go's sorted map keys.
-            out.push('{');
-            for (i, (k, item)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_string(out, k);
-                out.push(':');
-                write_value(out, item);
-            }
-            out.push('}');
-        }
-    }
-}
+pub use crate::typed::gojson::marshal;
 
 /// A number's Go JSON text.
-pub fn number_text(n: &serde_json::Number) -> String {
-    if let Some(i) = n.as_i64() {
-        i.to_string()
-    } else if let Some(u) = n.as_u64() {
-        u.to_string()
-    } else {
-        go_json_float(n.as_f64().unwrap_or(0.0))
-    }
-}
-
-/// Go's `encodeState.string` with `escapeHTML` on.
-fn write_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
+pub use crate::typed::gojson::json_number_text as number_text;
 
 #[cfg(test)]
 mod tests {
