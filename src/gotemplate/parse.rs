@@ -8,7 +8,7 @@ use std::fmt;
 use super::lex::{lex, Item, Tok};
 
 /// Deepest nesting of control structures and parentheses accepted.
-const MAX_DEPTH: usize = 1000;
+const MAX_DEPTH: usize = 100;
 
 #[derive(Debug, Clone)]
 pub struct Number {

@@ -505,7 +505,9 @@ mod tests {
         assert!(c(">= v1.24", "v1.30.2"));
         assert!(!c("< v1.25", "v1.25.0-rc.1"));
         assert!(c("< v1.25-0", "v1.25.0-rc.1"));
-        assert!(c("< 1.33.0-0", "1.33.0-rc.0"));
+        // "rc" outranks the numeric "0" (Go agrees: golden census semverCompare-133#1).
+        assert!(!c("< 1.33.0-0", "1.33.0-rc.0"));
+        assert!(c("< 1.33.0-0", "v1.29.0"));
         assert!(c("~1.27", "v1.27.3"));
         assert!(c("^1.20", "v1.27.3"));
         assert!(c("1.x", "v1.27.3"));
