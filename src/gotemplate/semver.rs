@@ -504,7 +504,9 @@ mod tests {
         assert!(!c("< v1.25", "v1.25.0"));
         assert!(c(">= v1.24", "v1.30.2"));
         assert!(!c("< v1.25", "v1.25.0-rc.1"));
-        assert!(c("< v1.25-0", "v1.25.0-rc.1"));
+        // 1.25.0-rc.1 > 1.25.0-0 ("rc" outranks "0"); lower prereleases pass.
+        assert!(!c("< v1.25-0", "v1.25.0-rc.1"));
+        assert!(c("< v1.25-0", "v1.24.0-rc.1"));
         // "rc" outranks the numeric "0" (Go agrees: golden census semverCompare-133#1).
         assert!(!c("< 1.33.0-0", "1.33.0-rc.0"));
         assert!(c("< 1.33.0-0", "v1.29.0"));
