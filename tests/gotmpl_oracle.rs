@@ -38,7 +38,10 @@ fn load_cases() -> Vec<(String, Case)> {
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{f:?}: {e}"));
         let cases: Vec<Case> = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{f:?}: {e}"));
-        let stem = f.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let stem = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         out.extend(cases.into_iter().map(|c| (stem.clone(), c)));
     }
     out
@@ -121,7 +124,15 @@ fn gotmpl_matches_go() {
         unexpected.is_empty(),
         "{} cases differ from Go and are not in fixtures/gotmpl/differences.txt; first:\n{}",
         unexpected.len(),
-        unexpected.iter().take(15).cloned().collect::<Vec<_>>().join("\n")
+        unexpected
+            .iter()
+            .take(15)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
-    assert!(stale.is_empty(), "listed differences that now agree with Go (remove them): {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "listed differences that now agree with Go (remove them): {stale:?}"
+    );
 }

@@ -1,7 +1,7 @@
 //! text/template's builtin functions (text/template/funcs.go semantics):
 //! comparisons, index, len, not, print*, html, js, urlquery.
 
-use super::fmt::{sprint, sprintf, sprintln, sprint_value};
+use super::fmt::{sprint, sprint_value, sprintf, sprintln};
 use super::funcs::{f, fv, iface, Func, Param::*};
 use super::value::{Elem, IntTy, Value};
 
@@ -18,7 +18,9 @@ pub fn lookup(name: &str) -> Option<Func> {
         "len" => f(&[Rv], len),
         "not" => f(&[Rv], |a| Ok(Value::Bool(!a[0].truth()))),
         "print" => fv(&[Any], |a| Ok(Value::str(sprint(a)))),
-        "printf" => fv(&[Str, Any], |a| Ok(Value::str(sprintf(a[0].as_str().unwrap_or(""), &a[1..])))),
+        "printf" => fv(&[Str, Any], |a| {
+            Ok(Value::str(sprintf(a[0].as_str().unwrap_or(""), &a[1..])))
+        }),
         "println" => fv(&[Any], |a| Ok(Value::str(sprintln(a)))),
         "urlquery" => fv(&[Any], |a| Ok(Value::str(query_escape(&eval_args(a))))),
         "eq" => fv(&[Rv, Rv], |a| eq(&a[0], &a[1..]).map(Value::Bool)),
@@ -101,7 +103,9 @@ pub fn query_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
             b' ' => out.push('+'),
             b => out.push_str(&format!("%{b:02X}")),
         }
@@ -125,7 +129,12 @@ fn index_arg(i: &Value, cap: usize) -> Result<usize, String> {
     let x = match i {
         Value::Int(x, _) => *x,
         Value::Invalid | Value::Nil => return Err("cannot index slice/array with nil".into()),
-        v => return Err(format!("cannot index slice/array with type {}", v.type_name())),
+        v => {
+            return Err(format!(
+                "cannot index slice/array with type {}",
+                v.type_name()
+            ))
+        }
     };
     if x < 0 || x as u64 > cap as u64 {
         return Err(format!("index out of range: {x}"));
@@ -147,18 +156,30 @@ fn index(a: &[Value]) -> Result<Value, String> {
         item = match &item {
             Value::List(l, _) => {
                 let x = index_arg(i, l.len())?;
-                l.get(x).cloned().ok_or("reflect: slice index out of range")?
+                l.get(x)
+                    .cloned()
+                    .ok_or("reflect: slice index out of range")?
             }
             Value::Str(s) => {
                 let x = index_arg(i, s.len())?;
-                let b = *s.as_bytes().get(x).ok_or("reflect: string index out of range")?;
+                let b = *s
+                    .as_bytes()
+                    .get(x)
+                    .ok_or("reflect: string index out of range")?;
                 Value::Int(b as i64, IntTy::Uint8)
             }
             Value::Map(m, e) => {
                 let key = match i {
                     Value::Str(k) => k,
-                    Value::Invalid | Value::Nil => return Err("value is nil; should be of type string".into()),
-                    v => return Err(format!("value has type {}; should be string", v.type_name())),
+                    Value::Invalid | Value::Nil => {
+                        return Err("value is nil; should be of type string".into())
+                    }
+                    v => {
+                        return Err(format!(
+                            "value has type {}; should be string",
+                            v.type_name()
+                        ))
+                    }
                 };
                 match m.get(&**key) {
                     Some(v) => v.clone(),
@@ -332,29 +353,47 @@ mod tests {
         );
         assert_eq!(eq(&Value::Nil, &[Value::Invalid]), Ok(true));
         assert_eq!(eq(&Value::str("a"), &[Value::Nil]), Ok(false));
-        assert_eq!(lt(&Value::Bool(true), &Value::Bool(true)), Err("invalid type for comparison".into()));
+        assert_eq!(
+            lt(&Value::Bool(true), &Value::Bool(true)),
+            Err("invalid type for comparison".into())
+        );
         assert_eq!(le(&Value::int(2), &Value::int(2)), Ok(true));
-        assert_eq!(eq(&Value::int(1), &[Value::Int(1, IntTy::Uint64)]), Ok(true));
+        assert_eq!(
+            eq(&Value::int(1), &[Value::Int(1, IntTy::Uint64)]),
+            Ok(true)
+        );
     }
 
     #[test]
     fn index_and_len() {
         let l = Value::from_json(&serde_json::json!([1, {"a": "x"}]));
         assert!(matches!(index(&[l.clone(), Value::int(0)]), Ok(Value::Float(f)) if f == 1.0));
-        assert_eq!(index(&[l.clone(), Value::int(5)]).unwrap_err(), "index out of range: 5");
-        assert_eq!(index(&[l.clone(), Value::int(2)]).unwrap_err(), "reflect: slice index out of range");
+        assert_eq!(
+            index(&[l.clone(), Value::int(5)]).unwrap_err(),
+            "index out of range: 5"
+        );
+        assert_eq!(
+            index(&[l.clone(), Value::int(2)]).unwrap_err(),
+            "reflect: slice index out of range"
+        );
         assert_eq!(
             index(&[l.clone(), Value::Float(0.0)]).unwrap_err(),
             "cannot index slice/array with type float64"
         );
-        assert!(matches!(index(&[l.clone(), Value::int(1), Value::str("zz")]), Ok(Value::Nil)));
+        assert!(matches!(
+            index(&[l.clone(), Value::int(1), Value::str("zz")]),
+            Ok(Value::Nil)
+        ));
         assert!(matches!(len(&[l]), Ok(Value::Int(2, _))));
         assert_eq!(len(&[Value::Nil]).unwrap_err(), "len of nil pointer");
     }
 
     #[test]
     fn escapers() {
-        assert_eq!(html_escape("<a href=\"x\">&'"), "&lt;a href=&#34;x&#34;&gt;&amp;&#39;");
+        assert_eq!(
+            html_escape("<a href=\"x\">&'"),
+            "&lt;a href=&#34;x&#34;&gt;&amp;&#39;"
+        );
         assert_eq!(js_escape("it's <x>\n"), "it\\'s \\u003Cx\\u003E\\u000A");
         assert_eq!(query_escape("a b&c=d/é"), "a+b%26c%3Dd%2F%C3%A9");
         assert_eq!(eval_args(&[Value::Invalid]), "<no value>");

@@ -82,9 +82,16 @@ pub struct Exec<'a> {
 }
 
 /// Execute template `name` of `tmpls` (parsed from `text`) with `data`.
-pub fn execute(text: &str, parse_name: &str, tmpls: &Templates, data: Value) -> Result<String, String> {
+pub fn execute(
+    text: &str,
+    parse_name: &str,
+    tmpls: &Templates,
+    data: Value,
+) -> Result<String, String> {
     let Some(root) = tmpls.trees.get(parse_name) else {
-        return Err(format!("template: {parse_name}: \"{parse_name}\" is an incomplete or empty template"));
+        return Err(format!(
+            "template: {parse_name}: \"{parse_name}\" is an incomplete or empty template"
+        ));
     };
     let mut e = Exec {
         text,
@@ -130,7 +137,14 @@ impl<'a> Exec<'a> {
             Some(i) => self.at_pos - i - 1,
             None => self.at_pos,
         };
-        format!("template: {}:{}:{}: executing {} at <{}>", self.parse_name, line, col, super::fmt::quote(&self.name), s)
+        format!(
+            "template: {}:{}:{}: executing {} at <{}>",
+            self.parse_name,
+            line,
+            col,
+            super::fmt::quote(&self.name),
+            s
+        )
     }
 
     fn err<T>(&self, msg: impl std::fmt::Display) -> R<T> {
@@ -199,10 +213,18 @@ impl<'a> Exec<'a> {
                 }
                 Ok(())
             }
-            Node::Control { kind, pos, pipe, list, else_list } => {
+            Node::Control {
+                kind,
+                pos,
+                pipe,
+                list,
+                else_list,
+            } => {
                 self.set_at(At::Node(node), *pos);
                 match kind {
-                    Control::Range => self.walk_range(dot, node, *pos, pipe, list, else_list.as_deref()),
+                    Control::Range => {
+                        self.walk_range(dot, node, *pos, pipe, list, else_list.as_deref())
+                    }
                     _ => {
                         let mark = self.vars.len();
                         let r = self.walk_if_with(*kind, dot, pipe, list, else_list.as_deref());
@@ -230,7 +252,14 @@ impl<'a> Exec<'a> {
         }
     }
 
-    fn walk_if_with(&mut self, kind: Control, dot: &Rv, pipe: &'a Pipe, list: &'a [Node], else_list: Option<&'a [Node]>) -> R<()> {
+    fn walk_if_with(
+        &mut self,
+        kind: Control,
+        dot: &Rv,
+        pipe: &'a Pipe,
+        list: &'a [Node],
+        else_list: Option<&'a [Node]>,
+    ) -> R<()> {
         let val = self.eval_pipeline(dot, pipe)?.unbox();
         if val.v.truth() {
             if kind == Control::With {
@@ -250,7 +279,9 @@ impl<'a> Exec<'a> {
             return self.err(format!("template {} not defined", super::fmt::quote(name)));
         };
         if self.depth >= MAX_TEMPLATE_DEPTH {
-            return self.err(format!("exceeded maximum template depth ({MAX_TEMPLATE_DEPTH})"));
+            return self.err(format!(
+                "exceeded maximum template depth ({MAX_TEMPLATE_DEPTH})"
+            ));
         }
         let newdot = match pipe {
             Some(p) => self.eval_pipeline(dot, p)?,
@@ -267,7 +298,15 @@ impl<'a> Exec<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn walk_range(&mut self, dot: &Rv, node: &'a Node, pos: usize, pipe: &'a Pipe, list: &'a [Node], else_list: Option<&'a [Node]>) -> R<()> {
+    fn walk_range(
+        &mut self,
+        dot: &Rv,
+        node: &'a Node,
+        pos: usize,
+        pipe: &'a Pipe,
+        list: &'a [Node],
+        else_list: Option<&'a [Node]>,
+    ) -> R<()> {
         let mark0 = self.vars.len();
         let r = self.walk_range_inner(dot, node, pos, pipe, list, else_list);
         self.vars.truncate(mark0);
@@ -304,13 +343,24 @@ impl<'a> Exec<'a> {
         }
     }
 
-    fn walk_range_inner(&mut self, dot: &Rv, node: &'a Node, pos: usize, pipe: &'a Pipe, list: &'a [Node], else_list: Option<&'a [Node]>) -> R<()> {
+    fn walk_range_inner(
+        &mut self,
+        dot: &Rv,
+        node: &'a Node,
+        pos: usize,
+        pipe: &'a Pipe,
+        list: &'a [Node],
+        else_list: Option<&'a [Node]>,
+    ) -> R<()> {
         let _ = (node, pos);
         let val = self.eval_pipeline(dot, pipe)?.unbox();
         let ran = match &val.v {
             Value::Int(n, t) => {
                 if pipe.decl.len() > 1 {
-                    return self.err(format!("can't use {} to iterate over more than one variable", super::fmt::sprint_value(&val.v)));
+                    return self.err(format!(
+                        "can't use {} to iterate over more than one variable",
+                        super::fmt::sprint_value(&val.v)
+                    ));
                 }
                 let n = *n;
                 for i in 0..n.max(0) {
@@ -321,19 +371,40 @@ impl<'a> Exec<'a> {
             Value::List(items, e) => {
                 let boxed = *e == Elem::Any;
                 for (i, it) in items.iter().enumerate() {
-                    self.range_iteration(pipe, list, Rv::plain(Value::int(i as i64)), Rv { v: it.clone(), boxed })?;
+                    self.range_iteration(
+                        pipe,
+                        list,
+                        Rv::plain(Value::int(i as i64)),
+                        Rv {
+                            v: it.clone(),
+                            boxed,
+                        },
+                    )?;
                 }
                 !items.is_empty()
             }
             Value::Map(m, e) => {
                 let boxed = *e == Elem::Any;
                 for (k, it) in m.iter() {
-                    self.range_iteration(pipe, list, Rv::plain(Value::str(k.as_str())), Rv { v: it.clone(), boxed })?;
+                    self.range_iteration(
+                        pipe,
+                        list,
+                        Rv::plain(Value::str(k.as_str())),
+                        Rv {
+                            v: it.clone(),
+                            boxed,
+                        },
+                    )?;
                 }
                 !m.is_empty()
             }
             Value::Invalid => false,
-            v => return self.err(format!("range can't iterate over {}", super::fmt::sprint_value(v))),
+            v => {
+                return self.err(format!(
+                    "range can't iterate over {}",
+                    super::fmt::sprint_value(v)
+                ))
+            }
         };
         if !ran {
             if let Some(e) = else_list {
@@ -377,7 +448,9 @@ impl<'a> Exec<'a> {
                 self.at_arg(first);
                 return self.eval_field_chain(dot, dot.clone(), idents, &cmd.args, fin);
             }
-            Arg::Chain { node, fields, .. } => return self.eval_chain(dot, first, node, fields, &cmd.args, fin),
+            Arg::Chain { node, fields, .. } => {
+                return self.eval_chain(dot, first, node, fields, &cmd.args, fin)
+            }
             Arg::Ident { name, .. } => {
                 self.at_arg(first);
                 return self.eval_function(dot, name, At::Cmd(cmd), cmd.pos, &cmd.args, fin);
@@ -386,7 +459,9 @@ impl<'a> Exec<'a> {
                 self.not_a_function(&cmd.args, &fin)?;
                 return self.eval_pipeline(dot, p);
             }
-            Arg::Variable { idents, .. } => return self.eval_variable(dot, first, idents, &cmd.args, fin),
+            Arg::Variable { idents, .. } => {
+                return self.eval_variable(dot, first, idents, &cmd.args, fin)
+            }
             _ => {}
         }
         self.at_arg(first);
@@ -397,7 +472,10 @@ impl<'a> Exec<'a> {
             Arg::Nil { .. } => self.err("nil is not a command"),
             Arg::Number { .. } => self.ideal_constant(first),
             Arg::Str { text, .. } => Ok(Rv::plain(Value::str(text.as_str()))),
-            _ => self.err(format!("can't evaluate command {}", super::fmt::quote(&first.to_string()))),
+            _ => self.err(format!(
+                "can't evaluate command {}",
+                super::fmt::quote(&first.to_string())
+            )),
         }
     }
 
@@ -407,7 +485,10 @@ impl<'a> Exec<'a> {
             return Ok(Rv::invalid());
         };
         let t = &num.text;
-        let hex_int = t.len() > 2 && t.starts_with('0') && matches!(t.as_bytes()[1], b'x' | b'X') && !t.contains(['p', 'P']);
+        let hex_int = t.len() > 2
+            && t.starts_with('0')
+            && matches!(t.as_bytes()[1], b'x' | b'X')
+            && !t.contains(['p', 'P']);
         let rune_int = t.starts_with('\'');
         if num.is_float && !hex_int && !rune_int && t.contains(['.', 'e', 'E', 'p', 'P']) {
             return Ok(Rv::plain(Value::Float(num.float)));
@@ -421,7 +502,15 @@ impl<'a> Exec<'a> {
         Ok(Rv::invalid())
     }
 
-    fn eval_chain(&mut self, dot: &Rv, chain: &'a Arg, node: &'a Arg, fields: &'a [String], args: &'a [Arg], fin: Option<Rv>) -> R<Rv> {
+    fn eval_chain(
+        &mut self,
+        dot: &Rv,
+        chain: &'a Arg,
+        node: &'a Arg,
+        fields: &'a [String],
+        args: &'a [Arg],
+        fin: Option<Rv>,
+    ) -> R<Rv> {
         self.at_arg(chain);
         if let Arg::Nil { .. } = node {
             return self.err(format!("indirection through explicit nil in {chain}"));
@@ -430,7 +519,14 @@ impl<'a> Exec<'a> {
         self.eval_field_chain(dot, recv, fields, args, fin)
     }
 
-    fn eval_variable(&mut self, dot: &Rv, var: &'a Arg, idents: &'a [String], args: &'a [Arg], fin: Option<Rv>) -> R<Rv> {
+    fn eval_variable(
+        &mut self,
+        dot: &Rv,
+        var: &'a Arg,
+        idents: &'a [String],
+        args: &'a [Arg],
+        fin: Option<Rv>,
+    ) -> R<Rv> {
         self.at_arg(var);
         let v = self.var_value(&idents[0])?;
         if idents.len() == 1 {
@@ -440,7 +536,14 @@ impl<'a> Exec<'a> {
         self.eval_field_chain(dot, v, &idents[1..], args, fin)
     }
 
-    fn eval_field_chain(&mut self, dot: &Rv, mut recv: Rv, idents: &'a [String], args: &'a [Arg], fin: Option<Rv>) -> R<Rv> {
+    fn eval_field_chain(
+        &mut self,
+        dot: &Rv,
+        mut recv: Rv,
+        idents: &'a [String],
+        args: &'a [Arg],
+        fin: Option<Rv>,
+    ) -> R<Rv> {
         let n = idents.len();
         for id in &idents[..n - 1] {
             recv = self.eval_field(dot, id, &[], None, recv)?;
@@ -448,7 +551,14 @@ impl<'a> Exec<'a> {
         self.eval_field(dot, &idents[n - 1], args, fin, recv)
     }
 
-    fn eval_field(&mut self, dot: &Rv, name: &str, args: &'a [Arg], fin: Option<Rv>, recv: Rv) -> R<Rv> {
+    fn eval_field(
+        &mut self,
+        dot: &Rv,
+        name: &str,
+        args: &'a [Arg],
+        fin: Option<Rv>,
+        recv: Rv,
+    ) -> R<Rv> {
         if recv.v.is_invalid() {
             return Ok(Rv::invalid());
         }
@@ -468,33 +578,63 @@ impl<'a> Exec<'a> {
                 return self.err(format!("{name} is not a method but has arguments"));
             }
             return Ok(match m.get(name) {
-                Some(v) => Rv { v: v.clone(), boxed: *e == Elem::Any },
+                Some(v) => Rv {
+                    v: v.clone(),
+                    boxed: *e == Elem::Any,
+                },
                 None => Rv::invalid(),
             });
         }
         self.err(format!("can't evaluate field {name} in type {typ}"))
     }
 
-    fn eval_function(&mut self, dot: &Rv, name: &str, cmd_at: At<'a>, cmd_pos: usize, args: &'a [Arg], fin: Option<Rv>) -> R<Rv> {
+    fn eval_function(
+        &mut self,
+        dot: &Rv,
+        name: &str,
+        cmd_at: At<'a>,
+        cmd_pos: usize,
+        args: &'a [Arg],
+        fin: Option<Rv>,
+    ) -> R<Rv> {
         let Some(f) = funcs::lookup(name) else {
-            return self.err(format!("{} is not a defined function", super::fmt::quote(name)));
+            return self.err(format!(
+                "{} is not a defined function",
+                super::fmt::quote(name)
+            ));
         };
         let builtin = funcs::is_builtin(name);
         self.eval_call(dot, &f, builtin, name, cmd_at, cmd_pos, args, fin)
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn eval_call(&mut self, dot: &Rv, f: &Func, builtin: bool, name: &str, cmd_at: At<'a>, cmd_pos: usize, args: &'a [Arg], fin: Option<Rv>) -> R<Rv> {
+    fn eval_call(
+        &mut self,
+        dot: &Rv,
+        f: &Func,
+        builtin: bool,
+        name: &str,
+        cmd_at: At<'a>,
+        cmd_pos: usize,
+        args: &'a [Arg],
+        fin: Option<Rv>,
+    ) -> R<Rv> {
         let args = if args.is_empty() { args } else { &args[1..] };
         let num_in = args.len() + usize::from(fin.is_some());
         let np = f.params.len();
         let num_fixed = if f.variadic { np - 1 } else { args.len() };
         if f.variadic {
             if num_in < np - 1 {
-                return self.err(format!("wrong number of args for {name}: want at least {} got {}", np - 1, args.len()));
+                return self.err(format!(
+                    "wrong number of args for {name}: want at least {} got {}",
+                    np - 1,
+                    args.len()
+                ));
             }
         } else if num_in != np {
-            return self.err(format!("wrong number of args for {name}: want {np} got {num_in}"));
+            return self.err(format!(
+                "wrong number of args for {name}: want {np} got {num_in}"
+            ));
         }
         if builtin && (name == "and" || name == "or") {
             let mut v = Rv::invalid();
@@ -529,7 +669,11 @@ impl<'a> Exec<'a> {
             }
         }
         if let Some(fv) = fin {
-            let t = if f.variadic && num_in - 1 < num_fixed { f.params[num_in - 1] } else { f.params[np - 1] };
+            let t = if f.variadic && num_in - 1 < num_fixed {
+                f.params[num_in - 1]
+            } else {
+                f.params[np - 1]
+            };
             let v = self.validate(fv, Some(t))?;
             argv.push(v.v);
         }
@@ -562,7 +706,9 @@ impl<'a> Exec<'a> {
             }
             Arg::Variable { idents, .. } => self.eval_variable(dot, n, idents, &[], None)?,
             Arg::Pipe(p) => self.eval_pipeline(dot, p)?,
-            Arg::Ident { name, .. } => self.eval_function(dot, name, At::Arg(n), n.pos(), &[], None)?,
+            Arg::Ident { name, .. } => {
+                self.eval_function(dot, name, At::Arg(n), n.pos(), &[], None)?
+            }
             Arg::Chain { node, fields, .. } => self.eval_chain(dot, n, node, fields, &[], None)?,
             _ => return self.eval_literal(typ, n),
         };
@@ -576,7 +722,9 @@ impl<'a> Exec<'a> {
                 Arg::Bool { value, .. } => Ok(Rv::plain(Value::Bool(*value))),
                 Arg::Number { .. } => self.ideal_constant(n),
                 Arg::Str { text, .. } => Ok(Rv::plain(Value::str(text.as_str()))),
-                _ => self.err(format!("can't handle assignment of {n} to empty interface argument")),
+                _ => self.err(format!(
+                    "can't handle assignment of {n} to empty interface argument"
+                )),
             },
             Some(Param::Bool) => match n {
                 Arg::Bool { value, .. } => Ok(Rv::plain(Value::Bool(*value))),
@@ -589,7 +737,11 @@ impl<'a> Exec<'a> {
             Some(Param::Int) | Some(Param::Int64) => match n {
                 Arg::Number { num, .. } if num.is_int => Ok(Rv::plain(Value::Int(
                     num.int,
-                    if typ == Some(Param::Int) { IntTy::Int } else { IntTy::Int64 },
+                    if typ == Some(Param::Int) {
+                        IntTy::Int
+                    } else {
+                        IntTy::Int64
+                    },
                 ))),
                 _ => found(self, "integer"),
             },
@@ -616,8 +768,15 @@ impl<'a> Exec<'a> {
         if t.accepts(&v.v) {
             return Ok(Rv::plain(v.v));
         }
-        let got = if let Value::Nil = v.v { "interface {}".to_string() } else { v.v.type_name() };
-        self.err(format!("wrong type for value; expected {}; got {got}", t.name()))
+        let got = if let Value::Nil = v.v {
+            "interface {}".to_string()
+        } else {
+            v.v.type_name()
+        };
+        self.err(format!(
+            "wrong type for value; expected {}; got {got}",
+            t.name()
+        ))
     }
 }
 
@@ -626,7 +785,10 @@ impl Param {
     fn zero(self) -> Rv {
         match self {
             Param::Rv => Rv::invalid(),
-            Param::Any => Rv { v: Value::Nil, boxed: true },
+            Param::Any => Rv {
+                v: Value::Nil,
+                boxed: true,
+            },
             Param::List => Rv::plain(Value::List(Default::default(), Elem::Any)),
             Param::StrList => Rv::plain(Value::List(Default::default(), Elem::Str)),
             Param::Map => Rv::plain(Value::Map(std::rc::Rc::new(BTreeMap::new()), Elem::Any)),

@@ -210,7 +210,11 @@ pub fn format_float(f: f64, verb: char, prec: Option<usize>) -> String {
                 mant |= 1u64 << 52;
             }
             let exp = e - 1075;
-            format!("{}{mant}p{}{exp}", if neg { "-" } else { "" }, if exp >= 0 { "+" } else { "" })
+            format!(
+                "{}{mant}p{}{exp}",
+                if neg { "-" } else { "" },
+                if exp >= 0 { "+" } else { "" }
+            )
         }
         _ => format!("%!{verb}(float64={})", format_float(f, 'g', None)),
     }
@@ -590,7 +594,10 @@ impl Printer {
             }
             'v' | 's' => self.pad(&s),
             'q' => {
-                let q = if self.f.sharp && !s.contains('`') && s.chars().all(|c| c == '\t' || is_go_print(c)) {
+                let q = if self.f.sharp
+                    && !s.contains('`')
+                    && s.chars().all(|c| c == '\t' || is_go_print(c))
+                {
                     format!("`{s}`")
                 } else {
                     quote_with(&s, '"', self.f.plus)
@@ -645,7 +652,11 @@ impl Printer {
             // Width.
             let mut w = None;
             while let Some(&(_, d @ '0'..='9')) = chars.peek() {
-                w = Some(w.unwrap_or(0usize).saturating_mul(10).saturating_add(d as usize - 48));
+                w = Some(
+                    w.unwrap_or(0usize)
+                        .saturating_mul(10)
+                        .saturating_add(d as usize - 48),
+                );
                 chars.next();
             }
             self.f.width = w;
@@ -729,17 +740,35 @@ mod tests {
     #[test]
     fn printf_verbs() {
         let s = Value::str("hi");
-        assert_eq!(sprintf("%q|%5s|%-4s|%x", &[s.clone(), s.clone(), s.clone(), s]), "\"hi\"|   hi|hi  |6869");
+        assert_eq!(
+            sprintf("%q|%5s|%-4s|%x", &[s.clone(), s.clone(), s.clone(), s]),
+            "\"hi\"|   hi|hi  |6869"
+        );
         assert_eq!(sprintf("%d", &[Value::Float(2.5)]), "%!d(float64=2.5)");
         assert_eq!(sprintf("%s %s", &[Value::str("a")]), "a %!s(MISSING)");
-        assert_eq!(sprintf("%s", &[Value::str("a"), Value::int(1)]), "a%!(EXTRA int=1)");
-        assert_eq!(sprintf("v%d.%d", &[Value::int64(1), Value::int64(30)]), "v1.30");
-        assert_eq!(sprintf("%05d|%+d", &[Value::int(-42), Value::int(3)]), "-0042|+3");
+        assert_eq!(
+            sprintf("%s", &[Value::str("a"), Value::int(1)]),
+            "a%!(EXTRA int=1)"
+        );
+        assert_eq!(
+            sprintf("v%d.%d", &[Value::int64(1), Value::int64(30)]),
+            "v1.30"
+        );
+        assert_eq!(
+            sprintf("%05d|%+d", &[Value::int(-42), Value::int(3)]),
+            "-0042|+3"
+        );
     }
 
     #[test]
     fn sprint_spacing() {
-        let args = [Value::int(1), Value::int(2), Value::str("a"), Value::str("b"), Value::int(3)];
+        let args = [
+            Value::int(1),
+            Value::int(2),
+            Value::str("a"),
+            Value::str("b"),
+            Value::int(3),
+        ];
         assert_eq!(sprint(&args), "1 2ab3");
         assert_eq!(sprintln(&[Value::str("x"), Value::int(2)]), "x 2\n");
     }

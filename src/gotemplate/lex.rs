@@ -131,8 +131,16 @@ pub fn lex(input: &str) -> Vec<Item> {
 impl<'a> Lexer<'a> {
     fn line_at(&mut self, pos: usize) -> usize {
         let pos = pos.min(self.input.len());
-        let (from, base) = if pos >= self.line_cache.0 { self.line_cache } else { (0, 1) };
-        let line = base + self.input.as_bytes()[from..pos].iter().filter(|&&b| b == b'\n').count();
+        let (from, base) = if pos >= self.line_cache.0 {
+            self.line_cache
+        } else {
+            (0, 1)
+        };
+        let line = base
+            + self.input.as_bytes()[from..pos]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
         self.line_cache = (pos, line);
         line
     }

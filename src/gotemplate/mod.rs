@@ -47,7 +47,8 @@ mod tests {
 
     #[test]
     fn census_idioms() {
-        let d = json!({"enabled": true, "builtin": {"controlPlane": {"version": "v1.30.2"}}, "n": 3});
+        let d =
+            json!({"enabled": true, "builtin": {"controlPlane": {"version": "v1.30.2"}}, "n": 3});
         assert_eq!(run("{{ if .enabled }}true{{ end }}", d.clone()), "true");
         assert_eq!(run("{{ .missing }}", d.clone()), "<no value>");
         assert_eq!(run("{{ .n }}", d.clone()), "3");
@@ -59,7 +60,10 @@ mod tests {
             "v1.30"
         );
         assert_eq!(
-            run("{{ semverCompare \"< v1.25\" .builtin.controlPlane.version }}", d.clone()),
+            run(
+                "{{ semverCompare \"< v1.25\" .builtin.controlPlane.version }}",
+                d.clone()
+            ),
             "false"
         );
     }
@@ -80,7 +84,10 @@ mod tests {
     fn deep_input_does_not_crash() {
         let t = "{{ if 1 }}".repeat(100_000);
         assert!(execute(&t, &json!({})).is_err());
-        let t = format!("{}{}", "{{ define \"a\" }}{{ template \"a\" }}{{ end }}", "{{ template \"a\" }}");
+        let t = format!(
+            "{}{}",
+            "{{ define \"a\" }}{{ template \"a\" }}{{ end }}", "{{ template \"a\" }}"
+        );
         assert!(execute(&t, &json!({})).is_err());
     }
 }

@@ -22,15 +22,42 @@ pub struct Number {
 
 #[derive(Debug, Clone)]
 pub enum Arg {
-    Field { pos: usize, idents: Vec<String> },
-    Variable { pos: usize, idents: Vec<String> },
-    Chain { pos: usize, node: Box<Arg>, fields: Vec<String> },
-    Ident { pos: usize, name: String },
-    Dot { pos: usize },
-    Nil { pos: usize },
-    Bool { pos: usize, value: bool },
-    Number { pos: usize, num: Number },
-    Str { pos: usize, quoted: String, text: String },
+    Field {
+        pos: usize,
+        idents: Vec<String>,
+    },
+    Variable {
+        pos: usize,
+        idents: Vec<String>,
+    },
+    Chain {
+        pos: usize,
+        node: Box<Arg>,
+        fields: Vec<String>,
+    },
+    Ident {
+        pos: usize,
+        name: String,
+    },
+    Dot {
+        pos: usize,
+    },
+    Nil {
+        pos: usize,
+    },
+    Bool {
+        pos: usize,
+        value: bool,
+    },
+    Number {
+        pos: usize,
+        num: Number,
+    },
+    Str {
+        pos: usize,
+        quoted: String,
+        text: String,
+    },
     Pipe(Box<Pipe>),
 }
 
@@ -83,6 +110,7 @@ impl Control {
 }
 
 #[derive(Debug, Clone)]
+#[allow(dead_code)] // break/continue positions kept as Go's nodes have them
 pub enum Node {
     Text(String),
     Action {
@@ -218,6 +246,7 @@ impl fmt::Display for Node {
 // Parser.
 
 /// What `itemList` stopped at.
+#[allow(dead_code)]
 enum Stop {
     End,
     Else { pos: usize },
@@ -710,12 +739,14 @@ impl Parser<'_> {
                     idents.extend(fields);
                     Ok(Some(Arg::Variable { pos: cpos, idents }))
                 }
-                Arg::Bool { .. } | Arg::Str { .. } | Arg::Number { .. } | Arg::Nil { .. } | Arg::Dot { .. } => {
-                    self.err(format!(
-                        "unexpected . after term {}",
-                        super::fmt::quote(&node.to_string())
-                    ))
-                }
+                Arg::Bool { .. }
+                | Arg::Str { .. }
+                | Arg::Number { .. }
+                | Arg::Nil { .. }
+                | Arg::Dot { .. } => self.err(format!(
+                    "unexpected . after term {}",
+                    super::fmt::quote(&node.to_string())
+                )),
                 node => Ok(Some(Arg::Chain {
                     pos: cpos,
                     node: Box::new(node),
@@ -920,7 +951,10 @@ fn parse_go_float(text: &str) -> Option<f64> {
     if body.starts_with("0x") || body == "inf" || body == "infinity" || body == "nan" {
         return None;
     }
-    if !body.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | '+' | '-')) {
+    if !body
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | '+' | '-'))
+    {
         return None;
     }
     t.parse::<f64>().ok()
@@ -981,7 +1015,10 @@ pub fn parse_number(text: &str) -> Result<Number, String> {
         }
     }
     if !n.is_int && !n.is_uint && !n.is_float {
-        return Err(format!("illegal number syntax: {}", super::fmt::quote(text)));
+        return Err(format!(
+            "illegal number syntax: {}",
+            super::fmt::quote(text)
+        ));
     }
     Ok(n)
 }
@@ -997,7 +1034,10 @@ mod tests {
     #[test]
     fn node_strings_match_go() {
         let t = p("{{ $x := .a.b | printf \"%s\" (upper .c) }}").unwrap();
-        assert_eq!(list_string(&t.trees["tpl"]), "{{$x := .a.b | printf \"%s\" (upper .c)}}");
+        assert_eq!(
+            list_string(&t.trees["tpl"]),
+            "{{$x := .a.b | printf \"%s\" (upper .c)}}"
+        );
         let t = p("{{if .a}}x{{else if .b}}y{{end}}").unwrap();
         assert_eq!(
             list_string(&t.trees["tpl"]),
@@ -1016,14 +1056,38 @@ mod tests {
 
     #[test]
     fn parse_errors_match_go() {
-        assert_eq!(p("{{ end }}").unwrap_err(), "template: tpl:1: unexpected {{end}}");
-        assert_eq!(p("{{ if .b }}x").unwrap_err(), "template: tpl:1: unexpected EOF");
-        assert_eq!(p("{{ nosuch 1 }}").unwrap_err(), "template: tpl:1: function \"nosuch\" not defined");
-        assert_eq!(p("{{ $nope }}").unwrap_err(), "template: tpl:1: undefined variable \"$nope\"");
-        assert_eq!(p("{{ .s # }}").unwrap_err(), "template: tpl:1: unexpected \"#\" in operand");
-        assert_eq!(p("{{ }}").unwrap_err(), "template: tpl:1: missing value for command");
-        assert_eq!(p("a\nb {{ if }}").unwrap_err(), "template: tpl:2: missing value for if");
-        assert_eq!(p("{{ break }}").unwrap_err(), "template: tpl:1: {{break}} outside {{range}}");
+        assert_eq!(
+            p("{{ end }}").unwrap_err(),
+            "template: tpl:1: unexpected {{end}}"
+        );
+        assert_eq!(
+            p("{{ if .b }}x").unwrap_err(),
+            "template: tpl:1: unexpected EOF"
+        );
+        assert_eq!(
+            p("{{ nosuch 1 }}").unwrap_err(),
+            "template: tpl:1: function \"nosuch\" not defined"
+        );
+        assert_eq!(
+            p("{{ $nope }}").unwrap_err(),
+            "template: tpl:1: undefined variable \"$nope\""
+        );
+        assert_eq!(
+            p("{{ .s # }}").unwrap_err(),
+            "template: tpl:1: unexpected \"#\" in operand"
+        );
+        assert_eq!(
+            p("{{ }}").unwrap_err(),
+            "template: tpl:1: missing value for command"
+        );
+        assert_eq!(
+            p("a\nb {{ if }}").unwrap_err(),
+            "template: tpl:2: missing value for if"
+        );
+        assert_eq!(
+            p("{{ break }}").unwrap_err(),
+            "template: tpl:1: {{break}} outside {{range}}"
+        );
     }
 
     #[test]

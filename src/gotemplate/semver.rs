@@ -53,13 +53,16 @@ struct Res {
 fn res() -> &'static Res {
     static R: OnceLock<Res> = OnceLock::new();
     R.get_or_init(|| {
-        let mk = |p: String| Regex::new(&p).unwrap_or_else(|_| Regex::new("$^").expect("trivial regex"));
+        let mk =
+            |p: String| Regex::new(&p).unwrap_or_else(|_| Regex::new("$^").expect("trivial regex"));
         Res {
             version: mk(format!("^{SV}$")),
             constraint: mk(format!(r"^{S}*({OPS}){S}*({CV}){S}*$")),
             range: mk(format!(r"{S}*({CV}){S}+-{S}+({CV}){S}*")),
             find: mk(format!(r"({OPS}){S}*({CV})")),
-            valid: mk(format!(r"^({S}*({OPS}){S}*({CV}){S}*)((?:{S}+|,{S}*)({OPS}){S}*({CV}){S}*)*$")),
+            valid: mk(format!(
+                r"^({S}*({OPS}){S}*({CV}){S}*)((?:{S}+|,{S}*)({OPS}){S}*({CV}){S}*)*$"
+            )),
         }
     })
 }
@@ -163,7 +166,10 @@ fn compare_pre(a: &str, b: &str) -> Ordering {
     let sa: Vec<&str> = a.split('.').collect();
     let sb: Vec<&str> = b.split('.').collect();
     for i in 0..sa.len().max(sb.len()) {
-        let d = compare_pre_part(sa.get(i).copied().unwrap_or(""), sb.get(i).copied().unwrap_or(""));
+        let d = compare_pre_part(
+            sa.get(i).copied().unwrap_or(""),
+            sb.get(i).copied().unwrap_or(""),
+        );
         if d != Ordering::Equal {
             return d;
         }
@@ -207,6 +213,7 @@ impl Version {
     }
 }
 
+#[allow(dead_code)] // `orig` is kept for Go's (unused) error texts.
 struct Constraint {
     con: Version,
     orig: String,
@@ -286,7 +293,12 @@ pub fn parse_constraints(c: &str) -> Result<Constraints, String> {
         if found.is_empty() {
             found.push(part);
         }
-        ors.push(found.into_iter().map(parse_constraint).collect::<Result<Vec<_>, _>>()?);
+        ors.push(
+            found
+                .into_iter()
+                .map(parse_constraint)
+                .collect::<Result<Vec<_>, _>>()?,
+        );
     }
     Ok(Constraints(ors))
 }
@@ -338,7 +350,8 @@ impl Constraint {
                 if !self.dirty {
                     return v.compare(c) != Ordering::Greater;
                 }
-                !(v.major > c.major || (v.major == c.major && v.minor > c.minor && !self.minor_dirty))
+                !(v.major > c.major
+                    || (v.major == c.major && v.minor > c.minor && !self.minor_dirty))
             }
             "~" | "~>" => self.tilde(v),
             "^" => self.caret(v),
@@ -360,7 +373,7 @@ impl Constraint {
         if v.major != c.major {
             return false;
         }
-        !(v.minor != c.minor && !self.minor_dirty)
+        v.minor == c.minor || self.minor_dirty
     }
 
     fn caret(&self, v: &Version) -> bool {
@@ -439,9 +452,15 @@ pub fn method(v: &Rc<Version>, name: &str) -> Option<Func> {
     let u = |x: u64| Value::Int(x as i64, IntTy::Uint64);
     let _ = u;
     let (params, call): (&'static [Param], super::funcs::FnImpl) = match name {
-        "Major" => (&[], |a| Ok(Value::Int(recv(a)?.major as i64, IntTy::Uint64))),
-        "Minor" => (&[], |a| Ok(Value::Int(recv(a)?.minor as i64, IntTy::Uint64))),
-        "Patch" => (&[], |a| Ok(Value::Int(recv(a)?.patch as i64, IntTy::Uint64))),
+        "Major" => (&[], |a| {
+            Ok(Value::Int(recv(a)?.major as i64, IntTy::Uint64))
+        }),
+        "Minor" => (&[], |a| {
+            Ok(Value::Int(recv(a)?.minor as i64, IntTy::Uint64))
+        }),
+        "Patch" => (&[], |a| {
+            Ok(Value::Int(recv(a)?.patch as i64, IntTy::Uint64))
+        }),
         "Prerelease" => (&[], |a| Ok(Value::str(recv(a)?.pre.as_str()))),
         "Metadata" => (&[], |a| Ok(Value::str(recv(a)?.metadata.as_str()))),
         "Original" => (&[], |a| Ok(Value::str(recv(a)?.original.as_str()))),
@@ -456,14 +475,32 @@ pub fn method(v: &Rc<Version>, name: &str) -> Option<Func> {
         }),
         "IncPatch" => (&[], |a| {
             let v = recv(a)?;
-            let p = if v.pre.is_empty() { v.patch + 1 } else { v.patch };
+            let p = if v.pre.is_empty() {
+                v.patch + 1
+            } else {
+                v.patch
+            };
             Ok(Value::Semver(Rc::new(v.bumped(v.major, v.minor, p))))
         }),
-        "LessThan" => (&[S], |a| Ok(Value::Bool(recv(a)?.compare(other(a)?) == Ordering::Less))),
-        "LessThanEqual" => (&[S], |a| Ok(Value::Bool(recv(a)?.compare(other(a)?) != Ordering::Greater))),
-        "GreaterThan" => (&[S], |a| Ok(Value::Bool(recv(a)?.compare(other(a)?) == Ordering::Greater))),
-        "GreaterThanEqual" => (&[S], |a| Ok(Value::Bool(recv(a)?.compare(other(a)?) != Ordering::Less))),
-        "Equal" => (&[S], |a| Ok(Value::Bool(recv(a)?.compare(other(a)?) == Ordering::Equal))),
+        "LessThan" => (&[S], |a| {
+            Ok(Value::Bool(recv(a)?.compare(other(a)?) == Ordering::Less))
+        }),
+        "LessThanEqual" => (&[S], |a| {
+            Ok(Value::Bool(
+                recv(a)?.compare(other(a)?) != Ordering::Greater,
+            ))
+        }),
+        "GreaterThan" => (&[S], |a| {
+            Ok(Value::Bool(
+                recv(a)?.compare(other(a)?) == Ordering::Greater,
+            ))
+        }),
+        "GreaterThanEqual" => (&[S], |a| {
+            Ok(Value::Bool(recv(a)?.compare(other(a)?) != Ordering::Less))
+        }),
+        "Equal" => (&[S], |a| {
+            Ok(Value::Bool(recv(a)?.compare(other(a)?) == Ordering::Equal))
+        }),
         "Compare" => (&[S], |a| {
             Ok(Value::int(match recv(a)?.compare(other(a)?) {
                 Ordering::Less => -1,
@@ -494,7 +531,10 @@ mod tests {
         assert_eq!(v.to_string(), "1.30.2+k3s1");
         assert_eq!(parse("1.2").unwrap().to_string(), "1.2.0");
         assert_eq!(parse("garbage").unwrap_err(), "Invalid Semantic Version");
-        assert_eq!(parse("1.2.3-01").unwrap_err(), "Version segment starts with 0");
+        assert_eq!(
+            parse("1.2.3-01").unwrap_err(),
+            "Version segment starts with 0"
+        );
     }
 
     #[test]
@@ -518,6 +558,9 @@ mod tests {
         assert!(!c("!=1.27.3", "v1.27.3"));
         assert!(c("1.27.1 - 1.28", "v1.27.3"));
         assert!(c("*", "v1.27.3"));
-        assert_eq!(semver_compare("abc", "1.2.3").unwrap_err(), "improper constraint: abc");
+        assert_eq!(
+            semver_compare("abc", "1.2.3").unwrap_err(),
+            "improper constraint: abc"
+        );
     }
 }

@@ -189,11 +189,9 @@ impl Value {
                 .unwrap_or(Json::Null),
             Value::Str(s) => Json::String(s.to_string()),
             Value::List(l, _) => Json::Array(l.iter().map(Value::to_json).collect()),
-            Value::Map(m, _) => Json::Object(
-                m.iter()
-                    .map(|(k, v)| (k.clone(), v.to_json()))
-                    .collect(),
-            ),
+            Value::Map(m, _) => {
+                Json::Object(m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect())
+            }
             Value::Semver(v) => Json::String(v.to_string()),
         }
     }

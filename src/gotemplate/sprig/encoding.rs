@@ -41,7 +41,12 @@ pub fn sha1_hex(data: &[u8]) -> String {
                 40..=59 => ((b & c) | (b & d) | (c & d), 0x8F1BBCDC),
                 _ => (b ^ c ^ d, 0xCA62C1D6),
             };
-            let t = a.rotate_left(5).wrapping_add(f).wrapping_add(e).wrapping_add(k).wrapping_add(*wi);
+            let t = a
+                .rotate_left(5)
+                .wrapping_add(f)
+                .wrapping_add(e)
+                .wrapping_add(k)
+                .wrapping_add(*wi);
             e = d;
             d = c;
             c = b.rotate_left(30);
@@ -70,7 +75,9 @@ const B32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 pub fn b64enc(data: &[u8]) -> String {
     let mut out = String::new();
     for c in data.chunks(3) {
-        let n = (c[0] as u32) << 16 | (*c.get(1).unwrap_or(&0) as u32) << 8 | *c.get(2).unwrap_or(&0) as u32;
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
         for i in 0..4 {
             if i <= c.len() {
                 out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
@@ -105,8 +112,12 @@ pub fn b32enc(data: &[u8]) -> String {
 /// on bad input.
 fn decode(s: &str, alphabet: &[u8], q: usize, bits: u32, kind: &str) -> String {
     let err = |i: usize| format!("illegal {kind} data at input byte {i}");
-    let bytes: Vec<(usize, u8)> = s.bytes().enumerate().filter(|(_, b)| *b != b'\n' && *b != b'\r').collect();
-    if bytes.len() % q != 0 {
+    let bytes: Vec<(usize, u8)> = s
+        .bytes()
+        .enumerate()
+        .filter(|(_, b)| *b != b'\n' && *b != b'\r')
+        .collect();
+    if !bytes.len().is_multiple_of(q) {
         let i = bytes.len() - bytes.len() % q;
         return err(bytes.get(i).map(|x| x.0).unwrap_or(s.len()));
     }
@@ -131,7 +142,7 @@ fn decode(s: &str, alphabet: &[u8], q: usize, bits: u32, kind: &str) -> String {
         }
         let total_bits = n * bits as usize;
         let nbytes = total_bits / 8;
-        if pad && (n < 2 || (q == 4 && n < 2)) {
+        if pad && n < 2 {
             return err(group[n].0);
         }
         let extra = total_bits - nbytes * 8;

@@ -135,13 +135,20 @@ mod tests {
     #[test]
     fn go_json_output() {
         let v = Value::from_json(&serde_json::json!({"b": [1, 2.5, null], "a": "<&>"}));
-        assert_eq!(to_json(&v, true, false), r#"{"a":"\u003c\u0026\u003e","b":[1,2.5,null]}"#);
+        assert_eq!(
+            to_json(&v, true, false),
+            r#"{"a":"\u003c\u0026\u003e","b":[1,2.5,null]}"#
+        );
         assert_eq!(to_json(&v, false, false), r#"{"a":"<&>","b":[1,2.5,null]}"#);
         assert_eq!(json_float(1e21).unwrap(), "1e+21");
         assert_eq!(json_float(1e-7).unwrap(), "1e-7");
         assert_eq!(json_float(1e20).unwrap(), "100000000000000000000");
         assert_eq!(
-            to_json(&Value::from_json(&serde_json::json!({"a": [1]})), true, true),
+            to_json(
+                &Value::from_json(&serde_json::json!({"a": [1]})),
+                true,
+                true
+            ),
             "{\n  \"a\": [\n    1\n  ]\n}"
         );
     }

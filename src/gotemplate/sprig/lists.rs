@@ -49,7 +49,11 @@ pub fn compact(v: &Value) -> Result<Value, String> {
 }
 
 pub fn push(l: &Value, v: &Value, front: bool) -> Result<Value, String> {
-    let what = if front { "Cannot prepend on type" } else { "Cannot push on type" };
+    let what = if front {
+        "Cannot prepend on type"
+    } else {
+        "Cannot push on type"
+    };
     let l = items(l, what)?;
     let mut out = l.to_vec();
     if front {
@@ -61,19 +65,31 @@ pub fn push(l: &Value, v: &Value, front: bool) -> Result<Value, String> {
 }
 
 pub fn first_last(v: &Value, first: bool) -> Result<Value, String> {
-    let what = if first { "Cannot find first on type" } else { "Cannot find last on type" };
+    let what = if first {
+        "Cannot find first on type"
+    } else {
+        "Cannot find last on type"
+    };
     let l = items(v, what)?;
     let x = if first { l.first() } else { l.last() };
     Ok(x.cloned().unwrap_or(Value::Nil))
 }
 
 pub fn rest_initial(v: &Value, rest: bool) -> Result<Value, String> {
-    let what = if rest { "Cannot find rest on type" } else { "Cannot find initial on type" };
+    let what = if rest {
+        "Cannot find rest on type"
+    } else {
+        "Cannot find initial on type"
+    };
     let l = items(v, what)?;
     if l.is_empty() {
         return list(Vec::new());
     }
-    list(if rest { l[1..].to_vec() } else { l[..l.len() - 1].to_vec() })
+    list(if rest {
+        l[1..].to_vec()
+    } else {
+        l[..l.len() - 1].to_vec()
+    })
 }
 
 pub fn reverse(v: &Value) -> Result<Value, String> {
@@ -94,7 +110,12 @@ pub fn uniq(v: &Value) -> Result<Value, String> {
 
 pub fn without(v: &Value, omit: &[Value]) -> Result<Value, String> {
     let l = items(v, "Cannot find without on type")?;
-    list(l.iter().filter(|x| !omit.iter().any(|o| o.deep_equal(x))).cloned().collect())
+    list(
+        l.iter()
+            .filter(|x| !omit.iter().any(|o| o.deep_equal(x)))
+            .cloned()
+            .collect(),
+    )
 }
 
 pub fn has(needle: &Value, hay: &Value) -> Result<Value, String> {
@@ -111,21 +132,29 @@ pub fn slice(v: &Value, idx: &[Value]) -> Result<Value, String> {
     let (l, e) = match v {
         Value::List(l, e) => (l, *e),
         Value::Invalid | Value::Nil => return Err(NIL_DEREF.into()),
-        v => return Err(format!("list should be type of slice or array but {}", v.kind_name())),
+        v => {
+            return Err(format!(
+                "list should be type of slice or array but {}",
+                v.kind_name()
+            ))
+        }
     };
     if l.is_empty() {
         return Ok(Value::Nil);
     }
     let start = idx.first().map(super::to_int64).unwrap_or(0);
-    let end = if idx.len() < 2 { l.len() as i64 } else { super::to_int64(&idx[1]) };
+    let end = if idx.len() < 2 {
+        l.len() as i64
+    } else {
+        super::to_int64(&idx[1])
+    };
     if start < 0 || end < start || end as u64 > l.len() as u64 {
-        return Err(if end < 0 || end as u64 > l.len() as u64 {
-            format!("reflect: slice index out of range")
-        } else {
-            format!("reflect: slice index out of range")
-        });
+        return Err("reflect: slice index out of range".into());
     }
-    Ok(Value::List(Rc::new(l[start as usize..end as usize].to_vec()), e))
+    Ok(Value::List(
+        Rc::new(l[start as usize..end as usize].to_vec()),
+        e,
+    ))
 }
 
 pub fn concat(lists: &[Value]) -> Result<Value, String> {
@@ -148,6 +177,9 @@ pub fn chunk(size: i64, v: &Value) -> Result<Value, String> {
     if size <= 0 {
         return Err("runtime error: integer divide by zero".into());
     }
-    let out: Vec<Value> = l.chunks(size as usize).map(|c| Value::list(c.to_vec())).collect();
+    let out: Vec<Value> = l
+        .chunks(size as usize)
+        .map(|c| Value::list(c.to_vec()))
+        .collect();
     Ok(Value::List(Rc::new(out), Elem::Any))
 }

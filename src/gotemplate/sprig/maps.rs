@@ -29,7 +29,9 @@ pub fn dict(a: &[Value]) -> Result<Value, String> {
 }
 
 pub fn get(d: &Value, key: &str) -> Value {
-    map_of(d).and_then(|m| m.get(key).cloned()).unwrap_or_else(|| Value::str(""))
+    map_of(d)
+        .and_then(|m| m.get(key).cloned())
+        .unwrap_or_else(|| Value::str(""))
 }
 
 pub fn set(d: &Value, key: &str, v: Option<&Value>) -> Value {
@@ -50,15 +52,30 @@ pub fn has_key(d: &Value, key: &str) -> bool {
 }
 
 pub fn pluck(key: &str, dicts: &[Value]) -> Value {
-    Value::list(dicts.iter().filter_map(|d| map_of(d).and_then(|m| m.get(key).cloned())).collect())
+    Value::list(
+        dicts
+            .iter()
+            .filter_map(|d| map_of(d).and_then(|m| m.get(key).cloned()))
+            .collect(),
+    )
 }
 
 pub fn keys(dicts: &[Value]) -> Value {
-    Value::str_list(dicts.iter().filter_map(map_of).flat_map(|m| m.keys().cloned()).collect())
+    Value::str_list(
+        dicts
+            .iter()
+            .filter_map(map_of)
+            .flat_map(|m| m.keys().cloned())
+            .collect(),
+    )
 }
 
 pub fn values(d: &Value) -> Value {
-    Value::list(map_of(d).map(|m| m.values().cloned().collect()).unwrap_or_default())
+    Value::list(
+        map_of(d)
+            .map(|m| m.values().cloned().collect())
+            .unwrap_or_default(),
+    )
 }
 
 pub fn pick_omit(d: &Value, keys: &[Value], pick: bool) -> Value {

@@ -9,7 +9,7 @@ const MAX_LIST: i64 = 1_000_000;
 
 /// Go's float64 → int64 conversion on amd64 (out of range → MinInt64).
 fn f2i(f: f64) -> i64 {
-    if f.is_nan() || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
+    if f.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
         i64::MIN
     } else {
         f as i64
@@ -69,7 +69,10 @@ fn parse_float(s: &str) -> Option<f64> {
     if body.starts_with("0x") || body.contains('_') || body.is_empty() {
         return None;
     }
-    if !body.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'+' | b'-')) {
+    if !body
+        .bytes()
+        .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'+' | b'-'))
+    {
         return None;
     }
     s.parse::<f64>().ok()
@@ -155,7 +158,10 @@ fn until_vec(start: i64, stop: i64, step: i64) -> Result<Vec<i64>, String> {
 
 pub fn until_step(start: i64, stop: i64, step: i64) -> Result<Value, String> {
     let v = until_vec(start, stop, step)?;
-    Ok(Value::List(std::rc::Rc::new(v.into_iter().map(Value::int).collect()), Elem::Int))
+    Ok(Value::List(
+        std::rc::Rc::new(v.into_iter().map(Value::int).collect()),
+        Elem::Int,
+    ))
 }
 
 pub fn seq(p: &[i64]) -> Result<String, String> {
@@ -180,7 +186,10 @@ pub fn seq(p: &[i64]) -> Result<String, String> {
         }
         _ => return Ok(String::new()),
     };
-    Ok(v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" "))
+    Ok(v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(" "))
 }
 
 /// sprig toDecimal: the value's text parsed as octal.
@@ -202,7 +211,11 @@ pub fn round(a: &Value, places: i64, round_on: Option<&Value>) -> f64 {
     let pow = 10f64.powf(places as f64);
     let digit = pow * to_float64(a);
     let frac = digit.fract();
-    let r = if frac >= on { digit.ceil() } else { digit.floor() };
+    let r = if frac >= on {
+        digit.ceil()
+    } else {
+        digit.floor()
+    };
     r / pow
 }
 
@@ -230,28 +243,44 @@ impl Dec {
         if neg {
             mant = -mant;
         }
-        Some(Dec { mant, exp: e - frac.len() as i32 })
+        Some(Dec {
+            mant,
+            exp: e - frac.len() as i32,
+        })
     }
 
     fn align(a: Dec, b: Dec) -> Option<(i128, i128, i32)> {
         let exp = a.exp.min(b.exp);
-        let sa = a.mant.checked_mul(10i128.checked_pow((a.exp - exp) as u32)?)?;
-        let sb = b.mant.checked_mul(10i128.checked_pow((b.exp - exp) as u32)?)?;
+        let sa = a
+            .mant
+            .checked_mul(10i128.checked_pow((a.exp - exp) as u32)?)?;
+        let sb = b
+            .mant
+            .checked_mul(10i128.checked_pow((b.exp - exp) as u32)?)?;
         Some((sa, sb, exp))
     }
 
     fn to_f64(self) -> f64 {
-        format!("{}e{}", self.mant, self.exp).parse().unwrap_or(f64::NAN)
+        format!("{}e{}", self.mant, self.exp)
+            .parse()
+            .unwrap_or(f64::NAN)
     }
 }
 
 fn dec_op(a: Dec, b: Dec, op: char) -> Result<Option<Dec>, String> {
     Ok(match op {
         '+' | '-' => Dec::align(a, b).and_then(|(x, y, exp)| {
-            let m = if op == '+' { x.checked_add(y) } else { x.checked_sub(y) }?;
+            let m = if op == '+' {
+                x.checked_add(y)
+            } else {
+                x.checked_sub(y)
+            }?;
             Some(Dec { mant: m, exp })
         }),
-        '*' => a.mant.checked_mul(b.mant).map(|m| Dec { mant: m, exp: a.exp + b.exp }),
+        '*' => a.mant.checked_mul(b.mant).map(|m| Dec {
+            mant: m,
+            exp: a.exp + b.exp,
+        }),
         _ => {
             if b.mant == 0 {
                 return Err("decimal division by 0".into());
@@ -259,13 +288,19 @@ fn dec_op(a: Dec, b: Dec, op: char) -> Result<Option<Dec>, String> {
             // DivRound(b, 16): quotient rounded half away from zero to 16 places.
             let shift = 17 + a.exp - b.exp;
             let num = if shift >= 0 {
-                10i128.checked_pow(shift as u32).and_then(|p| a.mant.checked_mul(p))
+                10i128
+                    .checked_pow(shift as u32)
+                    .and_then(|p| a.mant.checked_mul(p))
             } else {
                 None
             };
             num.map(|n| {
                 let q = n / b.mant;
-                let r = if q % 10 >= 5 || q % 10 <= -5 { q / 10 + q.signum() } else { q / 10 };
+                let r = if q % 10 >= 5 || q % 10 <= -5 {
+                    q / 10 + q.signum()
+                } else {
+                    q / 10
+                };
                 Dec { mant: r, exp: -16 }
             })
         }
@@ -324,9 +359,19 @@ mod tests {
 
     #[test]
     fn decimal_math_is_exact() {
-        assert_eq!(decimal_op(&Value::Float(0.0), &[Value::Float(0.1), Value::Float(0.2)], '+'), Ok(0.3));
+        assert_eq!(
+            decimal_op(
+                &Value::Float(0.0),
+                &[Value::Float(0.1), Value::Float(0.2)],
+                '+'
+            ),
+            Ok(0.3)
+        );
         assert_eq!(decimal_op(&Value::int(10), &[Value::int(4)], '/'), Ok(2.5));
-        assert_eq!(decimal_op(&Value::int(1), &[Value::int(0)], '/'), Err("decimal division by 0".into()));
+        assert_eq!(
+            decimal_op(&Value::int(1), &[Value::int(0)], '/'),
+            Err("decimal division by 0".into())
+        );
     }
 
     #[test]

@@ -81,7 +81,9 @@ fn compile(pat: &str) -> Result<Regex, String> {
         let go = match why {
             "unclosed group" => format!("missing closing ): `{pat}`"),
             "unopened group" => format!("unexpected ): `{pat}`"),
-            "repetition operator missing expression" => "missing argument to repetition operator".to_string(),
+            "repetition operator missing expression" => {
+                "missing argument to repetition operator".to_string()
+            }
             w => w.to_string(),
         };
         format!("error parsing regexp: {go}")
@@ -93,7 +95,10 @@ pub fn is_match(pat: &str, s: &str) -> Result<bool, String> {
 }
 
 pub fn find(pat: &str, s: &str) -> Result<String, String> {
-    Ok(compile(pat)?.find(s).map(|m| m.as_str().to_string()).unwrap_or_default())
+    Ok(compile(pat)?
+        .find(s)
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_default())
 }
 
 pub fn find_all(pat: &str, s: &str, n: i64) -> Result<Vec<String>, String> {
@@ -102,7 +107,11 @@ pub fn find_all(pat: &str, s: &str, n: i64) -> Result<Vec<String>, String> {
         return Ok(Vec::new());
     }
     let it = re.find_iter(s).map(|m| m.as_str().to_string());
-    Ok(if n < 0 { it.collect() } else { it.take(n as usize).collect() })
+    Ok(if n < 0 {
+        it.collect()
+    } else {
+        it.take(n as usize).collect()
+    })
 }
 
 pub fn replace_all(pat: &str, s: &str, repl: &str, literal: bool) -> Result<String, String> {
@@ -168,16 +177,28 @@ mod tests {
     #[test]
     fn replacement_templates() {
         assert_eq!(
-            replace_all("kube-vip:(v[0-9.]+)", "image: kube-vip:v0.6", "kube-vip:$1-patched", false).unwrap(),
+            replace_all(
+                "kube-vip:(v[0-9.]+)",
+                "image: kube-vip:v0.6",
+                "kube-vip:$1-patched",
+                false
+            )
+            .unwrap(),
             "image: kube-vip:v0.6-patched"
         );
-        assert_eq!(replace_all("o(.)", "Hello World", "0${1}$1", false).unwrap(), "Hell0  W0rrld");
+        assert_eq!(
+            replace_all("o(.)", "Hello World", "0${1}$1", false).unwrap(),
+            "Hell0  W0rrld"
+        );
         assert_eq!(replace_all("o", "foo", "$1", true).unwrap(), "f$1$1");
     }
 
     #[test]
     fn splitting_like_go() {
-        assert_eq!(split("o", "Hello World", -1).unwrap(), vec!["Hell", " W", "rld"]);
+        assert_eq!(
+            split("o", "Hello World", -1).unwrap(),
+            vec!["Hell", " W", "rld"]
+        );
         assert_eq!(split("a", "", -1).unwrap(), vec![""]);
         assert_eq!(quote_meta("a.b*c"), "a\\.b\\*c");
     }

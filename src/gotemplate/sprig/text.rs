@@ -14,10 +14,14 @@ fn byte_slice(s: &str, a: usize, b: usize) -> String {
 
 fn bounds(a: i64, b: i64, len: usize) -> Result<(), String> {
     if b < 0 || b as u64 > len as u64 {
-        return Err(format!("runtime error: slice bounds out of range [:{b}] with length {len}"));
+        return Err(format!(
+            "runtime error: slice bounds out of range [:{b}] with length {len}"
+        ));
     }
     if a < 0 || a > b {
-        return Err(format!("runtime error: slice bounds out of range [{a}:{b}]"));
+        return Err(format!(
+            "runtime error: slice bounds out of range [{a}:{b}]"
+        ));
     }
     Ok(())
 }
@@ -41,7 +45,9 @@ pub fn substr(start: i64, end: i64, s: &str) -> Result<String, String> {
     }
     if end < 0 || end as u64 > n as u64 {
         if start as u64 > n as u64 {
-            return Err(format!("runtime error: slice bounds out of range [{start}:{n}]"));
+            return Err(format!(
+                "runtime error: slice bounds out of range [{start}:{n}]"
+            ));
         }
         return Ok(byte_slice(s, start as usize, n));
     }
@@ -105,7 +111,11 @@ pub fn title(s: &str) -> String {
     let mut prev = ' ';
     s.chars()
         .map(|c| {
-            let out = if is_separator(prev) { map_case(&c.to_string(), true) } else { c.to_string() };
+            let out = if is_separator(prev) {
+                map_case(&c.to_string(), true)
+            } else {
+                c.to_string()
+            };
             prev = c;
             out
         })
@@ -117,7 +127,11 @@ pub fn untitle(s: &str) -> String {
     let mut prev_space = true;
     s.chars()
         .map(|c| {
-            let out = if prev_space { map_case(&c.to_string(), false) } else { c.to_string() };
+            let out = if prev_space {
+                map_case(&c.to_string(), false)
+            } else {
+                c.to_string()
+            };
             prev_space = c.is_whitespace();
             out
         })
@@ -126,29 +140,24 @@ pub fn untitle(s: &str) -> String {
 
 /// goutils.SwapCase.
 pub fn swapcase(s: &str) -> String {
-    let mut ws = true;
     s.chars()
         .map(|c| {
-            let out = if c.is_uppercase() {
+            if c.is_uppercase() {
                 map_case(&c.to_string(), false)
             } else if c.is_lowercase() {
-                if ws {
-                    map_case(&c.to_string(), true)
-                } else {
-                    map_case(&c.to_string(), true)
-                }
+                map_case(&c.to_string(), true)
             } else {
                 c.to_string()
-            };
-            ws = c.is_whitespace();
-            out
+            }
         })
         .collect()
 }
 
 /// goutils.Initials.
 pub fn initials(s: &str) -> String {
-    s.split(char::is_whitespace).filter_map(|w| w.chars().next()).collect()
+    s.split(char::is_whitespace)
+        .filter_map(|w| w.chars().next())
+        .collect()
 }
 
 /// goutils.AbbreviateFull.
