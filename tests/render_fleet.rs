@@ -135,7 +135,7 @@ fn impact_of_a_class_change_covers_every_cluster_and_a_cluster_change_only_its_o
         "minReadySeconds: 5",
         "minReadySeconds: 30",
     );
-    let after = render_paths(&[class_change.clone()], &opts()).unwrap();
+    let after = render_paths(std::slice::from_ref(&class_change), &opts()).unwrap();
     let i = impact(&base, &after).unwrap();
     assert_eq!(
         i.changed_units,
@@ -154,7 +154,7 @@ fn impact_of_a_class_change_covers_every_cluster_and_a_cluster_change_only_its_o
         "replicas: 3\n      - class",
         "replicas: 4\n      - class",
     );
-    let after = render_paths(&[one.clone()], &opts()).unwrap();
+    let after = render_paths(std::slice::from_ref(&one), &opts()).unwrap();
     let i = impact(&base, &after).unwrap();
     assert_eq!(i.changed_units, ["clusters/default/prod"]);
     assert!(i.diff.contains("+  replicas: 4\n"), "{}", i.diff);

@@ -55,6 +55,7 @@ impl Param {
     /// Is a value of `v`'s dynamic type assignable to this parameter?
     pub fn accepts(self, v: &Value) -> bool {
         use super::value::{Elem, IntTy};
+        #[allow(clippy::match_like_matches_macro)]
         match (self, v) {
             (Param::Any | Param::Rv, _) => true,
             (Param::Str, Value::Str(_)) => true,
@@ -122,11 +123,6 @@ pub fn is_builtin(name: &str) -> bool {
 /// Does the function exist (parse-time check)?
 pub fn exists(name: &str) -> bool {
     lookup(name).is_some()
-}
-
-/// Go's `%v`-ish printing of a value used in messages.
-pub fn show(v: &Value) -> String {
-    super::fmt::sprint_value(v)
 }
 
 #[cfg(test)]

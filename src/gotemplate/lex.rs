@@ -110,6 +110,8 @@ struct Lexer<'a> {
     start: usize,
     items: Vec<Item>,
     paren_depth: i32,
+    /// (position, line) of the last line computation, so lines cost O(n) overall.
+    line_cache: (usize, usize),
 }
 
 /// Tokenise `input`.
@@ -120,17 +122,27 @@ pub fn lex(input: &str) -> Vec<Item> {
         start: 0,
         items: Vec::new(),
         paren_depth: 0,
+        line_cache: (0, 1),
     };
     l.run();
     l.items
 }
 
 impl<'a> Lexer<'a> {
-    fn line_at(&self, pos: usize) -> usize {
-        1 + self.input.as_bytes()[..pos.min(self.input.len())]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
+    fn line_at(&mut self, pos: usize) -> usize {
+        let pos = pos.min(self.input.len());
+        let (from, base) = if pos >= self.line_cache.0 {
+            self.line_cache
+        } else {
+            (0, 1)
+        };
+        let line = base
+            + self.input.as_bytes()[from..pos]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+        self.line_cache = (pos, line);
+        line
     }
 
     fn emit_at(&mut self, tok: Tok, pos: usize) {

@@ -8,7 +8,7 @@ use std::fmt;
 use super::lex::{lex, Item, Tok};
 
 /// Deepest nesting of control structures and parentheses accepted.
-const MAX_DEPTH: usize = 1000;
+const MAX_DEPTH: usize = 100;
 
 #[derive(Debug, Clone)]
 pub struct Number {
@@ -110,6 +110,7 @@ impl Control {
 }
 
 #[derive(Debug, Clone)]
+#[allow(dead_code)] // break/continue positions kept as Go's nodes have them
 pub enum Node {
     Text(String),
     Action {
@@ -245,6 +246,7 @@ impl fmt::Display for Node {
 // Parser.
 
 /// What `itemList` stopped at.
+#[allow(dead_code)]
 enum Stop {
     End,
     Else { pos: usize },

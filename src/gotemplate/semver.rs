@@ -213,6 +213,7 @@ impl Version {
     }
 }
 
+#[allow(dead_code)] // `orig` is kept for Go's (unused) error texts.
 struct Constraint {
     con: Version,
     orig: String,
@@ -372,7 +373,7 @@ impl Constraint {
         if v.major != c.major {
             return false;
         }
-        !(v.minor != c.minor && !self.minor_dirty)
+        v.minor == c.minor || self.minor_dirty
     }
 
     fn caret(&self, v: &Version) -> bool {
@@ -543,8 +544,12 @@ mod tests {
         assert!(!c("< v1.25", "v1.25.0"));
         assert!(c(">= v1.24", "v1.30.2"));
         assert!(!c("< v1.25", "v1.25.0-rc.1"));
-        assert!(c("< v1.25-0", "v1.25.0-rc.1"));
-        assert!(c("< 1.33.0-0", "1.33.0-rc.0"));
+        // 1.25.0-rc.1 > 1.25.0-0 ("rc" outranks "0"); lower prereleases pass.
+        assert!(!c("< v1.25-0", "v1.25.0-rc.1"));
+        assert!(c("< v1.25-0", "v1.24.0-rc.1"));
+        // "rc" outranks the numeric "0" (Go agrees: golden census semverCompare-133#1).
+        assert!(!c("< 1.33.0-0", "1.33.0-rc.0"));
+        assert!(c("< 1.33.0-0", "v1.29.0"));
         assert!(c("~1.27", "v1.27.3"));
         assert!(c("^1.20", "v1.27.3"));
         assert!(c("1.x", "v1.27.3"));

@@ -117,7 +117,7 @@ fn decode(s: &str, alphabet: &[u8], q: usize, bits: u32, kind: &str) -> String {
         .enumerate()
         .filter(|(_, b)| *b != b'\n' && *b != b'\r')
         .collect();
-    if bytes.len() % q != 0 {
+    if !bytes.len().is_multiple_of(q) {
         let i = bytes.len() - bytes.len() % q;
         return err(bytes.get(i).map(|x| x.0).unwrap_or(s.len()));
     }
@@ -142,7 +142,7 @@ fn decode(s: &str, alphabet: &[u8], q: usize, bits: u32, kind: &str) -> String {
         }
         let total_bits = n * bits as usize;
         let nbytes = total_bits / 8;
-        if pad && (n < 2 || (q == 4 && n < 2)) {
+        if pad && n < 2 {
             return err(group[n].0);
         }
         let extra = total_bits - nbytes * 8;

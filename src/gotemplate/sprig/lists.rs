@@ -149,11 +149,7 @@ pub fn slice(v: &Value, idx: &[Value]) -> Result<Value, String> {
         super::to_int64(&idx[1])
     };
     if start < 0 || end < start || end as u64 > l.len() as u64 {
-        return Err(if end < 0 || end as u64 > l.len() as u64 {
-            format!("reflect: slice index out of range")
-        } else {
-            format!("reflect: slice index out of range")
-        });
+        return Err("reflect: slice index out of range".into());
     }
     Ok(Value::List(
         Rc::new(l[start as usize..end as usize].to_vec()),

@@ -15,7 +15,7 @@ mod text;
 
 use super::fmt::{sprint_value, sprintf};
 use super::funcs::{f, fv, iface, Func, Param::*};
-use super::value::{Elem, Value};
+use super::value::Value;
 
 pub use numeric::{to_float64, to_int64};
 
@@ -420,12 +420,4 @@ pub fn lookup(name: &str) -> Option<Func> {
         _ => return None,
     };
     Some(func)
-}
-
-/// The element type of a list produced from another list.
-pub fn elem_of(v: &Value) -> Elem {
-    match v {
-        Value::List(_, e) => *e,
-        _ => Elem::Any,
-    }
 }

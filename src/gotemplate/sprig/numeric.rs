@@ -9,7 +9,7 @@ const MAX_LIST: i64 = 1_000_000;
 
 /// Go's float64 → int64 conversion on amd64 (out of range → MinInt64).
 fn f2i(f: f64) -> i64 {
-    if f.is_nan() || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
+    if f.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
         i64::MIN
     } else {
         f as i64

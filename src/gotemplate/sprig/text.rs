@@ -140,22 +140,15 @@ pub fn untitle(s: &str) -> String {
 
 /// goutils.SwapCase.
 pub fn swapcase(s: &str) -> String {
-    let mut ws = true;
     s.chars()
         .map(|c| {
-            let out = if c.is_uppercase() {
+            if c.is_uppercase() {
                 map_case(&c.to_string(), false)
             } else if c.is_lowercase() {
-                if ws {
-                    map_case(&c.to_string(), true)
-                } else {
-                    map_case(&c.to_string(), true)
-                }
+                map_case(&c.to_string(), true)
             } else {
                 c.to_string()
-            };
-            ws = c.is_whitespace();
-            out
+            }
         })
         .collect()
 }
