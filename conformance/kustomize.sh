@@ -135,8 +135,27 @@ if [ "$rc" != 1 ] || ! grep -q '^+++ b/capi-render.lock' "$work/ci.out"; then
 fi
 if command -v pre-commit >/dev/null; then
   awk '/^\*\*pre-commit\*\*/ {f=1} f && /^```yaml$/ {p=1; next} p && /^```$/ {exit} p' "$root/README.md" >"$rec/.pre-commit-config.yaml"
-  set +e; (cd "$rec" && pre-commit run --all-files >"$work/pc.out" 2>&1); rc=$?; set -e
-  [ "$rc" != 0 ] || { note "FAIL README pre-commit recipe passed on a stale tree"; fail=1; }
+  (cd "$rec" && git add -A && git commit -qm stale)
+  set +e; (cd "$rec" && pre-commit run --all-files >"$work/pc.out" 2>&1); pcrc=$?; set -e
+  if [ "$pcrc" = 0 ] || ! grep -q '^+++ b/capi-render.lock' "$work/pc.out"; then
+    note "FAIL README pre-commit recipe on a stale tree (exit $pcrc, no diff)"; head -20 "$work/pc.out" >&2; fail=1
+  fi
+  (cd "$rec" && capi-render render -f capi/providers.yaml --repository capi/repository -o capi/rendered --flux 2>/dev/null && git add -A && git commit -qm rerendered)
+  (cd "$rec" && pre-commit run --all-files >"$work/pc2.out" 2>&1) || { note "FAIL README pre-commit recipe on an up-to-date tree"; head -20 "$work/pc2.out" >&2; fail=1; }
+  echo "README pre-commit recipe: stale tree fails with a diff, up-to-date tree passes"
+  # This repository's .pre-commit-hooks.yaml, as a user's config names it (pre-commit
+  # clones the repository at a commit and builds it with cargo).
+  if rev=$(git -C "$root" rev-parse HEAD 2>/dev/null) && [ -z "$(git -C "$root" status --porcelain .pre-commit-hooks.yaml)" ]; then
+    printf 'repos:\n- repo: %s\n  rev: %s\n  hooks:\n  - id: capi-render-check\n    args: [-f, capi/providers.yaml, --repository, capi/repository, -o, capi/rendered, --flux]\n' \
+      "$root" "$rev" >"$rec/.pre-commit-config.yaml"
+    (cd "$rec" && git add -A && git commit -qm hooks)
+    set +e; (cd "$rec" && PRE_COMMIT_HOME="$work/pre-commit-home" pre-commit run --all-files >"$work/pc3.out" 2>&1); pcrc=$?; set -e
+    if [ "$pcrc" = 0 ]; then
+      echo "hook capi-render-check from .pre-commit-hooks.yaml (built by pre-commit with cargo): passes on an up-to-date tree"
+    else
+      note "FAIL .pre-commit-hooks.yaml hook capi-render-check (exit $pcrc)"; tail -20 "$work/pc3.out" >&2; fail=1
+    fi
+  fi
 else
   echo "pre-commit not installed: README pre-commit recipe not run"
 fi

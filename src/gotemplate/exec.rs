@@ -79,6 +79,15 @@ pub struct Exec<'a> {
     depth: usize,
     steps: u64,
     pub out: String,
+    opts: ExecOptions,
+}
+
+/// Template options that change evaluation (Go's `Option("missingkey=error")`, and
+/// whether sprig's function map was installed with `Funcs`).
+#[derive(Debug, Clone, Copy)]
+pub struct ExecOptions {
+    pub sprig: bool,
+    pub missing_key_error: bool,
 }
 
 /// Execute template `name` of `tmpls` (parsed from `text`) with `data`.
@@ -87,6 +96,7 @@ pub fn execute(
     parse_name: &str,
     tmpls: &Templates,
     data: Value,
+    opts: ExecOptions,
 ) -> Result<String, String> {
     let Some(root) = tmpls.trees.get(parse_name) else {
         return Err(format!(
@@ -104,6 +114,7 @@ pub fn execute(
         depth: 0,
         steps: 0,
         out: String::new(),
+        opts,
     };
     match e.walk_list(&Rv::plain(data), root) {
         Ok(()) => Ok(e.out),
@@ -577,13 +588,17 @@ impl<'a> Exec<'a> {
             if has_args {
                 return self.err(format!("{name} is not a method but has arguments"));
             }
-            return Ok(match m.get(name) {
-                Some(v) => Rv {
+            return match m.get(name) {
+                Some(v) => Ok(Rv {
                     v: v.clone(),
                     boxed: *e == Elem::Any,
-                },
-                None => Rv::invalid(),
-            });
+                }),
+                None if self.opts.missing_key_error => self.err(format!(
+                    "map has no entry for key {}",
+                    super::fmt::quote(name)
+                )),
+                None => Ok(Rv::invalid()),
+            };
         }
         self.err(format!("can't evaluate field {name} in type {typ}"))
     }
@@ -597,13 +612,18 @@ impl<'a> Exec<'a> {
         args: &'a [Arg],
         fin: Option<Rv>,
     ) -> R<Rv> {
-        let Some(f) = funcs::lookup(name) else {
+        let found = if self.opts.sprig {
+            funcs::lookup(name)
+        } else {
+            funcs::lookup_builtin(name)
+        };
+        let Some(f) = found else {
             return self.err(format!(
                 "{} is not a defined function",
                 super::fmt::quote(name)
             ));
         };
-        let builtin = funcs::is_builtin(name);
+        let builtin = !self.opts.sprig || funcs::is_builtin(name);
         self.eval_call(dot, &f, builtin, name, cmd_at, cmd_pos, args, fin)
     }
 

@@ -115,6 +115,11 @@ pub fn lookup(name: &str) -> Option<Func> {
     sprig::lookup(name).or_else(|| builtins::lookup(name))
 }
 
+/// text/template's own function `name` (a template without sprig's map).
+pub fn lookup_builtin(name: &str) -> Option<Func> {
+    builtins::lookup(name)
+}
+
 /// Is `name` one of text/template's builtins (and not overridden by sprig)?
 pub fn is_builtin(name: &str) -> bool {
     sprig::lookup(name).is_none() && builtins::lookup(name).is_some()

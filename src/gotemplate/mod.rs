@@ -25,12 +25,57 @@ use crate::error::{Error, Result};
 /// The template name CAPI gives every patch template.
 const NAME: &str = "tpl";
 
+/// How a template is set up: `template.New(name)`, with or without
+/// `.Funcs(sprig.HermeticTxtFuncMap())`, with or without `.Option("missingkey=error")`.
+#[derive(Debug, Clone, Copy)]
+pub struct Options<'a> {
+    pub name: &'a str,
+    pub sprig: bool,
+    pub missing_key_error: bool,
+}
+
+impl Default for Options<'_> {
+    /// CAPI's patch templates (`valueFrom.template`, `enabledIf`).
+    fn default() -> Self {
+        Options {
+            name: NAME,
+            sprig: true,
+            missing_key_error: false,
+        }
+    }
+}
+
 /// Execute `template` (Go text/template syntax) with `data` as dot, Go's way:
 /// numbers are float64, a missing map key prints `<no value>`. Errors carry
 /// Go's text (`template: tpl:1:3: executing "tpl" at <...>: ...`).
 pub fn execute(template: &str, data: &Json) -> Result<String> {
-    let tmpls = parse::parse(NAME, template, &funcs::exists).map_err(Error::new)?;
-    exec::execute(template, NAME, &tmpls, value::Value::from_json(data)).map_err(Error::new)
+    execute_with(template, data, &Options::default())
+}
+
+/// `Parse` alone: Go's parse error, if any (unknown functions included).
+pub fn parse_check(template: &str, o: &Options) -> Result<()> {
+    parse_with(template, o).map(|_| ())
+}
+
+fn parse_with(template: &str, o: &Options) -> Result<parse::Templates> {
+    let has = |f: &str| {
+        if o.sprig {
+            funcs::exists(f)
+        } else {
+            funcs::lookup_builtin(f).is_some()
+        }
+    };
+    parse::parse(o.name, template, &has).map_err(Error::new)
+}
+
+/// `Parse` then `Execute` with the given set-up.
+pub fn execute_with(template: &str, data: &Json, o: &Options) -> Result<String> {
+    let tmpls = parse_with(template, o)?;
+    let eo = exec::ExecOptions {
+        sprig: o.sprig,
+        missing_key_error: o.missing_key_error,
+    };
+    exec::execute(template, o.name, &tmpls, value::Value::from_json(data), eo).map_err(Error::new)
 }
 
 #[cfg(test)]

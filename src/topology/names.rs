@@ -93,18 +93,61 @@ pub fn render(template: &str, cluster: &str, strategy: &Strategy, random: &str) 
         Strategy::MachineDeployment(t) => data["machineDeployment"] = json!({ "topologyName": t }),
         Strategy::MachinePool(t) => data["machinePool"] = json!({ "topologyName": t }),
     }
-    let out = crate::gotemplate::execute(template, &data)
+    // names.go: template.New("template name generator").Option("missingkey=error"),
+    // no sprig; parse errors wrapped with the template, execution errors without.
+    let o = crate::gotemplate::Options {
+        name: "template name generator",
+        sprig: false,
+        missing_key_error: true,
+    };
+    crate::gotemplate::parse_check(template, &o).map_err(|e| {
+        Error::new(format!(
+            "parsing template {}: {e}",
+            crate::gotemplate::fmt::quote(template)
+        ))
+    })?;
+    let out = crate::gotemplate::execute_with(template, &data, &o)
         .map_err(|e| Error::new(format!("rendering template: {e}")))?;
-    // Go uses missingkey=error for names: a missing key is an error, not `<no value>`.
-    if out.contains("<no value>") {
-        return Err(Error::new("rendering template: map has no entry for key"));
-    }
     Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn naming_templates_are_go_templates_without_sprig_and_with_missingkey_error() {
+        let md = Strategy::MachineDeployment("md-0".into());
+        assert_eq!(
+            render(
+                "{{ .cluster.name }}-{{ .machineDeployment.topologyName }}-{{ .random }}",
+                "c1",
+                &md,
+                "abcde"
+            )
+            .unwrap(),
+            "c1-md-0-abcde"
+        );
+        assert_eq!(
+            render("{{ .cluster.nam }}", "c1", &Strategy::Cluster, "abcde").unwrap_err().message(),
+            "rendering template: template: template name generator:1:11: executing \"template name generator\" at <.cluster.nam>: map has no entry for key \"nam\""
+        );
+        assert_eq!(
+            render("{{ upper .cluster.name }}", "c1", &Strategy::Cluster, "abcde").unwrap_err().message(),
+            "parsing template \"{{ upper .cluster.name }}\": template: template name generator:1: function \"upper\" not defined"
+        );
+        // Builtins stay available.
+        assert_eq!(
+            render(
+                "{{ printf \"%s-x\" .cluster.name }}",
+                "c1",
+                &Strategy::Cluster,
+                "abcde"
+            )
+            .unwrap(),
+            "c1-x"
+        );
+    }
 
     #[test]
     fn suffix_is_stable_and_in_alphabet() {
