@@ -1,0 +1,77 @@
+//! `cluster.x-k8s.io/v1beta2` ClusterClasses and Clusters (CAPI v1.11+, topology.md
+//! §12), rendered with HEAD semantics: the Cluster and its ClusterClass are converted
+//! to the v1beta1 shape the engine reads ([`cluster`], [`class`]), the engine runs with
+//! HEAD's builtin variables ([`builtins`]), and the desired objects are converted to
+//! what HEAD's controller writes for v1beta2 ([`objects`]).
+
+pub mod builtins;
+pub mod class;
+pub mod cluster;
+pub mod health_check;
+pub mod objects;
+pub mod refs;
+pub mod seconds;
+
+use serde_json::Value;
+
+use super::{input, obj};
+use crate::error::{Error, Result};
+
+pub const V1BETA1: &str = "cluster.x-k8s.io/v1beta1";
+pub const V1BETA2: &str = "cluster.x-k8s.io/v1beta2";
+
+pub fn is_cluster(o: &Value) -> bool {
+    obj::api_version(o) == V1BETA2 && obj::kind(o) == "Cluster"
+}
+
+pub fn is_cluster_class(o: &Value) -> bool {
+    obj::api_version(o) == V1BETA2 && obj::kind(o) == "ClusterClass"
+}
+
+/// A v1beta2 Cluster or ClusterClass (what `topology plan` refuses).
+pub fn is_v1beta2_topology_object(o: &Value) -> bool {
+    is_cluster(o) || is_cluster_class(o)
+}
+
+/// The desired objects of one v1beta2 Cluster (namespaces already set) against the
+/// ClusterClasses (v1beta2 or v1beta1) and templates in `inputs`, in the order of
+/// [`super::render_cluster`].
+pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
+    let c1 = cluster::to_v1beta1(cluster)?;
+    let class = obj::str_at(&c1, &["spec", "topology", "class"]);
+    let class_ns = match obj::str_at(&c1, &["spec", "topology", "classNamespace"]) {
+        "" => obj::namespace(&c1),
+        n => n,
+    };
+    let mut engine_inputs = Vec::with_capacity(inputs.len());
+    for o in inputs {
+        if is_cluster_class(o) {
+            if obj::name(o) == class && obj::namespace(o) == class_ns {
+                engine_inputs.push(class::to_v1beta1(o)?);
+            }
+        } else if !input::is_cluster_class(o) || obj::name(o) == class {
+            engine_inputs.push(o.clone());
+        }
+    }
+    let desired = super::plan_cluster_with(&c1, &engine_inputs, true).map_err(|e| {
+        if e.message().contains("not found") && e.message().contains("ClusterClass") {
+            e.wrap(format!(
+                "Cluster {}/{}: spec.topology.classRef",
+                obj::namespace(cluster),
+                obj::name(cluster)
+            ))
+        } else {
+            e
+        }
+    })?;
+    let mut out = desired.created;
+    super::plan::sort_by_kind_and_name(&mut out);
+    out.push(desired.cluster_after);
+    objects::to_v1beta2(out, cluster).map_err(|e: Error| {
+        e.wrap(format!(
+            "Cluster {}/{}: converting the desired objects to v1beta2",
+            obj::namespace(cluster),
+            obj::name(cluster)
+        ))
+    })
+}
