@@ -45,21 +45,21 @@ pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
     };
     let mut engine_inputs = Vec::with_capacity(inputs.len());
     for o in inputs {
+        let ours = obj::name(o) == class && obj::namespace(o) == class_ns;
         if is_cluster_class(o) {
-            if obj::name(o) == class && obj::namespace(o) == class_ns {
+            if ours {
                 engine_inputs.push(class::to_v1beta1(o)?);
             }
-        } else if !input::is_cluster_class(o) || obj::name(o) == class {
+        } else if !input::is_cluster_class(o) || ours {
             engine_inputs.push(o.clone());
         }
     }
+    if let Some(cc) = engine_inputs.iter().find(|o| input::is_cluster_class(o)) {
+        external_patches(cc)?;
+    }
     let desired = super::plan_cluster_with(&c1, &engine_inputs, true).map_err(|e| {
         if e.message().contains("not found") && e.message().contains("ClusterClass") {
-            e.wrap(format!(
-                "Cluster {}/{}: spec.topology.classRef",
-                obj::namespace(cluster),
-                obj::name(cluster)
-            ))
+            e.wrap("spec.topology.classRef")
         } else {
             e
         }
@@ -67,11 +67,43 @@ pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
     let mut out = desired.created;
     super::plan::sort_by_kind_and_name(&mut out);
     out.push(desired.cluster_after);
-    objects::to_v1beta2(out, cluster).map_err(|e: Error| {
-        e.wrap(format!(
-            "Cluster {}/{}: converting the desired objects to v1beta2",
-            obj::namespace(cluster),
-            obj::name(cluster)
-        ))
-    })
+    objects::to_v1beta2(out, cluster)
+        .map_err(|e: Error| e.wrap("converting the desired objects to v1beta2"))
+}
+
+/// HEAD accepts external (RuntimeSDK) patches, which capi-render cannot call: the
+/// first one is reported, naming the ClusterClass and the patch.
+fn external_patches(cc: &Value) -> Result<()> {
+    let patches = obj::get(cc, &["spec", "patches"]).and_then(Value::as_array);
+    for (i, p) in patches.into_iter().flatten().enumerate() {
+        if p.get("external").is_some_and(|v| !v.is_null()) {
+            return Err(Error::new(format!(
+                "ClusterClass {}/{}: spec.patches[{i}] ({:?}) is an external patch: it needs a runtime extension (RuntimeSDK), which capi-render cannot call offline",
+                obj::namespace(cc),
+                obj::name(cc),
+                obj::str_at(p, &["name"])
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn external_patch_names_class_and_patch() {
+        let cc = json!({"metadata": {"name": "k", "namespace": "ns"},
+            "spec": {"patches": [{"name": "in", "definitions": []},
+                {"name": "ext", "external": {"generatePatchesExtension": "g"}}]}});
+        let m = external_patches(&cc).unwrap_err().to_string();
+        assert!(
+            m.contains("ClusterClass ns/k: spec.patches[1] (\"ext\")"),
+            "{m}"
+        );
+        assert!(m.contains("needs a runtime extension"), "{m}");
+        assert!(external_patches(&json!({"spec": {"patches": 3}})).is_ok());
+    }
 }
