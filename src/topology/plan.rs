@@ -59,7 +59,10 @@ pub fn plan(
     cluster_name: &str,
     out_dir: &str,
 ) -> Result<PlanOutput> {
-    if let Some(o) = objs.iter().find(|o| super::v1beta2::is_v1beta2_topology_object(o)) {
+    if let Some(o) = objs
+        .iter()
+        .find(|o| super::v1beta2::is_v1beta2_topology_object(o))
+    {
         return Err(Error::new(format!(
             "{} {}: topology plan is clusterctl v1.10.10's; v1beta2 objects render with `capi-render render`",
             obj::kind(o),
