@@ -6,6 +6,10 @@
 //! (status, defaulting, validation) → [`blueprint`] (the class and its templates) →
 //! [`desired`] (objects, [`names`], [`clone`], [`builtins`]) → [`patches`] → [`dryrun`]
 //! (what the dry-run client stores) → [`plan`] (files and summary).
+//!
+//! `cluster.x-k8s.io/v1beta2` Clusters render through [`v1beta2`] (converted to v1beta1
+//! around the same pipeline, with HEAD's builtin variables); `topology plan` is
+//! v1beta1-only.
 
 pub mod blueprint;
 pub mod builtins;
