@@ -240,6 +240,11 @@ fn docker_quick_start_renders_with_v1beta2_shapes() {
                    {"type": "Ready", "status": "False", "timeoutSeconds": 300}])
         );
         assert!(m["spec"].get("unhealthyConditions").is_none());
+        assert_eq!(m["spec"]["checks"]["nodeStartupTimeoutSeconds"], 600);
+        assert!(
+            m["spec"].get("remediation").is_none(),
+            "no defaulted triggerIf"
+        );
     }
     // MachinePool v1beta2.
     let mp = one(&objs, "MachinePool");
@@ -529,10 +534,19 @@ fn v1beta1_and_v1beta2_render_the_same_up_to_documented_differences() {
         .filter(|(x, _)| x["kind"] == "MachineHealthCheck")
     {
         assert_eq!(x["spec"]["selector"], y["spec"]["selector"]);
-        assert_eq!(
-            x["spec"]["maxUnhealthy"],
-            y["spec"]["remediation"]["triggerIf"]["unhealthyLessThanOrEqualTo"]
-        );
+        // v1.10.10's webhook defaults maxUnhealthy to 100%; HEAD's does not.
+        let trigger = &y["spec"]["remediation"]["triggerIf"]["unhealthyLessThanOrEqualTo"];
+        if x["metadata"]["name"] == name(kcp) {
+            assert_eq!(
+                (&x["spec"]["maxUnhealthy"], trigger),
+                (&json!("33%"), &json!("33%"))
+            );
+        } else {
+            assert_eq!(
+                (&x["spec"]["maxUnhealthy"], trigger),
+                (&json!("100%"), &Value::Null)
+            );
+        }
         assert_eq!(
             x["spec"]["unhealthyRange"],
             y["spec"]["remediation"]["triggerIf"]["unhealthyInRange"]

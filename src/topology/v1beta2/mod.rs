@@ -8,6 +8,7 @@ pub mod builtins;
 pub mod class;
 pub mod cluster;
 pub mod health_check;
+pub mod mhc_source;
 pub mod objects;
 pub mod refs;
 pub mod seconds;
@@ -67,7 +68,13 @@ pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
     let mut out = desired.created;
     super::plan::sort_by_kind_and_name(&mut out);
     out.push(desired.cluster_after);
-    objects::to_v1beta2(out, cluster)
+    let cc1 = engine_inputs
+        .iter()
+        .find(|o| input::is_cluster_class(o))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let explicit = |mhc: &Value| mhc_source::explicit_max_unhealthy(mhc, &c1, &cc1);
+    objects::to_v1beta2(out, cluster, &explicit)
         .map_err(|e: Error| e.wrap("converting the desired objects to v1beta2"))
 }
 

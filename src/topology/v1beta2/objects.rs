@@ -10,8 +10,14 @@ use super::{health_check, refs, seconds, V1BETA1, V1BETA2};
 use crate::error::Result;
 use crate::topology::obj;
 
-/// Convert every desired object; `cluster` is the v1beta2 input Cluster.
-pub fn to_v1beta2(objs: Vec<Value>, cluster: &Value) -> Result<Vec<Value>> {
+/// Convert every desired object; `cluster` is the v1beta2 input Cluster; `explicit`
+/// tells whether a MachineHealthCheck's `maxUnhealthy` was set by the user (not a
+/// v1.10.10 webhook default, which HEAD does not write).
+pub fn to_v1beta2(
+    objs: Vec<Value>,
+    cluster: &Value,
+    explicit: &dyn Fn(&Value) -> bool,
+) -> Result<Vec<Value>> {
     let cp_ref = objs
         .iter()
         .find(|o| obj::kind(o) == "Cluster" && obj::api_version(o) == V1BETA1)
@@ -27,7 +33,10 @@ pub fn to_v1beta2(objs: Vec<Value>, cluster: &Value) -> Result<Vec<Value>> {
             "Cluster" if core => cluster_to_v1beta2(o, cluster),
             "MachineDeployment" | "MachinePool" if core => workers_to_v1beta2(o)?,
             "MachineHealthCheck" if core => {
-                let spec = obj::get(&o, &["spec"]).cloned().unwrap_or(Value::Null);
+                let mut spec = obj::get(&o, &["spec"]).cloned().unwrap_or(Value::Null);
+                if !explicit(&o) {
+                    obj::remove(&mut spec, &["maxUnhealthy"]);
+                }
                 obj::set(&mut o, &["spec"], health_check::mhc_spec_to_v1beta2(&spec)?);
                 obj::set(&mut o, &["apiVersion"], Value::from(V1BETA2));
                 o
@@ -198,6 +207,26 @@ fn control_plane_to_v1beta2(mut o: Value) -> Result<Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn to_v1beta2(objs: Vec<Value>, cluster: &Value) -> Result<Vec<Value>> {
+        super::to_v1beta2(objs, cluster, &|_| true)
+    }
+
+    #[test]
+    fn defaulted_max_unhealthy_is_dropped() {
+        let m = json!({"apiVersion": V1BETA1, "kind": "MachineHealthCheck",
+            "spec": {"clusterName": "c", "maxUnhealthy": "100%", "nodeStartupTimeout": "10m0s"}});
+        let out = super::to_v1beta2(vec![m.clone()], &json!({}), &|_| false).unwrap();
+        assert_eq!(
+            out[0]["spec"],
+            json!({"clusterName": "c", "checks": {"nodeStartupTimeoutSeconds": 600}})
+        );
+        let out = to_v1beta2(vec![m], &json!({})).unwrap();
+        assert_eq!(
+            out[0]["spec"]["remediation"]["triggerIf"]["unhealthyLessThanOrEqualTo"],
+            "100%"
+        );
+    }
 
     fn cluster_after() -> Value {
         json!({"apiVersion": V1BETA1, "kind": "Cluster", "metadata": {"name": "c", "namespace": "ns"},
