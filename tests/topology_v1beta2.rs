@@ -221,6 +221,10 @@ fn docker_quick_start_renders_with_v1beta2_shapes() {
     );
     assert_eq!(ts["deletion"], json!({"nodeDeletionTimeoutSeconds": 30}));
     assert_eq!(md["spec"]["deletion"], json!({"order": "Oldest"}));
+    assert_eq!(
+        ts["taints"],
+        json!([{"key": "dedicated", "value": "batch", "effect": "NoSchedule", "propagation": "Always"}])
+    );
     assert!(md["spec"].get("strategy").is_none());
     assert_eq!(md["spec"]["replicas"], 2);
     // MachineHealthChecks from the class's healthCheck, v1beta2 shape.

@@ -1,9 +1,9 @@
 //! A `cluster.x-k8s.io/v1beta2` Cluster with `spec.topology` in the v1beta1 shape the
 //! engine reads (as `api/core/v1beta1/conversion.go` converts it down).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::class::{merge_strategy, timeouts_into};
+use super::class::timeouts_into;
 use super::health_check;
 use crate::error::{Error, Result};
 use crate::topology::obj;
@@ -81,13 +81,11 @@ fn member(m: &Value, path: &str) -> Result<Value> {
         out.insert("machineHealthCheck".into(), mhc);
     }
     timeouts_into(m, &mut out, path)?;
-    if let Some(o) = obj::get(m, &["deletion", "order"]).filter(|v| !v.is_null()) {
-        let mut st = Value::Object(Map::new());
-        obj::set(&mut st, &["rollingUpdate", "deletePolicy"], o.clone());
-        out.insert("strategy".into(), st);
-    }
+    // `deletion.order` is chosen apart from the rollout strategy in HEAD: it is set on
+    // the converted MachineDeployment (`head_fields`), not merged into `strategy`
+    // (which would replace the class's rollout strategy).
     if let Some(s) = obj::get(m, &["rollout", "strategy"]).filter(|v| !v.is_null()) {
-        merge_strategy(&mut out, s);
+        out.insert("strategy".into(), s.clone());
     }
     Ok(Value::Object(out))
 }
@@ -120,10 +118,7 @@ mod tests {
             json!({"enable": false})
         );
         let md = &t["workers"]["machineDeployments"][0];
-        assert_eq!(
-            md["strategy"],
-            json!({"type": "OnDelete", "rollingUpdate": {"deletePolicy": "Newest"}})
-        );
+        assert_eq!(md["strategy"], json!({"type": "OnDelete"}));
         assert!(md.get("deletion").is_none());
         assert_eq!(t["variables"], json!([{"name": "v", "value": 1}]));
     }

@@ -52,11 +52,6 @@ pub fn to_v1beta1(hc: &Value, path: &str) -> Result<Value> {
     if let Some(t) = rem.get("templateRef").filter(|v| !v.is_null()) {
         out.insert("remediationTemplate".into(), t.clone());
     }
-    if rem.get("maxInFlight").is_some_and(|v| !v.is_null()) {
-        return Err(Error::new(format!(
-            "{path}.remediation.maxInFlight: not supported by capi-render (no v1beta1 equivalent)"
-        )));
-    }
     Ok(Value::Object(out))
 }
 

@@ -7,6 +7,7 @@
 pub mod builtins;
 pub mod class;
 pub mod cluster;
+pub mod head_fields;
 pub mod health_check;
 pub mod mhc_source;
 pub mod objects;
@@ -74,7 +75,21 @@ pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
         .cloned()
         .unwrap_or(Value::Null);
     let explicit = |mhc: &Value| mhc_source::explicit_max_unhealthy(mhc, &c1, &cc1);
-    objects::to_v1beta2(out, cluster, &explicit)
+    let class_v1beta2 = inputs
+        .iter()
+        .find(|o| {
+            (is_cluster_class(o) || input::is_cluster_class(o))
+                && obj::name(o) == class
+                && obj::namespace(o) == class_ns
+        })
+        .cloned()
+        .unwrap_or(Value::Null);
+    let objects_inputs = objects::Inputs {
+        cluster,
+        class: &class_v1beta2,
+        explicit_max_unhealthy: &explicit,
+    };
+    objects::to_v1beta2(out, &objects_inputs)
         .map_err(|e: Error| e.wrap("converting the desired objects to v1beta2"))
 }
 

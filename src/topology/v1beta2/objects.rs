@@ -6,18 +6,24 @@
 use serde_json::{Map, Value};
 
 use super::class::TIMEOUTS;
-use super::{health_check, refs, seconds, V1BETA1, V1BETA2};
+use super::{head_fields, health_check, refs, seconds, V1BETA1, V1BETA2};
 use crate::error::Result;
 use crate::topology::obj;
 
-/// Convert every desired object; `cluster` is the v1beta2 input Cluster; `explicit`
-/// tells whether a MachineHealthCheck's `maxUnhealthy` was set by the user (not a
-/// v1.10.10 webhook default, which HEAD does not write).
-pub fn to_v1beta2(
-    objs: Vec<Value>,
-    cluster: &Value,
-    explicit: &dyn Fn(&Value) -> bool,
-) -> Result<Vec<Value>> {
+/// What the conversion reads besides the desired objects.
+pub struct Inputs<'a> {
+    /// The v1beta2 input Cluster.
+    pub cluster: &'a Value,
+    /// Its ClusterClass as given (v1beta2 or v1beta1).
+    pub class: &'a Value,
+    /// Whether a MachineHealthCheck's `maxUnhealthy` was set by the user (not a
+    /// v1.10.10 webhook default, which HEAD does not write).
+    pub explicit_max_unhealthy: &'a dyn Fn(&Value) -> bool,
+}
+
+/// Convert every desired object.
+pub fn to_v1beta2(objs: Vec<Value>, inputs: &Inputs) -> Result<Vec<Value>> {
+    let (cluster, explicit) = (inputs.cluster, inputs.explicit_max_unhealthy);
     let cp_ref = objs
         .iter()
         .find(|o| obj::kind(o) == "Cluster" && obj::api_version(o) == V1BETA1)
@@ -31,7 +37,12 @@ pub fn to_v1beta2(
         let kind = obj::kind(&o).to_string();
         let o = match kind.as_str() {
             "Cluster" if core => cluster_to_v1beta2(o, cluster),
-            "MachineDeployment" | "MachinePool" if core => workers_to_v1beta2(o)?,
+            "MachineDeployment" if core => {
+                let mut md = workers_to_v1beta2(o)?;
+                head_fields::machine_deployment(&mut md, cluster, inputs.class);
+                md
+            }
+            "MachinePool" if core => workers_to_v1beta2(o)?,
             "MachineHealthCheck" if core => {
                 let mut spec = obj::get(&o, &["spec"]).cloned().unwrap_or(Value::Null);
                 if !explicit(&o) {
@@ -41,7 +52,16 @@ pub fn to_v1beta2(
                 obj::set(&mut o, &["apiVersion"], Value::from(V1BETA2));
                 o
             }
-            _ if is_v1beta2_contract_control_plane(&o, &cp_ref) => control_plane_to_v1beta2(o)?,
+            _ if is_control_plane(&o, &cp_ref) => {
+                let v1beta2_contract = obj::api_version(&o).ends_with("/v1beta2");
+                let mut cp = if v1beta2_contract {
+                    control_plane_to_v1beta2(o)?
+                } else {
+                    o
+                };
+                head_fields::control_plane(&mut cp, cluster, inputs.class, v1beta2_contract);
+                cp
+            }
             _ => o,
         };
         out.push(o);
@@ -64,12 +84,10 @@ fn owner_refs_to_v1beta2(o: &mut Value) {
     }
 }
 
-/// The ControlPlane the Cluster references, when its apiVersion is a v1beta2
-/// contract one (capi-render reads the contract from the version: `…/v1beta2`).
-fn is_v1beta2_contract_control_plane(o: &Value, cp_ref: &Value) -> bool {
-    obj::kind(o) == obj::str_at(cp_ref, &["kind"])
-        && obj::name(o) == obj::str_at(cp_ref, &["name"])
-        && obj::api_version(o).ends_with("/v1beta2")
+/// The ControlPlane the Cluster references. Its contract is read from its apiVersion
+/// (`…/v1beta2`: v1beta2 contract), not from the CRD's contract labels.
+fn is_control_plane(o: &Value, cp_ref: &Value) -> bool {
+    obj::kind(o) == obj::str_at(cp_ref, &["kind"]) && obj::name(o) == obj::str_at(cp_ref, &["name"])
 }
 
 /// The reconciled Cluster: the input's v1beta2 topology with the defaulted variables,
@@ -209,14 +227,24 @@ mod tests {
     use serde_json::json;
 
     fn to_v1beta2(objs: Vec<Value>, cluster: &Value) -> Result<Vec<Value>> {
-        super::to_v1beta2(objs, cluster, &|_| true)
+        let inputs = Inputs {
+            cluster,
+            class: &Value::Null,
+            explicit_max_unhealthy: &|_| true,
+        };
+        super::to_v1beta2(objs, &inputs)
     }
 
     #[test]
     fn defaulted_max_unhealthy_is_dropped() {
         let m = json!({"apiVersion": V1BETA1, "kind": "MachineHealthCheck",
             "spec": {"clusterName": "c", "maxUnhealthy": "100%", "nodeStartupTimeout": "10m0s"}});
-        let out = super::to_v1beta2(vec![m.clone()], &json!({}), &|_| false).unwrap();
+        let inputs = Inputs {
+            cluster: &json!({}),
+            class: &Value::Null,
+            explicit_max_unhealthy: &|_| false,
+        };
+        let out = super::to_v1beta2(vec![m.clone()], &inputs).unwrap();
         assert_eq!(
             out[0]["spec"],
             json!({"clusterName": "c", "checks": {"nodeStartupTimeoutSeconds": 600}})
@@ -294,6 +322,7 @@ mod tests {
     #[test]
     fn machine_deployment_takes_v1beta2_shape() {
         let md = json!({"apiVersion": V1BETA1, "kind": "MachineDeployment", "metadata": {"name": "md",
+                "labels": {"topology.cluster.x-k8s.io/deployment-name": "md-0"},
                 "ownerReferences": [{"apiVersion": V1BETA1, "kind": "Cluster", "name": "c"}]},
             "spec": {"clusterName": "c", "minReadySeconds": 5,
                 "strategy": {"type": "RollingUpdate", "rollingUpdate": {"deletePolicy": "Oldest", "maxSurge": 1}},
@@ -301,7 +330,10 @@ mod tests {
                     "bootstrap": {"configRef": {"apiVersion": "b.io/v1beta2", "kind": "KCT", "name": "b", "namespace": "ns"}},
                     "infrastructureRef": {"apiVersion": "i.io/v1beta2", "kind": "DMT", "name": "i", "namespace": "ns"},
                     "nodeDeletionTimeout": "30s"}}}});
-        let out = to_v1beta2(vec![md], &input()).unwrap();
+        // The order comes from the v1beta2 inputs (here the topology), as HEAD picks it.
+        let cluster = json!({"spec": {"topology": {"workers": {"machineDeployments": [
+            {"name": "md-0", "class": "w", "deletion": {"order": "Oldest"}}]}}}});
+        let out = to_v1beta2(vec![md], &cluster).unwrap();
         let m = &out[0];
         assert_eq!(m["apiVersion"], V1BETA2);
         assert_eq!(m["metadata"]["ownerReferences"][0]["apiVersion"], V1BETA2);
