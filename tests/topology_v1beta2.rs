@@ -687,3 +687,29 @@ fn conversion_errors_name_the_cluster_and_field() {
         "{e}"
     );
 }
+
+#[test]
+fn patches_see_heads_builtin_class_ref() {
+    let mut objs = fixture("equivalence/templates.yaml");
+    objs.extend(fixture("equivalence/v1beta2.yaml"));
+    let cc = objs
+        .iter_mut()
+        .find(|o| o["kind"] == "ClusterClass")
+        .unwrap();
+    cc["spec"]["patches"][1]["definitions"][0]["jsonPatches"][0]["valueFrom"]["template"] =
+        json!("imageRepository: {{ .builtin.cluster.topology.classRef.name }}/{{ .builtin.cluster.topology.classRef.namespace }}");
+    let c = objs
+        .iter()
+        .find(|o| o["kind"] == "Cluster")
+        .unwrap()
+        .clone();
+    let rest: Vec<Value> = objs
+        .into_iter()
+        .filter(|o| o["kind"] != "Cluster")
+        .collect();
+    let out = topology::render_cluster(&c, &rest).unwrap();
+    assert_eq!(
+        one(&out, "DockerCluster")["spec"]["loadBalancer"],
+        json!({"imageRepository": "eq/eq"})
+    );
+}
