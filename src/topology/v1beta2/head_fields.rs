@@ -2,13 +2,14 @@
 //! no v1beta1 equivalent (topology.md §12), set on the converted desired objects:
 //! MachineDeployment `deletion.order` (topology over class, independent of the
 //! rollout strategy), `remediation.maxInFlight`, `rollout.after` and machine `taints`;
-//! ControlPlane machine `taints`.
+//! MachinePool and ControlPlane machine `taints`.
 
 use serde_json::Value;
 
 use crate::topology::obj;
 
 const DEPLOYMENT_LABEL: &str = "topology.cluster.x-k8s.io/deployment-name";
+const POOL_LABEL: &str = "topology.cluster.x-k8s.io/pool-name";
 
 fn present(v: Option<&Value>) -> Option<&Value> {
     v.filter(|v| !v.is_null() && v.as_str() != Some(""))
@@ -19,24 +20,42 @@ fn first<'a>(topology: &'a Value, class: &'a Value, path: &[&str]) -> Option<&'a
     present(obj::get(topology, path)).or_else(|| present(obj::get(class, path)))
 }
 
-/// A v1beta2 MachineDeployment; `cluster` is the v1beta2 input Cluster and `cc` its
-/// ClusterClass as given (v1beta2 or v1beta1).
-pub fn machine_deployment(md: &mut Value, cluster: &Value, cc: &Value) {
-    let name = obj::str_at(md, &["metadata", "labels", DEPLOYMENT_LABEL]).to_string();
-    let topology = obj::get(
-        cluster,
-        &["spec", "topology", "workers", "machineDeployments"],
-    )
-    .and_then(Value::as_array)
-    .and_then(|a| a.iter().find(|m| obj::str_at(m, &["name"]) == name))
-    .cloned()
-    .unwrap_or(Value::Null);
+/// The topology and class entries (`list`: machineDeployments / machinePools) of the
+/// worker whose topology name is in label `label` of `o`.
+fn worker_sources(
+    o: &Value,
+    label: &str,
+    list: &str,
+    cluster: &Value,
+    cc: &Value,
+) -> (Value, Value) {
+    let name = obj::str_at(o, &["metadata", "labels", label]);
+    let topology = obj::get(cluster, &["spec", "topology", "workers", list])
+        .and_then(Value::as_array)
+        .and_then(|a| a.iter().find(|m| obj::str_at(m, &["name"]) == name))
+        .cloned()
+        .unwrap_or(Value::Null);
     let class_name = obj::str_at(&topology, &["class"]);
-    let class = obj::get(cc, &["spec", "workers", "machineDeployments"])
+    let class = obj::get(cc, &["spec", "workers", list])
         .and_then(Value::as_array)
         .and_then(|a| a.iter().find(|c| obj::str_at(c, &["class"]) == class_name))
         .cloned()
         .unwrap_or(Value::Null);
+    (topology, class)
+}
+
+/// A v1beta2 MachinePool's machine taints (topology over class).
+pub fn machine_pool(mp: &mut Value, cluster: &Value, cc: &Value) {
+    let (topology, class) = worker_sources(mp, POOL_LABEL, "machinePools", cluster, cc);
+    if let Some(t) = first(&topology, &class, &["taints"]) {
+        obj::set(mp, &["spec", "template", "spec", "taints"], t.clone());
+    }
+}
+
+/// A v1beta2 MachineDeployment; `cluster` is the v1beta2 input Cluster and `cc` its
+/// ClusterClass as given (v1beta2 or v1beta1).
+pub fn machine_deployment(md: &mut Value, cluster: &Value, cc: &Value) {
+    let (topology, class) = worker_sources(md, DEPLOYMENT_LABEL, "machineDeployments", cluster, cc);
     // A v1beta1 class's order is its strategy's deletePolicy.
     let class_order = present(obj::get(&class, &["deletion", "order"])).or_else(|| {
         present(obj::get(
@@ -153,6 +172,18 @@ mod tests {
         let mut m = md();
         machine_deployment(&mut m, &cluster(json!({"class": "w", "name": "md-0"})), &k);
         assert_eq!(m["spec"]["deletion"], json!({"order": "Random"}));
+    }
+
+    #[test]
+    fn machine_pool_taints_from_the_class() {
+        let k = json!({"spec": {"workers": {"machinePools": [{"class": "p", "taints": [{"key": "x"}]}]}}});
+        let c = json!({"spec": {"topology": {"workers": {"machinePools": [{"class": "p", "name": "mp-0"}]}}}});
+        let mut mp = json!({"metadata": {"labels": {POOL_LABEL: "mp-0"}}});
+        machine_pool(&mut mp, &c, &k);
+        assert_eq!(
+            mp["spec"]["template"]["spec"]["taints"],
+            json!([{"key": "x"}])
+        );
     }
 
     #[test]

@@ -42,7 +42,11 @@ pub fn to_v1beta2(objs: Vec<Value>, inputs: &Inputs) -> Result<Vec<Value>> {
                 head_fields::machine_deployment(&mut md, cluster, inputs.class);
                 md
             }
-            "MachinePool" if core => workers_to_v1beta2(o)?,
+            "MachinePool" if core => {
+                let mut mp = workers_to_v1beta2(o)?;
+                head_fields::machine_pool(&mut mp, cluster, inputs.class);
+                mp
+            }
             "MachineHealthCheck" if core => {
                 let mut spec = obj::get(&o, &["spec"]).cloned().unwrap_or(Value::Null);
                 if !explicit(&o) {
