@@ -713,3 +713,65 @@ fn patches_see_heads_builtin_class_ref() {
         json!({"imageRepository": "eq/eq"})
     );
 }
+
+fn pointers(v: &Value, prefix: String, out: &mut Vec<String>) {
+    let children: Vec<(String, &Value)> = match v {
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, x)| (k.replace('~', "~0").replace('/', "~1"), x))
+            .collect(),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (i.to_string(), x))
+            .collect(),
+        _ => Vec::new(),
+    };
+    for (k, x) in children {
+        let p = format!("{prefix}/{k}");
+        out.push(p.clone());
+        pointers(x, p, out);
+    }
+}
+
+/// Every field of the v1beta2 Cluster and ClusterClass replaced by odd values (one at a
+/// time) gives a result or an error, never a panic.
+#[test]
+fn odd_v1beta2_inputs_never_panic() {
+    let mut base = fixture("equivalence/templates.yaml");
+    base.extend(fixture("equivalence/v1beta2.yaml"));
+    let odd = [
+        Value::Null,
+        json!("x"),
+        json!(1.5),
+        json!(-3),
+        json!([]),
+        json!({}),
+    ];
+    let mut runs = 0;
+    for doc in 0..base.len() {
+        if !matches!(base[doc]["kind"].as_str(), Some("Cluster" | "ClusterClass")) {
+            continue;
+        }
+        let mut ptrs = Vec::new();
+        pointers(&base[doc], String::new(), &mut ptrs);
+        for (i, p) in ptrs.iter().enumerate() {
+            let mut objs = base.clone();
+            if let Some(slot) = objs[doc].pointer_mut(p) {
+                *slot = odd[i % odd.len()].clone();
+            }
+            let c = objs
+                .iter()
+                .find(|o| o["kind"] == "Cluster")
+                .cloned()
+                .unwrap_or_default();
+            let rest: Vec<Value> = objs
+                .into_iter()
+                .filter(|o| o["kind"] != "Cluster")
+                .collect();
+            let _ = topology::render_cluster(&c, &rest);
+            runs += 1;
+        }
+    }
+    assert!(runs > 100, "only {runs} mutations");
+}
