@@ -187,6 +187,7 @@ pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
     if v1beta2::is_cluster(cluster) {
         return v1beta2::render_cluster(cluster, inputs);
     }
+    v1beta2::check_v1beta1_cluster_class(cluster, inputs)?;
     let p = plan_cluster(cluster, inputs)?;
     let mut out = p.created;
     plan::sort_by_kind_and_name(&mut out);

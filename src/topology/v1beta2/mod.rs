@@ -93,6 +93,28 @@ pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
         .map_err(|e: Error| e.wrap("converting the desired objects to v1beta2"))
 }
 
+/// A v1beta1 Cluster renders with clusterctl v1.10.10's semantics, which need a v1beta1
+/// ClusterClass: a v1beta2 one of that name is a clear error rather than "not found".
+pub fn check_v1beta1_cluster_class(cluster: &Value, inputs: &[Value]) -> Result<()> {
+    let class = obj::str_at(cluster, &["spec", "topology", "class"]);
+    let ns = match obj::str_at(cluster, &["spec", "topology", "classNamespace"]) {
+        "" => obj::namespace(cluster),
+        n => n,
+    };
+    let same = |o: &&Value| obj::name(o) == class && obj::namespace(o) == ns;
+    if inputs.iter().filter(same).any(input::is_cluster_class) {
+        return Ok(());
+    }
+    if inputs.iter().filter(same).any(is_cluster_class) {
+        return Err(Error::new(format!(
+            "ClusterClass {ns}/{class} is cluster.x-k8s.io/v1beta2 but Cluster {}/{} is v1beta1: write the Cluster as cluster.x-k8s.io/v1beta2 (spec.topology.classRef) to render it",
+            obj::namespace(cluster),
+            obj::name(cluster)
+        )));
+    }
+    Ok(())
+}
+
 /// HEAD accepts external (RuntimeSDK) patches, which capi-render cannot call: the
 /// first one is reported, naming the ClusterClass and the patch.
 fn external_patches(cc: &Value) -> Result<()> {
@@ -114,6 +136,25 @@ fn external_patches(cc: &Value) -> Result<()> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn v1beta1_cluster_with_v1beta2_class_is_a_clear_error() {
+        let c = json!({"apiVersion": V1BETA1, "kind": "Cluster", "metadata": {"name": "c", "namespace": "ns"},
+            "spec": {"topology": {"class": "k"}}});
+        let k2 = json!({"apiVersion": V1BETA2, "kind": "ClusterClass", "metadata": {"name": "k", "namespace": "ns"}});
+        let m = check_v1beta1_cluster_class(&c, &[k2.clone()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            m.contains("ClusterClass ns/k is cluster.x-k8s.io/v1beta2")
+                && m.contains("Cluster ns/c"),
+            "{m}"
+        );
+        let mut k1 = k2;
+        k1["apiVersion"] = json!(V1BETA1);
+        assert!(check_v1beta1_cluster_class(&c, &[k1]).is_ok());
+        assert!(check_v1beta1_cluster_class(&c, &[]).is_ok());
+    }
 
     #[test]
     fn external_patch_names_class_and_patch() {
