@@ -142,7 +142,7 @@ mod tests {
         let c = json!({"apiVersion": V1BETA1, "kind": "Cluster", "metadata": {"name": "c", "namespace": "ns"},
             "spec": {"topology": {"class": "k"}}});
         let k2 = json!({"apiVersion": V1BETA2, "kind": "ClusterClass", "metadata": {"name": "k", "namespace": "ns"}});
-        let m = check_v1beta1_cluster_class(&c, &[k2.clone()])
+        let m = check_v1beta1_cluster_class(&c, std::slice::from_ref(&k2))
             .unwrap_err()
             .to_string();
         assert!(
