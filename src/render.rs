@@ -146,12 +146,13 @@ pub fn render_objects(
 /// parallel; units in input order. Each Cluster sees only its own namespace's
 /// non-Cluster objects, so adding a Cluster never changes another's output.
 fn render_clusters(objects: &[InputObject]) -> crate::Result<Vec<RenderedUnit>> {
-    use crate::topology::{desired_view, input, obj};
+    use crate::topology::{desired_view, input, obj, v1beta2};
+    let is_cluster = |o: &Value| input::is_cluster(o) || v1beta2::is_cluster(o);
     let mut values: Vec<Value> = objects.iter().map(|o| o.value.clone()).collect();
     input::set_missing_namespaces(&mut values, "");
     let jobs: Vec<usize> = (0..values.len())
         .filter(|&i| {
-            input::is_cluster(&values[i])
+            is_cluster(&values[i])
                 && obj::get(&values[i], &["spec", "topology"]).is_some_and(|t| !t.is_null())
         })
         .collect();
@@ -163,7 +164,7 @@ fn render_clusters(objects: &[InputObject]) -> crate::Result<Vec<RenderedUnit>> 
         let (ns, name) = (obj::namespace(c).to_string(), obj::name(c).to_string());
         let same_ns: Vec<Value> = values
             .iter()
-            .filter(|o| obj::namespace(o) == ns && !input::is_cluster(o))
+            .filter(|o| obj::namespace(o) == ns && !is_cluster(o))
             .cloned()
             .collect();
         let objs = crate::topology::render_cluster(c, &same_ns).map_err(|e| {

@@ -19,6 +19,9 @@ pub struct Blueprint {
     pub cp_infra_template: Option<Value>,
     pub md_classes: Vec<(String, WorkerClass)>,
     pub mp_classes: Vec<(String, WorkerClass)>,
+    /// Builtin variables as HEAD's controller builds them for v1beta2 Clusters
+    /// (`v1beta2::builtins`); false for clusterctl v1.10.10's.
+    pub head_builtins: bool,
 }
 
 /// Find the object a ClusterClass ref names among `objects` (apiVersion, kind,
@@ -157,6 +160,7 @@ impl Blueprint {
             cp_infra_template: cp_infra,
             md_classes: workers(cc, objects, "machineDeployments")?,
             mp_classes: workers(cc, objects, "machinePools")?,
+            head_builtins: false,
         })
     }
 

@@ -6,6 +6,10 @@
 //! (status, defaulting, validation) → [`blueprint`] (the class and its templates) →
 //! [`desired`] (objects, [`names`], [`clone`], [`builtins`]) → [`patches`] → [`dryrun`]
 //! (what the dry-run client stores) → [`plan`] (files and summary).
+//!
+//! `cluster.x-k8s.io/v1beta2` Clusters render through [`v1beta2`] (converted to v1beta1
+//! around the same pipeline, with HEAD's builtin variables); `topology plan` is
+//! v1beta1-only.
 
 pub mod blueprint;
 pub mod builtins;
@@ -20,6 +24,7 @@ pub mod names;
 pub mod obj;
 pub mod patches;
 pub mod plan;
+pub mod v1beta2;
 pub mod variables;
 pub mod webhooks;
 
@@ -98,6 +103,16 @@ fn cc_reconcile_error(cc: &Value, e: Error) -> Error {
 /// Plan one Cluster (namespaces already set) against the ClusterClasses and templates
 /// in `inputs`: webhooks, then the topology reconcile.
 pub fn plan_cluster(cluster: &Value, inputs: &[Value]) -> Result<ClusterPlan> {
+    plan_cluster_with(cluster, inputs, false)
+}
+
+/// [`plan_cluster`], with HEAD's builtin variables when `head_builtins` (v1beta2
+/// Clusters converted by [`v1beta2`]).
+pub(crate) fn plan_cluster_with(
+    cluster: &Value,
+    inputs: &[Value],
+    head_builtins: bool,
+) -> Result<ClusterPlan> {
     let (cc, c) = default_and_validate(cluster, inputs)?;
     let cc = cc.ok_or_else(|| {
         let name = obj::str_at(&c, &["spec", "topology", "class"]);
@@ -107,7 +122,7 @@ pub fn plan_cluster(cluster: &Value, inputs: &[Value]) -> Result<ClusterPlan> {
         ))
         .wrap(RECONCILE)
     })?;
-    reconcile(&c, &cc, inputs).map_err(|e| e.wrap(RECONCILE))
+    reconcile(&c, &cc, inputs, head_builtins).map_err(|e| e.wrap(RECONCILE))
 }
 
 /// `getCurrentState` for the objects a Cluster already references. capi-render plans
@@ -145,13 +160,14 @@ fn current_state(c: &Value, inputs: &[Value]) -> Result<()> {
     Ok(())
 }
 
-fn reconcile(c: &Value, cc: &Value, inputs: &[Value]) -> Result<ClusterPlan> {
+fn reconcile(c: &Value, cc: &Value, inputs: &[Value], head_builtins: bool) -> Result<ClusterPlan> {
     current_state(c, inputs)
         .map_err(|e| e.wrap("error reading current state of the Cluster topology"))?;
     let desired_err =
         |e: Error| e.wrap("error computing the desired state of the Cluster topology");
-    let bp = blueprint::Blueprint::load(cc, inputs)
+    let mut bp = blueprint::Blueprint::load(cc, inputs)
         .map_err(|e| e.wrap("error reading the ClusterClass"))?;
+    bp.head_builtins = head_builtins;
     let mut d = desired::compute(c, &bp).map_err(desired_err)?;
     patches::apply(&mut d, &bp, c).map_err(|e| desired_err(e.wrap("failed to apply patches")))?;
     let created = dryrun::created(&d, c)?;
@@ -166,7 +182,12 @@ fn reconcile(c: &Value, cc: &Value, inputs: &[Value]) -> Result<ClusterPlan> {
 
 /// The desired objects of one Cluster in a stable order: the created objects sorted by
 /// kind and name (the plan's order), then the reconciled Cluster.
+/// A `cluster.x-k8s.io/v1beta2` Cluster renders with HEAD semantics ([`v1beta2`]).
 pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
+    if v1beta2::is_cluster(cluster) {
+        return v1beta2::render_cluster(cluster, inputs);
+    }
+    v1beta2::check_v1beta1_cluster_class(cluster, inputs)?;
     let p = plan_cluster(cluster, inputs)?;
     let mut out = p.created;
     plan::sort_by_kind_and_name(&mut out);
@@ -181,14 +202,15 @@ pub fn render_fleet(objects: &[Value]) -> Result<Vec<(String, Vec<Value>)>> {
     let mut objs = objects.to_vec();
     input::set_missing_namespaces(&mut objs, "");
     let mut out = Vec::new();
-    for c in objs.iter().filter(|o| input::is_cluster(o)) {
+    let any_cluster = |o: &Value| input::is_cluster(o) || v1beta2::is_cluster(o);
+    for c in objs.iter().filter(|o| any_cluster(o)) {
         if obj::get(c, &["spec", "topology"]).is_none_or(Value::is_null) {
             continue;
         }
         let ns = obj::namespace(c);
         let same_ns: Vec<Value> = objs
             .iter()
-            .filter(|o| obj::namespace(o) == ns && !input::is_cluster(o))
+            .filter(|o| obj::namespace(o) == ns && !any_cluster(o))
             .cloned()
             .collect();
         let key = format!("{ns}/{}", obj::name(c));

@@ -59,6 +59,16 @@ pub fn plan(
     cluster_name: &str,
     out_dir: &str,
 ) -> Result<PlanOutput> {
+    if let Some(o) = objs
+        .iter()
+        .find(|o| super::v1beta2::is_v1beta2_topology_object(o))
+    {
+        return Err(Error::new(format!(
+            "{} {}: topology plan is clusterctl v1.10.10's; v1beta2 objects render with `capi-render render`",
+            obj::kind(o),
+            obj::name(o)
+        )));
+    }
     // clusterctl replaces the target namespace with the objects' namespace, "" when
     // they have none: `-n` only checks, objects without a namespace go to "default",
     // and `--cluster` then looks for "/NAME".

@@ -394,7 +394,11 @@ pub fn apply(desired: &mut Desired, bp: &Blueprint, cluster: &Value) -> Result<(
             }
         }
     }
-    global.insert("builtin".into(), builtins::cluster(&desired.cluster));
+    let mut builtin = builtins::cluster(&desired.cluster);
+    if bp.head_builtins {
+        crate::topology::v1beta2::builtins::adjust(&mut builtin);
+    }
+    global.insert("builtin".into(), builtin);
     for p in &patches {
         let name = obj::str_at(p, &["name"]);
         if p.get("external").is_some_and(|v| !v.is_null()) {

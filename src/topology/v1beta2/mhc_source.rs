@@ -1,0 +1,95 @@
+//! Whether a desired MachineHealthCheck's `maxUnhealthy` was set by the user: v1.10.10's
+//! MachineHealthCheck webhook defaults it to `100%`, HEAD's (v1beta2) defaults only
+//! `nodeStartupTimeoutSeconds`, so a defaulted value is not written for v1beta2.
+
+use serde_json::Value;
+
+use crate::topology::obj;
+
+const CONTROL_PLANE_LABEL: &str = "cluster.x-k8s.io/control-plane";
+const DEPLOYMENT_LABEL: &str = "topology.cluster.x-k8s.io/deployment-name";
+
+/// `mhc` (desired, v1beta1 shape) against the v1beta1-shaped Cluster `c1` and its
+/// ClusterClass `cc1`: true when the health check it comes from sets `maxUnhealthy`.
+pub fn explicit_max_unhealthy(mhc: &Value, c1: &Value, cc1: &Value) -> bool {
+    let labels = obj::get(mhc, &["spec", "selector", "matchLabels"]);
+    let topology = obj::get(c1, &["spec", "topology"]).unwrap_or(&Value::Null);
+    let (topo_check, class_check) = if labels.and_then(|l| l.get(CONTROL_PLANE_LABEL)).is_some() {
+        (
+            obj::get(topology, &["controlPlane", "machineHealthCheck"]),
+            obj::get(cc1, &["spec", "controlPlane", "machineHealthCheck"]),
+        )
+    } else {
+        let md_name = labels
+            .and_then(|l| l.get(DEPLOYMENT_LABEL))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let md = obj::get(topology, &["workers", "machineDeployments"])
+            .and_then(Value::as_array)
+            .and_then(|a| a.iter().find(|m| obj::str_at(m, &["name"]) == md_name));
+        let class = md.map(|m| obj::str_at(m, &["class"])).unwrap_or("");
+        let mdc = obj::get(cc1, &["spec", "workers", "machineDeployments"])
+            .and_then(Value::as_array)
+            .and_then(|a| a.iter().find(|c| obj::str_at(c, &["class"]) == class));
+        (
+            md.and_then(|m| m.get("machineHealthCheck")),
+            mdc.and_then(|c| c.get("machineHealthCheck")),
+        )
+    };
+    let defines = |c: &Value| {
+        c.as_object()
+            .is_some_and(|m| m.keys().any(|k| k != "enable"))
+    };
+    let effective = match topo_check {
+        Some(t) if defines(t) => Some(t),
+        _ => class_check,
+    };
+    effective.is_some_and(|c| c.get("maxUnhealthy").is_some_and(|v| !v.is_null()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cc() -> Value {
+        json!({"spec": {"controlPlane": {"machineHealthCheck": {"maxUnhealthy": "33%"}},
+            "workers": {"machineDeployments": [{"class": "w", "machineHealthCheck": {"nodeStartupTimeout": "1m0s"}}]}}})
+    }
+
+    fn cluster(cp_check: Value) -> Value {
+        json!({"spec": {"topology": {"controlPlane": {"machineHealthCheck": cp_check},
+            "workers": {"machineDeployments": [{"class": "w", "name": "md-0"}]}}}})
+    }
+
+    fn mhc(labels: Value) -> Value {
+        json!({"spec": {"selector": {"matchLabels": labels}, "maxUnhealthy": "100%"}})
+    }
+
+    #[test]
+    fn class_value_counts_unless_topology_defines_its_own_check() {
+        let cp = mhc(json!({CONTROL_PLANE_LABEL: ""}));
+        assert!(explicit_max_unhealthy(
+            &cp,
+            &cluster(json!({"enable": true})),
+            &cc()
+        ));
+        let own = cluster(json!({"nodeStartupTimeout": "2m0s"}));
+        assert!(!explicit_max_unhealthy(&cp, &own, &cc()));
+    }
+
+    #[test]
+    fn machine_deployment_found_by_topology_name_and_class() {
+        let md = mhc(json!({DEPLOYMENT_LABEL: "md-0"}));
+        assert!(!explicit_max_unhealthy(&md, &cluster(json!(null)), &cc()));
+        let mut c = cc();
+        c["spec"]["workers"]["machineDeployments"][0]["machineHealthCheck"]["maxUnhealthy"] =
+            json!(2);
+        assert!(explicit_max_unhealthy(&md, &cluster(json!(null)), &c));
+    }
+
+    #[test]
+    fn odd_shapes_are_not_explicit() {
+        assert!(!explicit_max_unhealthy(&json!(3), &json!(null), &json!([])));
+    }
+}

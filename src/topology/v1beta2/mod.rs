@@ -1,0 +1,172 @@
+//! `cluster.x-k8s.io/v1beta2` ClusterClasses and Clusters (CAPI v1.11+, topology.md
+//! §12), rendered with HEAD semantics: the Cluster and its ClusterClass are converted
+//! to the v1beta1 shape the engine reads ([`cluster`], [`class`]), the engine runs with
+//! HEAD's builtin variables ([`builtins`]), and the desired objects are converted to
+//! what HEAD's controller writes for v1beta2 ([`objects`]).
+
+pub mod builtins;
+pub mod class;
+pub mod cluster;
+pub mod head_fields;
+pub mod health_check;
+pub mod mhc_source;
+pub mod objects;
+pub mod refs;
+pub mod seconds;
+
+use serde_json::Value;
+
+use super::{input, obj};
+use crate::error::{Error, Result};
+
+pub const V1BETA1: &str = "cluster.x-k8s.io/v1beta1";
+pub const V1BETA2: &str = "cluster.x-k8s.io/v1beta2";
+
+pub fn is_cluster(o: &Value) -> bool {
+    obj::api_version(o) == V1BETA2 && obj::kind(o) == "Cluster"
+}
+
+pub fn is_cluster_class(o: &Value) -> bool {
+    obj::api_version(o) == V1BETA2 && obj::kind(o) == "ClusterClass"
+}
+
+/// A v1beta2 Cluster or ClusterClass (what `topology plan` refuses).
+pub fn is_v1beta2_topology_object(o: &Value) -> bool {
+    is_cluster(o) || is_cluster_class(o)
+}
+
+/// The desired objects of one v1beta2 Cluster (namespaces already set) against the
+/// ClusterClasses (v1beta2 or v1beta1) and templates in `inputs`, in the order of
+/// [`super::render_cluster`].
+pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
+    let c1 = cluster::to_v1beta1(cluster)?;
+    let class = obj::str_at(&c1, &["spec", "topology", "class"]);
+    let class_ns = match obj::str_at(&c1, &["spec", "topology", "classNamespace"]) {
+        "" => obj::namespace(&c1),
+        n => n,
+    };
+    let mut engine_inputs = Vec::with_capacity(inputs.len());
+    for o in inputs {
+        let ours = obj::name(o) == class && obj::namespace(o) == class_ns;
+        if is_cluster_class(o) {
+            if ours {
+                engine_inputs.push(class::to_v1beta1(o)?);
+            }
+        } else if !input::is_cluster_class(o) || ours {
+            engine_inputs.push(o.clone());
+        }
+    }
+    if let Some(cc) = engine_inputs.iter().find(|o| input::is_cluster_class(o)) {
+        external_patches(cc)?;
+    }
+    let desired = super::plan_cluster_with(&c1, &engine_inputs, true).map_err(|e| {
+        if e.message().contains("not found") && e.message().contains("ClusterClass") {
+            e.wrap("spec.topology.classRef")
+        } else {
+            e
+        }
+    })?;
+    let mut out = desired.created;
+    super::plan::sort_by_kind_and_name(&mut out);
+    out.push(desired.cluster_after);
+    let cc1 = engine_inputs
+        .iter()
+        .find(|o| input::is_cluster_class(o))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let explicit = |mhc: &Value| mhc_source::explicit_max_unhealthy(mhc, &c1, &cc1);
+    let class_v1beta2 = inputs
+        .iter()
+        .find(|o| {
+            (is_cluster_class(o) || input::is_cluster_class(o))
+                && obj::name(o) == class
+                && obj::namespace(o) == class_ns
+        })
+        .cloned()
+        .unwrap_or(Value::Null);
+    let objects_inputs = objects::Inputs {
+        cluster,
+        class: &class_v1beta2,
+        explicit_max_unhealthy: &explicit,
+    };
+    objects::to_v1beta2(out, &objects_inputs)
+        .map_err(|e: Error| e.wrap("converting the desired objects to v1beta2"))
+}
+
+/// A v1beta1 Cluster renders with clusterctl v1.10.10's semantics, which need a v1beta1
+/// ClusterClass: a v1beta2 one of that name is a clear error rather than "not found".
+pub fn check_v1beta1_cluster_class(cluster: &Value, inputs: &[Value]) -> Result<()> {
+    let class = obj::str_at(cluster, &["spec", "topology", "class"]);
+    let ns = match obj::str_at(cluster, &["spec", "topology", "classNamespace"]) {
+        "" => obj::namespace(cluster),
+        n => n,
+    };
+    let same = |o: &&Value| obj::name(o) == class && obj::namespace(o) == ns;
+    if inputs.iter().filter(same).any(input::is_cluster_class) {
+        return Ok(());
+    }
+    if inputs.iter().filter(same).any(is_cluster_class) {
+        return Err(Error::new(format!(
+            "ClusterClass {ns}/{class} is cluster.x-k8s.io/v1beta2 but Cluster {}/{} is v1beta1: write the Cluster as cluster.x-k8s.io/v1beta2 (spec.topology.classRef) to render it",
+            obj::namespace(cluster),
+            obj::name(cluster)
+        )));
+    }
+    Ok(())
+}
+
+/// HEAD accepts external (RuntimeSDK) patches, which capi-render cannot call: the
+/// first one is reported, naming the ClusterClass and the patch.
+fn external_patches(cc: &Value) -> Result<()> {
+    let patches = obj::get(cc, &["spec", "patches"]).and_then(Value::as_array);
+    for (i, p) in patches.into_iter().flatten().enumerate() {
+        if p.get("external").is_some_and(|v| !v.is_null()) {
+            return Err(Error::new(format!(
+                "ClusterClass {}/{}: spec.patches[{i}] ({:?}) is an external patch: it needs a runtime extension (RuntimeSDK), which capi-render cannot call offline",
+                obj::namespace(cc),
+                obj::name(cc),
+                obj::str_at(p, &["name"])
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn v1beta1_cluster_with_v1beta2_class_is_a_clear_error() {
+        let c = json!({"apiVersion": V1BETA1, "kind": "Cluster", "metadata": {"name": "c", "namespace": "ns"},
+            "spec": {"topology": {"class": "k"}}});
+        let k2 = json!({"apiVersion": V1BETA2, "kind": "ClusterClass", "metadata": {"name": "k", "namespace": "ns"}});
+        let m = check_v1beta1_cluster_class(&c, std::slice::from_ref(&k2))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            m.contains("ClusterClass ns/k is cluster.x-k8s.io/v1beta2")
+                && m.contains("Cluster ns/c"),
+            "{m}"
+        );
+        let mut k1 = k2;
+        k1["apiVersion"] = json!(V1BETA1);
+        assert!(check_v1beta1_cluster_class(&c, &[k1]).is_ok());
+        assert!(check_v1beta1_cluster_class(&c, &[]).is_ok());
+    }
+
+    #[test]
+    fn external_patch_names_class_and_patch() {
+        let cc = json!({"metadata": {"name": "k", "namespace": "ns"},
+            "spec": {"patches": [{"name": "in", "definitions": []},
+                {"name": "ext", "external": {"generatePatchesExtension": "g"}}]}});
+        let m = external_patches(&cc).unwrap_err().to_string();
+        assert!(
+            m.contains("ClusterClass ns/k: spec.patches[1] (\"ext\")"),
+            "{m}"
+        );
+        assert!(m.contains("needs a runtime extension"), "{m}");
+        assert!(external_patches(&json!({"spec": {"patches": 3}})).is_ok());
+    }
+}

@@ -1,0 +1,374 @@
+//! The engine's desired objects (v1beta1 shapes) as HEAD's controller writes them
+//! for a v1beta2 Cluster: Cluster, MachineDeployment, MachinePool and
+//! MachineHealthCheck in `cluster.x-k8s.io/v1beta2`, refs as `{apiGroup, kind, name}`,
+//! and v1beta2-contract ControlPlanes with `spec.machineTemplate.spec.*`.
+
+use serde_json::{Map, Value};
+
+use super::class::TIMEOUTS;
+use super::{head_fields, health_check, refs, seconds, V1BETA1, V1BETA2};
+use crate::error::Result;
+use crate::topology::obj;
+
+/// What the conversion reads besides the desired objects.
+pub struct Inputs<'a> {
+    /// The v1beta2 input Cluster.
+    pub cluster: &'a Value,
+    /// Its ClusterClass as given (v1beta2 or v1beta1).
+    pub class: &'a Value,
+    /// Whether a MachineHealthCheck's `maxUnhealthy` was set by the user (not a
+    /// v1.10.10 webhook default, which HEAD does not write).
+    pub explicit_max_unhealthy: &'a dyn Fn(&Value) -> bool,
+}
+
+/// Convert every desired object.
+pub fn to_v1beta2(objs: Vec<Value>, inputs: &Inputs) -> Result<Vec<Value>> {
+    let (cluster, explicit) = (inputs.cluster, inputs.explicit_max_unhealthy);
+    let cp_ref = objs
+        .iter()
+        .find(|o| obj::kind(o) == "Cluster" && obj::api_version(o) == V1BETA1)
+        .and_then(|c| obj::get(c, &["spec", "controlPlaneRef"]))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let mut out = Vec::with_capacity(objs.len());
+    for mut o in objs {
+        owner_refs_to_v1beta2(&mut o);
+        let core = obj::api_version(&o) == V1BETA1;
+        let kind = obj::kind(&o).to_string();
+        let o = match kind.as_str() {
+            "Cluster" if core => cluster_to_v1beta2(o, cluster),
+            "MachineDeployment" if core => {
+                let mut md = workers_to_v1beta2(o)?;
+                head_fields::machine_deployment(&mut md, cluster, inputs.class);
+                md
+            }
+            "MachinePool" if core => {
+                let mut mp = workers_to_v1beta2(o)?;
+                head_fields::machine_pool(&mut mp, cluster, inputs.class);
+                mp
+            }
+            "MachineHealthCheck" if core => {
+                let mut spec = obj::get(&o, &["spec"]).cloned().unwrap_or(Value::Null);
+                if !explicit(&o) {
+                    obj::remove(&mut spec, &["maxUnhealthy"]);
+                }
+                obj::set(&mut o, &["spec"], health_check::mhc_spec_to_v1beta2(&spec)?);
+                obj::set(&mut o, &["apiVersion"], Value::from(V1BETA2));
+                o
+            }
+            _ if is_control_plane(&o, &cp_ref) => {
+                let v1beta2_contract = obj::api_version(&o).ends_with("/v1beta2");
+                let mut cp = if v1beta2_contract {
+                    control_plane_to_v1beta2(o)?
+                } else {
+                    o
+                };
+                head_fields::control_plane(&mut cp, cluster, inputs.class, v1beta2_contract);
+                cp
+            }
+            _ => o,
+        };
+        out.push(o);
+    }
+    Ok(out)
+}
+
+fn owner_refs_to_v1beta2(o: &mut Value) {
+    if let Some(Value::Array(rs)) = obj::get(o, &["metadata", "ownerReferences"]).cloned() {
+        let conv: Vec<Value> = rs
+            .into_iter()
+            .map(|mut r| {
+                if obj::api_version(&r) == V1BETA1 {
+                    obj::set(&mut r, &["apiVersion"], Value::from(V1BETA2));
+                }
+                r
+            })
+            .collect();
+        obj::set(o, &["metadata", "ownerReferences"], Value::Array(conv));
+    }
+}
+
+/// The ControlPlane the Cluster references. Its contract is read from its apiVersion
+/// (`…/v1beta2`: v1beta2 contract), not from the CRD's contract labels.
+fn is_control_plane(o: &Value, cp_ref: &Value) -> bool {
+    obj::kind(o) == obj::str_at(cp_ref, &["kind"]) && obj::name(o) == obj::str_at(cp_ref, &["name"])
+}
+
+/// The reconciled Cluster: the input's v1beta2 topology with the defaulted variables,
+/// refs as `ContractVersionedObjectReference`s.
+fn cluster_to_v1beta2(mut c: Value, input: &Value) -> Value {
+    obj::set(&mut c, &["apiVersion"], Value::from(V1BETA2));
+    for f in ["infrastructureRef", "controlPlaneRef"] {
+        if let Some(r) = obj::get(&c, &["spec", f]).cloned() {
+            obj::set(&mut c, &["spec", f], refs::contract_ref(&r));
+        }
+    }
+    let vars = obj::get(&c, &["spec", "topology", "variables"]).cloned();
+    let mut topology = obj::get(input, &["spec", "topology"])
+        .cloned()
+        .unwrap_or(Value::Null);
+    if let Some(Value::Array(vs)) = vars {
+        let vs: Vec<Value> = vs
+            .into_iter()
+            .map(|mut v| {
+                obj::remove(&mut v, &["definitionFrom"]);
+                v
+            })
+            .collect();
+        obj::set(&mut topology, &["variables"], Value::Array(vs));
+    }
+    obj::set(&mut c, &["spec", "topology"], topology);
+    let ep = obj::get(&c, &["spec", "controlPlaneEndpoint"]);
+    if ep.is_some_and(|e| {
+        obj::str_at(e, &["host"]).is_empty()
+            && e.get("port").and_then(Value::as_i64).unwrap_or(0) == 0
+    }) {
+        obj::remove(&mut c, &["spec", "controlPlaneEndpoint"]);
+    }
+    obj::remove(&mut c, &["status"]);
+    c
+}
+
+/// `node*Timeout` durations in `m` as a `deletion` map of `*Seconds`.
+fn deletion_seconds(m: &mut Map<String, Value>, path: &str) -> Result<Map<String, Value>> {
+    let mut d = Map::new();
+    for (secs, dur) in TIMEOUTS {
+        if let Some(v) = m.remove(dur).filter(|v| !v.is_null()) {
+            d.insert(
+                secs.into(),
+                seconds::from_duration(&v, &format!("{path}.{dur}"))?,
+            );
+        }
+    }
+    Ok(d)
+}
+
+/// A MachineDeployment or MachinePool.
+fn workers_to_v1beta2(mut o: Value) -> Result<Value> {
+    obj::set(&mut o, &["apiVersion"], Value::from(V1BETA2));
+    let mut spec = obj::get(&o, &["spec"])
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut tspec = obj::get(&o, &["spec", "template", "spec"])
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    if let Some(r) = obj::get(&Value::Object(tspec.clone()), &["bootstrap", "configRef"]).cloned() {
+        let mut b = Value::Object(Map::new());
+        obj::set(&mut b, &["configRef"], refs::contract_ref(&r));
+        if let Some(ds) = tspec.get("bootstrap").and_then(|b| b.get("dataSecretName")) {
+            obj::set(&mut b, &["dataSecretName"], ds.clone());
+        }
+        tspec.insert("bootstrap".into(), b);
+    }
+    if let Some(r) = tspec.get("infrastructureRef").cloned() {
+        tspec.insert("infrastructureRef".into(), refs::contract_ref(&r));
+    }
+    let d = deletion_seconds(&mut tspec, "spec.template.spec")?;
+    if !d.is_empty() {
+        tspec.insert("deletion".into(), Value::Object(d));
+    }
+    if let Some(m) = spec.remove("minReadySeconds") {
+        tspec.insert("minReadySeconds".into(), m);
+    }
+    if let Some(mut st) = spec.remove("strategy") {
+        if let Some(p) = obj::remove(&mut st, &["rollingUpdate", "deletePolicy"]) {
+            let mut del = Value::Object(Map::new());
+            obj::set(&mut del, &["order"], p);
+            spec.insert("deletion".into(), del);
+        }
+        if obj::get(&st, &["rollingUpdate"])
+            .is_some_and(|r| r.as_object().is_some_and(Map::is_empty))
+        {
+            obj::remove(&mut st, &["rollingUpdate"]);
+        }
+        if st.as_object().is_some_and(|m| !m.is_empty()) {
+            spec.insert("rollout".into(), serde_json::json!({ "strategy": st }));
+        }
+    }
+    let mut s = Value::Object(spec);
+    obj::set(&mut s, &["template", "spec"], Value::Object(tspec));
+    obj::set(&mut o, &["spec"], s);
+    Ok(o)
+}
+
+/// A v1beta2-contract ControlPlane: `spec.machineTemplate.spec.{infrastructureRef,
+/// readinessGates, deletion}`.
+fn control_plane_to_v1beta2(mut o: Value) -> Result<Value> {
+    let Some(mt) = obj::get(&o, &["spec", "machineTemplate"])
+        .and_then(Value::as_object)
+        .cloned()
+    else {
+        return Ok(o);
+    };
+    let mut mt = mt;
+    let mut inner = mt
+        .get("spec")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    if let Some(r) = mt.remove("infrastructureRef") {
+        inner.insert("infrastructureRef".into(), refs::contract_ref(&r));
+    }
+    if let Some(g) = mt.remove("readinessGates") {
+        inner.insert("readinessGates".into(), g);
+    }
+    let d = deletion_seconds(&mut mt, "spec.machineTemplate")?;
+    if !d.is_empty() {
+        inner.insert("deletion".into(), Value::Object(d));
+    }
+    if !inner.is_empty() {
+        mt.insert("spec".into(), Value::Object(inner));
+    }
+    obj::set(&mut o, &["spec", "machineTemplate"], Value::Object(mt));
+    Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn to_v1beta2(objs: Vec<Value>, cluster: &Value) -> Result<Vec<Value>> {
+        let inputs = Inputs {
+            cluster,
+            class: &Value::Null,
+            explicit_max_unhealthy: &|_| true,
+        };
+        super::to_v1beta2(objs, &inputs)
+    }
+
+    #[test]
+    fn defaulted_max_unhealthy_is_dropped() {
+        let m = json!({"apiVersion": V1BETA1, "kind": "MachineHealthCheck",
+            "spec": {"clusterName": "c", "maxUnhealthy": "100%", "nodeStartupTimeout": "10m0s"}});
+        let inputs = Inputs {
+            cluster: &json!({}),
+            class: &Value::Null,
+            explicit_max_unhealthy: &|_| false,
+        };
+        let out = super::to_v1beta2(vec![m.clone()], &inputs).unwrap();
+        assert_eq!(
+            out[0]["spec"],
+            json!({"clusterName": "c", "checks": {"nodeStartupTimeoutSeconds": 600}})
+        );
+        let out = to_v1beta2(vec![m], &json!({})).unwrap();
+        assert_eq!(
+            out[0]["spec"]["remediation"]["triggerIf"]["unhealthyLessThanOrEqualTo"],
+            "100%"
+        );
+    }
+
+    fn cluster_after() -> Value {
+        json!({"apiVersion": V1BETA1, "kind": "Cluster", "metadata": {"name": "c", "namespace": "ns"},
+            "spec": {"controlPlaneEndpoint": {"host": "", "port": 0},
+                "infrastructureRef": {"apiVersion": "i.io/v1beta2", "kind": "DC", "name": "c-1", "namespace": "ns"},
+                "controlPlaneRef": {"apiVersion": "cp.io/v1beta2", "kind": "KCP", "name": "c-2", "namespace": "ns"},
+                "topology": {"class": "k", "variables": [{"name": "v", "value": 2}]}},
+            "status": {"phase": "x"}})
+    }
+
+    fn input() -> Value {
+        json!({"apiVersion": V1BETA2, "kind": "Cluster",
+            "spec": {"topology": {"classRef": {"name": "k"}, "variables": []}}})
+    }
+
+    #[test]
+    fn cluster_gets_contract_refs_and_its_v1beta2_topology() {
+        let out = to_v1beta2(vec![cluster_after()], &input()).unwrap();
+        let c = &out[0];
+        assert_eq!(c["apiVersion"], V1BETA2);
+        assert_eq!(
+            c["spec"]["infrastructureRef"],
+            json!({"apiGroup": "i.io", "kind": "DC", "name": "c-1"})
+        );
+        assert_eq!(
+            c["spec"]["controlPlaneRef"],
+            json!({"apiGroup": "cp.io", "kind": "KCP", "name": "c-2"})
+        );
+        assert_eq!(
+            c["spec"]["topology"],
+            json!({"classRef": {"name": "k"}, "variables": [{"name": "v", "value": 2}]})
+        );
+        assert!(c["spec"].get("controlPlaneEndpoint").is_none());
+        assert!(c.get("status").is_none());
+    }
+
+    #[test]
+    fn v1beta2_contract_control_plane_moves_to_machine_template_spec() {
+        let cp = json!({"apiVersion": "cp.io/v1beta2", "kind": "KCP", "metadata": {"name": "c-2"},
+            "spec": {"machineTemplate": {"metadata": {"labels": {"a": "b"}},
+                "infrastructureRef": {"apiVersion": "i.io/v1beta2", "kind": "MT", "name": "m", "namespace": "ns"},
+                "readinessGates": [{"conditionType": "X"}],
+                "nodeDrainTimeout": "2m0s"}}});
+        let out = to_v1beta2(vec![cp, cluster_after()], &input()).unwrap();
+        assert_eq!(
+            out[0]["spec"]["machineTemplate"],
+            json!({"metadata": {"labels": {"a": "b"}},
+            "spec": {"infrastructureRef": {"apiGroup": "i.io", "kind": "MT", "name": "m"},
+                "readinessGates": [{"conditionType": "X"}],
+                "deletion": {"nodeDrainTimeoutSeconds": 120}}})
+        );
+    }
+
+    #[test]
+    fn v1beta1_contract_control_plane_keeps_durations() {
+        let mut cp = json!({"apiVersion": "cp.io/v1beta1", "kind": "KCP", "metadata": {"name": "c-2"},
+            "spec": {"machineTemplate": {"nodeDrainTimeout": "2m0s"}}});
+        let mut c = cluster_after();
+        c["spec"]["controlPlaneRef"]["apiVersion"] = json!("cp.io/v1beta1");
+        let out = to_v1beta2(vec![cp.clone(), c], &input()).unwrap();
+        owner_refs_to_v1beta2(&mut cp);
+        assert_eq!(out[0], cp);
+    }
+
+    #[test]
+    fn machine_deployment_takes_v1beta2_shape() {
+        let md = json!({"apiVersion": V1BETA1, "kind": "MachineDeployment", "metadata": {"name": "md",
+                "labels": {"topology.cluster.x-k8s.io/deployment-name": "md-0"},
+                "ownerReferences": [{"apiVersion": V1BETA1, "kind": "Cluster", "name": "c"}]},
+            "spec": {"clusterName": "c", "minReadySeconds": 5,
+                "strategy": {"type": "RollingUpdate", "rollingUpdate": {"deletePolicy": "Oldest", "maxSurge": 1}},
+                "template": {"spec": {"clusterName": "c", "version": "v1.34.1",
+                    "bootstrap": {"configRef": {"apiVersion": "b.io/v1beta2", "kind": "KCT", "name": "b", "namespace": "ns"}},
+                    "infrastructureRef": {"apiVersion": "i.io/v1beta2", "kind": "DMT", "name": "i", "namespace": "ns"},
+                    "nodeDeletionTimeout": "30s"}}}});
+        // The order comes from the v1beta2 inputs (here the topology), as HEAD picks it.
+        let cluster = json!({"spec": {"topology": {"workers": {"machineDeployments": [
+            {"name": "md-0", "class": "w", "deletion": {"order": "Oldest"}}]}}}});
+        let out = to_v1beta2(vec![md], &cluster).unwrap();
+        let m = &out[0];
+        assert_eq!(m["apiVersion"], V1BETA2);
+        assert_eq!(m["metadata"]["ownerReferences"][0]["apiVersion"], V1BETA2);
+        assert_eq!(m["spec"]["deletion"], json!({"order": "Oldest"}));
+        assert_eq!(
+            m["spec"]["rollout"],
+            json!({"strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}}})
+        );
+        assert!(m["spec"].get("strategy").is_none() && m["spec"].get("minReadySeconds").is_none());
+        let t = &m["spec"]["template"]["spec"];
+        assert_eq!(t["minReadySeconds"], 5);
+        assert_eq!(
+            t["bootstrap"],
+            json!({"configRef": {"apiGroup": "b.io", "kind": "KCT", "name": "b"}})
+        );
+        assert_eq!(
+            t["infrastructureRef"],
+            json!({"apiGroup": "i.io", "kind": "DMT", "name": "i"})
+        );
+        assert_eq!(t["deletion"], json!({"nodeDeletionTimeoutSeconds": 30}));
+        assert!(t.get("nodeDeletionTimeout").is_none());
+    }
+
+    #[test]
+    fn odd_objects_do_not_panic() {
+        let odd = vec![
+            json!(3),
+            json!({"apiVersion": V1BETA1, "kind": "MachineDeployment", "spec": 4}),
+            json!({"apiVersion": V1BETA1, "kind": "MachineHealthCheck"}),
+            json!({"apiVersion": V1BETA1, "kind": "Cluster", "spec": []}),
+        ];
+        let _ = to_v1beta2(odd, &json!(null));
+    }
+}

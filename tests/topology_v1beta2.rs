@@ -1,0 +1,777 @@
+//! `cluster.x-k8s.io/v1beta2` ClusterClasses and Clusters (topology.md §12) rendered
+//! with HEAD semantics: every v1.11.11 docker ClusterClass of the corpus with a
+//! Cluster of ours (fixtures/topology-v1beta2/), and a v1beta1 / v1beta2 pair that
+//! must render the same desired objects up to the documented v1beta2 differences.
+//! The corpus is read from `$CAPI_CORPUS` (default `../shared/corpus`); its
+//! `${VAR:-default}` placeholders get their defaults, as clusterctl would.
+
+use std::path::PathBuf;
+
+use capi_render::render::{render_objects, InputObject, RenderOptions, UnitKind};
+use capi_render::topology::{self, desired_view, input, plan};
+use regex::Regex;
+use serde_json::{json, Value};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn corpus() -> PathBuf {
+    std::env::var_os("CAPI_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared/corpus"))
+}
+
+fn parse(text: &str) -> Vec<Value> {
+    capi_render::yaml::parse_documents(text).unwrap()
+}
+
+/// A corpus file with its `${VAR:-default}` defaults applied.
+fn corpus_objects(rel: &str) -> Vec<Value> {
+    let p = corpus().join(rel);
+    let text = std::fs::read_to_string(&p)
+        .unwrap_or_else(|e| panic!("{}: {e} (set CAPI_CORPUS)", p.display()));
+    let defaults = Regex::new(r"\$\{[A-Z_]+:-([^}]*)\}").unwrap();
+    parse(&defaults.replace_all(&text, "$1"))
+}
+
+fn fixture(rel: &str) -> Vec<Value> {
+    parse(&std::fs::read_to_string(root().join("fixtures/topology-v1beta2").join(rel)).unwrap())
+}
+
+const DOCKER: &str = "repository/infrastructure-docker/v1.11.11";
+const E2E: &str = "e2e-repository/infrastructure-docker/v1.11.11";
+
+/// Render the first Cluster of `cluster_file` against the corpus class file: the
+/// desired objects as `render` writes them (without the dry-run store's artefacts).
+fn render(cluster_file: &str, class_file: &str) -> topology_result::R {
+    let mut objs = fixture(cluster_file);
+    objs.extend(corpus_objects(class_file));
+    input::set_missing_namespaces(&mut objs, "");
+    let c = objs
+        .iter()
+        .find(|o| o["kind"] == "Cluster")
+        .unwrap()
+        .clone();
+    let rest: Vec<Value> = objs
+        .into_iter()
+        .filter(|o| o["kind"] != "Cluster")
+        .collect();
+    let name = c["metadata"]["name"].as_str().unwrap().to_string();
+    topology::render_cluster(&c, &rest).map(|o| desired_view::without_dry_run_artefacts(o, &name))
+}
+
+mod topology_result {
+    pub type R = capi_render::Result<Vec<serde_json::Value>>;
+}
+
+fn kinds(objs: &[Value]) -> Vec<String> {
+    objs.iter()
+        .map(|o| {
+            format!(
+                "{} {}",
+                o["apiVersion"].as_str().unwrap(),
+                o["kind"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+fn one<'a>(objs: &'a [Value], kind: &str) -> &'a Value {
+    let found: Vec<&Value> = objs.iter().filter(|o| o["kind"] == kind).collect();
+    assert_eq!(found.len(), 1, "one {kind} in {:?}", kinds(objs));
+    found[0]
+}
+
+fn named<'a>(objs: &'a [Value], kind: &str, name: &str) -> &'a Value {
+    objs.iter()
+        .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("no {kind} {name} in {:?}", kinds(objs)))
+}
+
+fn name(o: &Value) -> &str {
+    o["metadata"]["name"].as_str().unwrap()
+}
+
+fn contract_ref(group: &str, kind: &str, name: &str) -> Value {
+    json!({"apiGroup": group, "kind": kind, "name": name})
+}
+
+#[test]
+fn docker_quick_start_renders_with_v1beta2_shapes() {
+    let objs = render(
+        "cluster-quick-start.yaml",
+        &format!("{DOCKER}/clusterclass-quick-start.yaml"),
+    )
+    .unwrap();
+    assert_eq!(
+        kinds(&objs),
+        [
+            "infrastructure.cluster.x-k8s.io/v1beta2 DockerCluster",
+            "infrastructure.cluster.x-k8s.io/v1beta2 DockerMachinePool",
+            "infrastructure.cluster.x-k8s.io/v1beta2 DockerMachineTemplate",
+            "infrastructure.cluster.x-k8s.io/v1beta2 DockerMachineTemplate",
+            "bootstrap.cluster.x-k8s.io/v1beta2 KubeadmConfig",
+            "bootstrap.cluster.x-k8s.io/v1beta2 KubeadmConfigTemplate",
+            "controlplane.cluster.x-k8s.io/v1beta2 KubeadmControlPlane",
+            "cluster.x-k8s.io/v1beta2 MachineDeployment",
+            "cluster.x-k8s.io/v1beta2 MachineHealthCheck",
+            "cluster.x-k8s.io/v1beta2 MachineHealthCheck",
+            "cluster.x-k8s.io/v1beta2 MachinePool",
+            "cluster.x-k8s.io/v1beta2 Cluster",
+        ]
+    );
+    let cluster = one(&objs, "Cluster");
+    let infra = one(&objs, "DockerCluster");
+    let kcp = one(&objs, "KubeadmControlPlane");
+    assert!(name(infra).starts_with("qs-") && name(kcp).starts_with("qs-"));
+    assert_eq!(
+        cluster["spec"]["infrastructureRef"],
+        contract_ref(
+            "infrastructure.cluster.x-k8s.io",
+            "DockerCluster",
+            name(infra)
+        )
+    );
+    assert_eq!(
+        cluster["spec"]["controlPlaneRef"],
+        contract_ref(
+            "controlplane.cluster.x-k8s.io",
+            "KubeadmControlPlane",
+            name(kcp)
+        )
+    );
+    assert_eq!(
+        cluster["spec"]["topology"]["classRef"],
+        json!({"name": "quick-start"})
+    );
+    assert!(cluster["spec"]["topology"].get("class").is_none());
+    assert_eq!(cluster["metadata"]["labels"]["team"], "blue");
+    // KubeadmControlPlane v1beta2 is a v1beta2-contract ControlPlane.
+    let mt = &kcp["spec"]["machineTemplate"];
+    let cp_infra = mt["spec"]["infrastructureRef"]["name"].as_str().unwrap();
+    assert_eq!(
+        mt["spec"]["infrastructureRef"],
+        contract_ref(
+            "infrastructure.cluster.x-k8s.io",
+            "DockerMachineTemplate",
+            cp_infra
+        )
+    );
+    assert_eq!(
+        named(&objs, "DockerMachineTemplate", cp_infra)["metadata"]["annotations"]
+            ["cluster.x-k8s.io/cloned-from-name"],
+        "quick-start-control-plane"
+    );
+    assert_eq!(
+        mt["spec"]["deletion"],
+        json!({"nodeDrainTimeoutSeconds": 120})
+    );
+    assert!(mt.get("infrastructureRef").is_none() && mt.get("nodeDrainTimeout").is_none());
+    assert_eq!(kcp["spec"]["replicas"], 3);
+    assert_eq!(kcp["spec"]["version"], "v1.34.1");
+    // Patches from variables and builtins.
+    let cc = &kcp["spec"]["kubeadmConfigSpec"]["clusterConfiguration"];
+    assert_eq!(cc["imageRepository"], "registry.example.com");
+    assert_eq!(cc["etcd"], json!({"local": {"imageTag": "3.5.21-0"}}));
+    assert!(
+        cc.get("dns").is_none(),
+        "coreDNSImageTag is empty: its patch is disabled"
+    );
+    let files = kcp["spec"]["kubeadmConfigSpec"]["files"][0]["content"]
+        .as_str()
+        .unwrap();
+    assert!(
+        files.contains("apiVersion: pod-security.admission.config.k8s.io/v1\n"),
+        "{files}"
+    );
+    for t in objs.iter().filter(|o| o["kind"] == "DockerMachineTemplate") {
+        assert_eq!(
+            t["spec"]["template"]["spec"]["customImage"],
+            "kindest/node:v1.34.1"
+        );
+    }
+    assert_eq!(
+        one(&objs, "DockerMachinePool")["spec"]["template"]["customImage"],
+        "kindest/node:v1.34.1"
+    );
+    // MachineDeployment v1beta2.
+    let md = one(&objs, "MachineDeployment");
+    assert!(name(md).starts_with("qs-md-0-"));
+    let ts = &md["spec"]["template"]["spec"];
+    let boot = ts["bootstrap"]["configRef"]["name"].as_str().unwrap();
+    let minfra = ts["infrastructureRef"]["name"].as_str().unwrap();
+    assert_eq!(
+        ts["bootstrap"]["configRef"],
+        contract_ref("bootstrap.cluster.x-k8s.io", "KubeadmConfigTemplate", boot)
+    );
+    assert_eq!(
+        ts["infrastructureRef"],
+        contract_ref(
+            "infrastructure.cluster.x-k8s.io",
+            "DockerMachineTemplate",
+            minfra
+        )
+    );
+    named(&objs, "KubeadmConfigTemplate", boot);
+    assert_eq!(
+        named(&objs, "DockerMachineTemplate", minfra)["metadata"]["labels"]
+            ["topology.cluster.x-k8s.io/deployment-name"],
+        "md-0"
+    );
+    assert_eq!(ts["deletion"], json!({"nodeDeletionTimeoutSeconds": 30}));
+    assert_eq!(md["spec"]["deletion"], json!({"order": "Oldest"}));
+    assert_eq!(
+        ts["taints"],
+        json!([{"key": "dedicated", "value": "batch", "effect": "NoSchedule", "propagation": "Always"}])
+    );
+    assert!(md["spec"].get("strategy").is_none());
+    assert_eq!(md["spec"]["replicas"], 2);
+    // MachineHealthChecks from the class's healthCheck, v1beta2 shape.
+    let mhcs: Vec<&Value> = objs
+        .iter()
+        .filter(|o| o["kind"] == "MachineHealthCheck")
+        .collect();
+    let mut targets: Vec<&str> = mhcs.iter().map(|m| name(m)).collect();
+    targets.sort();
+    let mut expected = vec![name(kcp), name(md)];
+    expected.sort();
+    assert_eq!(targets, expected);
+    for m in mhcs {
+        assert_eq!(
+            m["spec"]["checks"]["unhealthyNodeConditions"],
+            json!([{"type": "Ready", "status": "Unknown", "timeoutSeconds": 300},
+                   {"type": "Ready", "status": "False", "timeoutSeconds": 300}])
+        );
+        assert!(m["spec"].get("unhealthyConditions").is_none());
+        assert_eq!(m["spec"]["checks"]["nodeStartupTimeoutSeconds"], 600);
+        assert!(
+            m["spec"].get("remediation").is_none(),
+            "no defaulted triggerIf"
+        );
+    }
+    // MachinePool v1beta2.
+    let mp = one(&objs, "MachinePool");
+    let mts = &mp["spec"]["template"]["spec"];
+    assert_eq!(mts["bootstrap"]["configRef"]["kind"], "KubeadmConfig");
+    assert_eq!(
+        mts["infrastructureRef"]["apiGroup"],
+        "infrastructure.cluster.x-k8s.io"
+    );
+    named(
+        &objs,
+        "DockerMachinePool",
+        mts["infrastructureRef"]["name"].as_str().unwrap(),
+    );
+}
+
+#[test]
+fn docker_in_memory_renders() {
+    let objs = render(
+        "cluster-in-memory.yaml",
+        &format!("{DOCKER}/clusterclass-in-memory.yaml"),
+    )
+    .unwrap();
+    let mut ks: Vec<String> = objs
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap().to_string())
+        .collect();
+    ks.sort();
+    assert_eq!(
+        ks,
+        [
+            "Cluster",
+            "DevCluster",
+            "DevMachineTemplate",
+            "DevMachineTemplate",
+            "KubeadmConfigTemplate",
+            "KubeadmControlPlane",
+            "MachineDeployment",
+            "MachineHealthCheck"
+        ]
+    );
+    // The class's control plane `healthCheck` sits under `templateRef` (a field the
+    // API server prunes): only the MachineDeployment gets a MachineHealthCheck.
+    let md = one(&objs, "MachineDeployment");
+    assert_eq!(name(one(&objs, "MachineHealthCheck")), name(md));
+    assert_eq!(md["spec"]["replicas"], 5);
+    assert_eq!(
+        md["spec"]["template"]["spec"]["infrastructureRef"]["kind"],
+        "DevMachineTemplate"
+    );
+    let kcp = one(&objs, "KubeadmControlPlane");
+    assert_eq!(
+        kcp["spec"]["machineTemplate"]["spec"]["infrastructureRef"]["kind"],
+        "DevMachineTemplate"
+    );
+    assert_eq!(
+        one(&objs, "Cluster")["spec"]["infrastructureRef"]["kind"],
+        "DevCluster"
+    );
+}
+
+#[test]
+fn e2e_quick_start_renders_with_its_patches() {
+    let objs = render(
+        "cluster-e2e-quick-start.yaml",
+        &format!("{E2E}/clusterclass-quick-start.yaml"),
+    )
+    .unwrap();
+    assert_eq!(objs.len(), 11, "{:?}", kinds(&objs));
+    // Only the control plane has a health check in this class.
+    let mhc = one(&objs, "MachineHealthCheck");
+    assert_eq!(name(mhc), name(one(&objs, "KubeadmControlPlane")));
+    assert_eq!(
+        mhc["spec"]["checks"]["unhealthyNodeConditions"][0]["type"],
+        "e2e.remediation.condition"
+    );
+    let dc = one(&objs, "DockerCluster");
+    assert_eq!(dc["spec"]["loadBalancer"]["imageRepository"], "kindest");
+    for t in objs.iter().filter(|o| o["kind"] == "DockerMachineTemplate") {
+        assert_eq!(
+            t["spec"]["template"]["spec"]["preLoadImages"],
+            json!(["kindest/node:v1.34.1"])
+        );
+    }
+    let kcp = one(&objs, "KubeadmControlPlane");
+    assert_eq!(
+        kcp["metadata"]["labels"]["Cluster.topology.controlPlane.label"],
+        "Cluster.topology.controlPlane.labelValue"
+    );
+    assert_eq!(
+        kcp["spec"]["machineTemplate"]["spec"]["deletion"],
+        json!({"nodeDeletionTimeoutSeconds": 30, "nodeVolumeDetachTimeoutSeconds": 300})
+    );
+    let md = one(&objs, "MachineDeployment");
+    assert_eq!(
+        md["spec"]["rollout"],
+        json!({"strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "20%", "maxUnavailable": 0}}})
+    );
+    let ts = &md["spec"]["template"]["spec"];
+    assert_eq!(ts["minReadySeconds"], 5);
+    assert_eq!(ts["failureDomain"], "fd4");
+    assert_eq!(
+        md["metadata"]["labels"]["ClusterClass.machineDeployment.label"],
+        "ClusterClass.machineDeployment.labelValue"
+    );
+    let mp = one(&objs, "MachinePool");
+    assert_eq!(mp["spec"]["failureDomains"], json!(["fd4"]));
+    assert_eq!(mp["spec"]["template"]["spec"]["minReadySeconds"], 5);
+    // Defaulted variables are written back into the v1beta2 topology.
+    let vars = &one(&objs, "Cluster")["spec"]["topology"]["variables"];
+    let lb = vars
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "lbImageRepository")
+        .unwrap();
+    assert_eq!(lb["value"], "kindest");
+}
+
+#[test]
+fn e2e_kcp_only_renders_without_workers() {
+    let objs = render(
+        "cluster-kcp-only.yaml",
+        &format!("{E2E}/clusterclass-quick-start-kcp-only.yaml"),
+    )
+    .unwrap();
+    let mut ks: Vec<String> = objs
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap().to_string())
+        .collect();
+    ks.sort();
+    assert_eq!(
+        ks,
+        [
+            "Cluster",
+            "DockerCluster",
+            "DockerMachineTemplate",
+            "KubeadmControlPlane",
+            "MachineHealthCheck"
+        ]
+    );
+    let kcp = one(&objs, "KubeadmControlPlane");
+    assert_eq!(name(one(&objs, "MachineHealthCheck")), name(kcp));
+    assert_eq!(
+        kcp["spec"]["machineTemplate"]["spec"]["deletion"],
+        json!({"nodeDeletionTimeoutSeconds": 30})
+    );
+}
+
+#[test]
+fn external_patch_classes_need_a_runtime_extension() {
+    for (cluster, class, cc_name) in [
+        (
+            "cluster-runtimesdk.yaml",
+            format!("{E2E}/clusterclass-quick-start-runtimesdk.yaml"),
+            "quick-start-runtimesdk",
+        ),
+        (
+            "cluster-runtimesdk-v1beta1.yaml",
+            format!("{E2E}/clusterclass-quick-start-runtimesdk-v1beta1.yaml"),
+            "quick-start-runtimesdk-v1beta1",
+        ),
+        (
+            "cluster-in-memory.yaml",
+            format!("{E2E}/clusterclass-in-memory.yaml"),
+            "in-memory",
+        ),
+    ] {
+        let e = render(cluster, &class).unwrap_err().to_string();
+        assert!(e.contains("needs a runtime extension"), "{class}: {e}");
+        assert!(
+            e.contains(&format!("ClusterClass default/{cc_name}: spec.patches[")),
+            "{class}: {e}"
+        );
+    }
+}
+
+fn equivalence(v: &str) -> Vec<Value> {
+    let mut objs = fixture("equivalence/templates.yaml");
+    objs.extend(fixture(&format!("equivalence/{v}.yaml")));
+    let c = objs
+        .iter()
+        .find(|o| o["kind"] == "Cluster")
+        .unwrap()
+        .clone();
+    let rest: Vec<Value> = objs
+        .into_iter()
+        .filter(|o| o["kind"] != "Cluster")
+        .collect();
+    let objs = topology::render_cluster(&c, &rest).unwrap();
+    desired_view::without_dry_run_artefacts(objs, "eq")
+}
+
+fn at<'a>(o: &'a Value, path: &str) -> &'a Value {
+    path.split('.').fold(o, |v, k| &v[k])
+}
+
+#[test]
+fn v1beta1_and_v1beta2_render_the_same_up_to_documented_differences() {
+    let a = equivalence("v1beta1");
+    let b = equivalence("v1beta2");
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(
+            (&x["kind"], &x["metadata"]),
+            (&y["kind"], &y["metadata"]),
+            "same objects, names and metadata"
+        );
+    }
+    let core = ["Cluster", "MachineDeployment", "MachineHealthCheck"];
+    for (x, y) in a.iter().zip(&b) {
+        let kind = x["kind"].as_str().unwrap();
+        if kind == "DockerCluster" {
+            // HEAD no longer emits builtin.cluster.network.ipFamily.
+            assert_eq!(
+                x["spec"]["loadBalancer"],
+                json!({"imageRepository": "eq", "imageTag": "IPv4"})
+            );
+            assert_eq!(
+                y["spec"]["loadBalancer"],
+                json!({"imageRepository": "eq", "imageTag": "<no value>"})
+            );
+        } else if !core.contains(&kind) {
+            // Templates and the v1beta1-contract ControlPlane are identical.
+            assert_eq!(x, y, "{kind}");
+        } else {
+            assert_eq!(x["apiVersion"], "cluster.x-k8s.io/v1beta1");
+            assert_eq!(y["apiVersion"], "cluster.x-k8s.io/v1beta2");
+        }
+    }
+    let kcp = one(&a, "KubeadmControlPlane");
+    assert_eq!(kcp["spec"]["machineTemplate"]["nodeDrainTimeout"], "1m0s");
+    assert_eq!(
+        kcp["spec"]["machineTemplate"]["nodeVolumeDetachTimeout"],
+        "2m0s"
+    );
+    assert_eq!(
+        kcp["spec"]["kubeadmConfigSpec"]["clusterConfiguration"]["dns"],
+        json!({"imageTag": "v1.12.0"})
+    );
+    assert!(name(kcp).starts_with("eq-cp-"));
+    // MachineDeployment: field by field.
+    let (mda, mdb) = (one(&a, "MachineDeployment"), one(&b, "MachineDeployment"));
+    for (p1, p2) in [
+        (
+            "spec.template.spec.bootstrap.configRef.name",
+            "spec.template.spec.bootstrap.configRef.name",
+        ),
+        (
+            "spec.template.spec.infrastructureRef.name",
+            "spec.template.spec.infrastructureRef.name",
+        ),
+        ("spec.template.spec.version", "spec.template.spec.version"),
+        ("spec.template.metadata", "spec.template.metadata"),
+        ("spec.selector", "spec.selector"),
+        ("spec.replicas", "spec.replicas"),
+        ("spec.minReadySeconds", "spec.template.spec.minReadySeconds"),
+        (
+            "spec.strategy.rollingUpdate.deletePolicy",
+            "spec.deletion.order",
+        ),
+        (
+            "spec.strategy.rollingUpdate.maxSurge",
+            "spec.rollout.strategy.rollingUpdate.maxSurge",
+        ),
+    ] {
+        assert!(!at(mda, p1).is_null(), "{p1}");
+        assert_eq!(at(mda, p1), at(mdb, p2), "{p1} vs {p2}");
+    }
+    assert_eq!(at(mda, "spec.template.spec.nodeDeletionTimeout"), "45s");
+    assert_eq!(
+        at(
+            mdb,
+            "spec.template.spec.deletion.nodeDeletionTimeoutSeconds"
+        ),
+        45
+    );
+    assert_eq!(
+        at(mdb, "spec.template.spec.infrastructureRef.apiGroup"),
+        "infrastructure.cluster.x-k8s.io"
+    );
+    assert!(name(mda).starts_with("eq-md-0-"));
+    // MachineHealthChecks.
+    for (x, y) in a
+        .iter()
+        .zip(&b)
+        .filter(|(x, _)| x["kind"] == "MachineHealthCheck")
+    {
+        assert_eq!(x["spec"]["selector"], y["spec"]["selector"]);
+        // v1.10.10's webhook defaults maxUnhealthy to 100%; HEAD's does not.
+        let trigger = &y["spec"]["remediation"]["triggerIf"]["unhealthyLessThanOrEqualTo"];
+        if x["metadata"]["name"] == name(kcp) {
+            assert_eq!(
+                (&x["spec"]["maxUnhealthy"], trigger),
+                (&json!("33%"), &json!("33%"))
+            );
+        } else {
+            assert_eq!(
+                (&x["spec"]["maxUnhealthy"], trigger),
+                (&json!("100%"), &Value::Null)
+            );
+        }
+        assert_eq!(
+            x["spec"]["unhealthyRange"],
+            y["spec"]["remediation"]["triggerIf"]["unhealthyInRange"]
+        );
+        let n = x["spec"]["unhealthyConditions"].as_array().unwrap().len();
+        assert_eq!(
+            y["spec"]["checks"]["unhealthyNodeConditions"]
+                .as_array()
+                .unwrap()
+                .len(),
+            n
+        );
+    }
+    let cp_mhc = named(&b, "MachineHealthCheck", name(kcp));
+    assert_eq!(cp_mhc["spec"]["checks"]["nodeStartupTimeoutSeconds"], 720);
+    assert_eq!(
+        named(&a, "MachineHealthCheck", name(kcp))["spec"]["nodeStartupTimeout"],
+        "12m0s"
+    );
+    // Cluster.
+    let (ca, cb) = (one(&a, "Cluster"), one(&b, "Cluster"));
+    for f in ["infrastructureRef", "controlPlaneRef"] {
+        let r = &ca["spec"][f];
+        let group = r["apiVersion"].as_str().unwrap().split('/').next().unwrap();
+        assert_eq!(
+            cb["spec"][f],
+            contract_ref(
+                group,
+                r["kind"].as_str().unwrap(),
+                r["name"].as_str().unwrap()
+            )
+        );
+    }
+    assert_eq!(ca["spec"]["clusterNetwork"], cb["spec"]["clusterNetwork"]);
+    assert_eq!(
+        ca["spec"]["topology"]["variables"],
+        cb["spec"]["topology"]["variables"]
+    );
+    assert_eq!(cb["spec"]["topology"]["classRef"], json!({"name": "eq"}));
+}
+
+#[test]
+fn render_objects_renders_v1beta2_clusters() {
+    let mut objects = Vec::new();
+    for (file, docs) in [
+        (
+            "cluster-quick-start.yaml",
+            fixture("cluster-quick-start.yaml"),
+        ),
+        (
+            "clusterclass-quick-start.yaml",
+            corpus_objects(&format!("{DOCKER}/clusterclass-quick-start.yaml")),
+        ),
+    ] {
+        for (doc, value) in docs.into_iter().enumerate() {
+            objects.push(InputObject {
+                file: file.to_string(),
+                doc,
+                value,
+            });
+        }
+    }
+    let set = render_objects(objects, Vec::new(), &RenderOptions::default()).unwrap();
+    let units: Vec<_> = set
+        .units
+        .iter()
+        .filter(|u| matches!(u.kind, UnitKind::Cluster))
+        .collect();
+    assert_eq!(units.len(), 1);
+    assert_eq!(
+        (units[0].namespace.as_str(), units[0].name.as_str()),
+        ("default", "qs")
+    );
+    let c = units[0]
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "Cluster")
+        .unwrap();
+    assert_eq!(c["apiVersion"], "cluster.x-k8s.io/v1beta2");
+    assert_eq!(units[0].objects.len(), 12);
+}
+
+#[test]
+fn topology_plan_refuses_v1beta2_objects() {
+    let mut objs = fixture("cluster-quick-start.yaml");
+    objs.extend(corpus_objects(&format!(
+        "{DOCKER}/clusterclass-quick-start.yaml"
+    )));
+    let e = match plan::plan(objs, "", "", "out") {
+        Ok(_) => panic!("topology plan accepted v1beta2 objects"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("topology plan is clusterctl v1.10.10's; v1beta2 objects render with `capi-render render`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn rendering_is_deterministic() {
+    let a = equivalence("v1beta2");
+    let b = equivalence("v1beta2");
+    assert_eq!(a, b);
+}
+
+#[test]
+fn conversion_errors_name_the_cluster_and_field() {
+    let mut objs = fixture("equivalence/templates.yaml");
+    objs.extend(fixture("equivalence/v1beta2.yaml"));
+    let mut c = objs
+        .iter()
+        .find(|o| o["kind"] == "Cluster")
+        .unwrap()
+        .clone();
+    c["spec"]["topology"]["controlPlane"]["deletion"]["nodeDrainTimeoutSeconds"] = json!("1m");
+    let rest: Vec<Value> = objs
+        .into_iter()
+        .filter(|o| o["kind"] != "Cluster")
+        .collect();
+    let e = topology::render_cluster(&c, &rest).unwrap_err().to_string();
+    assert!(
+        e.contains("Cluster eq/eq")
+            && e.contains("spec.topology.controlPlane.deletion.nodeDrainTimeoutSeconds"),
+        "{e}"
+    );
+    let mut c2 = c.clone();
+    c2["spec"]["topology"]["controlPlane"]["deletion"] = json!({});
+    c2["spec"]["topology"]["classRef"]["name"] = json!("missing");
+    let e = topology::render_cluster(&c2, &rest)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("spec.topology.classRef") && e.contains("missing"),
+        "{e}"
+    );
+}
+
+#[test]
+fn patches_see_heads_builtin_class_ref() {
+    let mut objs = fixture("equivalence/templates.yaml");
+    objs.extend(fixture("equivalence/v1beta2.yaml"));
+    let cc = objs
+        .iter_mut()
+        .find(|o| o["kind"] == "ClusterClass")
+        .unwrap();
+    cc["spec"]["patches"][1]["definitions"][0]["jsonPatches"][0]["valueFrom"]["template"] =
+        json!("imageRepository: {{ .builtin.cluster.topology.classRef.name }}/{{ .builtin.cluster.topology.classRef.namespace }}");
+    let c = objs
+        .iter()
+        .find(|o| o["kind"] == "Cluster")
+        .unwrap()
+        .clone();
+    let rest: Vec<Value> = objs
+        .into_iter()
+        .filter(|o| o["kind"] != "Cluster")
+        .collect();
+    let out = topology::render_cluster(&c, &rest).unwrap();
+    assert_eq!(
+        one(&out, "DockerCluster")["spec"]["loadBalancer"],
+        json!({"imageRepository": "eq/eq"})
+    );
+}
+
+fn pointers(v: &Value, prefix: String, out: &mut Vec<String>) {
+    let children: Vec<(String, &Value)> = match v {
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, x)| (k.replace('~', "~0").replace('/', "~1"), x))
+            .collect(),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (i.to_string(), x))
+            .collect(),
+        _ => Vec::new(),
+    };
+    for (k, x) in children {
+        let p = format!("{prefix}/{k}");
+        out.push(p.clone());
+        pointers(x, p, out);
+    }
+}
+
+/// Every field of the v1beta2 Cluster and ClusterClass replaced by odd values (one at a
+/// time) gives a result or an error, never a panic.
+#[test]
+fn odd_v1beta2_inputs_never_panic() {
+    let mut base = fixture("equivalence/templates.yaml");
+    base.extend(fixture("equivalence/v1beta2.yaml"));
+    let odd = [
+        Value::Null,
+        json!("x"),
+        json!(1.5),
+        json!(-3),
+        json!([]),
+        json!({}),
+    ];
+    let mut runs = 0;
+    for doc in 0..base.len() {
+        if !matches!(base[doc]["kind"].as_str(), Some("Cluster" | "ClusterClass")) {
+            continue;
+        }
+        let mut ptrs = Vec::new();
+        pointers(&base[doc], String::new(), &mut ptrs);
+        for (i, p) in ptrs.iter().enumerate() {
+            let mut objs = base.clone();
+            if let Some(slot) = objs[doc].pointer_mut(p) {
+                *slot = odd[i % odd.len()].clone();
+            }
+            let c = objs
+                .iter()
+                .find(|o| o["kind"] == "Cluster")
+                .cloned()
+                .unwrap_or_default();
+            let rest: Vec<Value> = objs
+                .into_iter()
+                .filter(|o| o["kind"] != "Cluster")
+                .collect();
+            let _ = topology::render_cluster(&c, &rest);
+            runs += 1;
+        }
+    }
+    assert!(runs > 100, "only {runs} mutations");
+}
