@@ -117,7 +117,7 @@ mod tests {
 
     #[test]
     fn naming_templates_are_go_templates_without_sprig_and_with_missingkey_error() {
-        let md = Strategy::MachineDeployment("md-0".into());
+        let md = Strategy::MachineDeployment("md-0");
         assert_eq!(
             render(
                 "{{ .cluster.name }}-{{ .machineDeployment.topologyName }}-{{ .random }}",
