@@ -20,6 +20,7 @@ pub mod diff;
 pub mod dryrun;
 pub mod input;
 pub mod mergepatch;
+pub mod metadata_validation;
 pub mod names;
 pub mod obj;
 pub mod patches;

@@ -609,6 +609,9 @@ pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
             }
         }
     }
+    errs.extend(super::metadata_validation::cluster_class_metadata_errors(
+        cc,
+    ));
     errs
 }
 
@@ -641,6 +644,9 @@ pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
             "version must be a valid semantic version",
         ));
     }
+    errs.extend(super::metadata_validation::topology_metadata_errors(
+        cluster,
+    ));
     for (field, what, class_what) in [
         (
             "machineDeployments",
