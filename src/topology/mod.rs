@@ -21,6 +21,7 @@ pub mod dryrun;
 pub mod input;
 pub mod mergepatch;
 pub mod metadata_validation;
+pub mod mhc_validation;
 pub mod names;
 pub mod obj;
 pub mod patches;

@@ -524,12 +524,14 @@ pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
         }
     }
     let cp_set = |k: &str| obj::get(cc, &["spec", "controlPlane", k]).is_some_and(|v| !v.is_null());
+    errs.extend(super::mhc_validation::control_plane_errors(cc));
     if cp_set("machineHealthCheck") && !cp_set("machineInfrastructure") {
         errs.push(FieldError::forbidden(
             "spec.controlPlane.machineHealthCheck.machineInfrastructure",
             "can be set only if spec.controlPlane.machineInfrastructure is set",
         ));
     }
+    errs.extend(super::mhc_validation::machine_deployment_errors(cc));
     naming_strategies(cc, &mut errs);
     errs.extend(super::variables::definitions::variable_definition_errors(
         cc,
