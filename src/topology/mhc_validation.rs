@@ -27,9 +27,9 @@ fn int_or_string_go_syntax(v: &Value) -> String {
 fn max_unhealthy_error(v: &Value) -> Option<String> {
     let Value::String(s) = v else { return None };
     let Some(num) = s.strip_suffix('%') else {
-        return Some(format!(
-            "invalid value for IntOrString: invalid type: string is not a percentage"
-        ));
+        return Some(
+            "invalid value for IntOrString: invalid type: string is not a percentage".to_string(),
+        );
     };
     match num.parse::<i64>() {
         Ok(_) if !num.starts_with('+') || num.len() > 1 => None,
