@@ -68,7 +68,7 @@ var genExprs = []string{
 	`{{ uniq .x }}`,
 	`{{ has .y .x }}`,
 	`{{ sortAlpha .x }}`,
-	`{{ keys .x }}`,
+	`{{ keys .x | sortAlpha }}`, // Go map order is random: sorted to be reproducible
 	`{{ hasKey .x "a" }}`,
 	`{{ get .x "a" }}`,
 	`{{ semverCompare ">= 1.24" .x }}`,
@@ -92,7 +92,7 @@ var genExprs = []string{
 	`{{ deepEqual .x .y }}`,
 	`{{ compact .x }}`,
 	`{{ pick .x "a" }}|{{ omit .x "a" }}`,
-	`{{ values .x }}`,
+	`{{ values .x | sortAlpha }}`, // likewise
 	`{{ until .x }}`,
 	`{{ repeat 2 .x }}`,
 	`{{ substr 1 3 .x }}`,
