@@ -638,6 +638,15 @@ pub fn validate_cluster_class(cc: &Value) -> Result<()> {
 /// Cluster validation errors (`validateTopology` subset): version, worker names and classes.
 pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
     let mut errs = Vec::new();
+    // The Cluster name is used as a label value.
+    let name = obj::name(cluster);
+    for m in super::metadata_validation::label_value_errors(name) {
+        errs.push(FieldError::invalid(
+            "metadata.name",
+            BadValue::Str(name.into()),
+            format!("must be a valid label value {m}"),
+        ));
+    }
     let v = obj::str_at(cluster, &["spec", "topology", "version"]);
     if crate::version::Version::parse(v).is_err() {
         errs.push(FieldError::invalid(
