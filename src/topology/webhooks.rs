@@ -640,7 +640,7 @@ pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     // The Cluster name is used as a label value.
     let name = obj::name(cluster);
-    for m in super::metadata_validation::label_value_errors(name) {
+    for m in super::variables::metadata::label_value_errors(name) {
         errs.push(FieldError::invalid(
             "metadata.name",
             BadValue::Str(name.into()),
