@@ -314,6 +314,36 @@ fn object_kind(t: &Value) -> String {
     }
 }
 
+/// `spec.template` of a MachineDeployment or MachinePool: the Machine spec (cluster,
+/// version, bootstrap and infrastructure refs, then the topology-over-class `fields`)
+/// and the worker labels/annotations as its metadata.
+fn machine_template(
+    cluster: &str,
+    version: &str,
+    (bootstrap, infra): (&Value, &Value),
+    (t, c): (&Value, &Value),
+    fields: &[&str],
+    (labels, ann): (&Map<String, Value>, &Map<String, Value>),
+) -> Value {
+    let mut mspec = Map::new();
+    mspec.insert("clusterName".into(), Value::from(cluster));
+    mspec.insert("version".into(), Value::from(version));
+    mspec.insert(
+        "bootstrap".into(),
+        json!({"configRef": obj::ref_to(bootstrap)}),
+    );
+    mspec.insert("infrastructureRef".into(), obj::ref_to(infra));
+    for f in fields {
+        override_field(&mut mspec, t, c, f, f);
+    }
+    let mut tmeta = Map::new();
+    tmeta.insert("labels".into(), Value::Object(labels.clone()));
+    if !ann.is_empty() {
+        tmeta.insert("annotations".into(), Value::Object(ann.clone()));
+    }
+    json!({"metadata": tmeta, "spec": mspec})
+}
+
 /// A number read from YAML (f64) as the integer Go stored it.
 pub fn int_value(v: &Value) -> Value {
     match v.as_f64() {
@@ -526,29 +556,21 @@ fn machine_deployment(ctx: &Ctx, bp: &Blueprint, t: &Value, version: &str) -> Re
     spec.insert("clusterName".into(), Value::from(ctx.name));
     override_field(&mut spec, t, c, "minReadySeconds", "minReadySeconds");
     override_field(&mut spec, t, c, "strategy", "strategy");
-    let mut mspec = Map::new();
-    mspec.insert("clusterName".into(), Value::from(ctx.name));
-    mspec.insert("version".into(), Value::from(version));
-    mspec.insert(
-        "bootstrap".into(),
-        json!({"configRef": obj::ref_to(&bootstrap)}),
+    let template = machine_template(
+        ctx.name,
+        version,
+        (&bootstrap, &infra),
+        (t, c),
+        &[
+            "failureDomain",
+            "nodeDrainTimeout",
+            "nodeVolumeDetachTimeout",
+            "nodeDeletionTimeout",
+            "readinessGates",
+        ],
+        (&labels, &ann),
     );
-    mspec.insert("infrastructureRef".into(), obj::ref_to(&infra));
-    for f in [
-        "failureDomain",
-        "nodeDrainTimeout",
-        "nodeVolumeDetachTimeout",
-        "nodeDeletionTimeout",
-        "readinessGates",
-    ] {
-        override_field(&mut mspec, t, c, f, f);
-    }
-    let mut tmeta = Map::new();
-    tmeta.insert("labels".into(), Value::Object(labels.clone()));
-    if !ann.is_empty() {
-        tmeta.insert("annotations".into(), Value::Object(ann.clone()));
-    }
-    spec.insert("template".into(), json!({"metadata": tmeta, "spec": mspec}));
+    spec.insert("template".into(), template);
     spec.insert(
         "selector".into(),
         json!({"matchLabels": {CLUSTER_NAME_LABEL: ctx.name, OWNED_LABEL: "", DEPLOYMENT_NAME_LABEL: tname}}),
@@ -633,27 +655,19 @@ fn machine_pool(ctx: &Ctx, bp: &Blueprint, t: &Value, version: &str) -> Result<M
     spec.insert("clusterName".into(), Value::from(ctx.name));
     override_field(&mut spec, t, c, "minReadySeconds", "minReadySeconds");
     override_field(&mut spec, t, c, "failureDomains", "failureDomains");
-    let mut mspec = Map::new();
-    mspec.insert("clusterName".into(), Value::from(ctx.name));
-    mspec.insert("version".into(), Value::from(version));
-    mspec.insert(
-        "bootstrap".into(),
-        json!({"configRef": obj::ref_to(&bootstrap)}),
+    let template = machine_template(
+        ctx.name,
+        version,
+        (&bootstrap, &infra),
+        (t, c),
+        &[
+            "nodeDrainTimeout",
+            "nodeVolumeDetachTimeout",
+            "nodeDeletionTimeout",
+        ],
+        (&labels, &ann),
     );
-    mspec.insert("infrastructureRef".into(), obj::ref_to(&infra));
-    for f in [
-        "nodeDrainTimeout",
-        "nodeVolumeDetachTimeout",
-        "nodeDeletionTimeout",
-    ] {
-        override_field(&mut mspec, t, c, f, f);
-    }
-    let mut tmeta = Map::new();
-    tmeta.insert("labels".into(), Value::Object(labels.clone()));
-    if !ann.is_empty() {
-        tmeta.insert("annotations".into(), Value::Object(ann.clone()));
-    }
-    spec.insert("template".into(), json!({"metadata": tmeta, "spec": mspec}));
+    spec.insert("template".into(), template);
     if let Some(r) = t.get("replicas").filter(|v| !v.is_null()) {
         spec.insert("replicas".into(), int_value(r));
     }
