@@ -97,6 +97,16 @@ fn contract_ref(group: &str, kind: &str, name: &str) -> Value {
     json!({"apiGroup": group, "kind": kind, "name": name})
 }
 
+/// The kinds of the rendered objects, sorted.
+fn sorted_kinds(objs: &[Value]) -> Vec<String> {
+    let mut ks: Vec<String> = objs
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap_or_default().to_string())
+        .collect();
+    ks.sort();
+    ks
+}
+
 #[test]
 fn docker_quick_start_renders_with_v1beta2_shapes() {
     let objs = render(
@@ -272,11 +282,7 @@ fn docker_in_memory_renders() {
         &format!("{DOCKER}/clusterclass-in-memory.yaml"),
     )
     .unwrap();
-    let mut ks: Vec<String> = objs
-        .iter()
-        .map(|o| o["kind"].as_str().unwrap().to_string())
-        .collect();
-    ks.sort();
+    let ks = sorted_kinds(&objs);
     assert_eq!(
         ks,
         [
@@ -375,11 +381,7 @@ fn e2e_kcp_only_renders_without_workers() {
         &format!("{E2E}/clusterclass-quick-start-kcp-only.yaml"),
     )
     .unwrap();
-    let mut ks: Vec<String> = objs
-        .iter()
-        .map(|o| o["kind"].as_str().unwrap().to_string())
-        .collect();
-    ks.sort();
+    let ks = sorted_kinds(&objs);
     assert_eq!(
         ks,
         [

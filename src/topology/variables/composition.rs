@@ -206,19 +206,8 @@ pub fn composition_check(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::variables::gojson::marshal;
-    use crate::topology::variables::openapi::to_field_errors;
+    use crate::topology::variables::openapi::test_errors as errs;
     use serde_json::json;
-
-    fn errs(schema: Value, v: Value) -> Vec<String> {
-        let s = Schema::from_value(&schema, "s").unwrap();
-        let mut w = vec![];
-        let oa = validate(&s, &v, "", &mut w);
-        to_field_errors(&oa, "v", Some(&marshal(&v)))
-            .iter()
-            .map(|e| e.to_string())
-            .collect()
-    }
 
     #[test]
     fn any_of_reports_the_best_failure() {

@@ -591,19 +591,25 @@ pub fn to_field_errors(errs: &[OaError], fld_path: &str, raw: Option<&str>) -> V
         .collect()
 }
 
+/// The field errors `schema` gives for `v`, as text (shared by the validators' tests).
+#[cfg(test)]
+pub(crate) fn test_errors(schema: Value, v: Value) -> Vec<String> {
+    let s = Schema::from_value(&schema, "s").unwrap();
+    let mut w = vec![];
+    let oa = validate(&s, &v, "", &mut w);
+    to_field_errors(&oa, "v", Some(&marshal(&v)))
+        .iter()
+        .map(|e| e.to_string())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
     fn errs(schema: Value, v: Value) -> Vec<String> {
-        let s = Schema::from_value(&schema, "s").unwrap();
-        let mut w = vec![];
-        let oa = validate(&s, &v, "", &mut w);
-        to_field_errors(&oa, "v", Some(&marshal(&v)))
-            .iter()
-            .map(|e| e.to_string())
-            .collect()
+        test_errors(schema, v)
     }
 
     #[test]
