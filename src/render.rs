@@ -182,54 +182,30 @@ fn render_clusters(objects: &[InputObject]) -> crate::Result<Vec<RenderedUnit>> 
             name,
         })
     };
+    // Contiguous chunks, one thread each; joining them in order keeps input order, so
+    // the first error in input order wins, as a sequential run would report it.
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
         .min(jobs.len());
-    let mut results: Vec<Option<crate::Result<RenderedUnit>>> =
-        (0..jobs.len()).map(|_| None).collect();
+    let per = jobs.len().div_ceil(workers);
     std::thread::scope(|s| {
-        let chunks: Vec<(
-            usize,
-            std::thread::ScopedJoinHandle<'_, Vec<crate::Result<RenderedUnit>>>,
-        )> = (0..workers)
-            .map(|w| {
-                let jobs = &jobs;
+        let handles: Vec<_> = jobs
+            .chunks(per)
+            .map(|chunk| {
                 let render_one = &render_one;
-                (
-                    w,
-                    s.spawn(move || {
-                        jobs.iter()
-                            .skip(w)
-                            .step_by(workers)
-                            .map(|&i| render_one(i))
-                            .collect()
-                    }),
-                )
+                s.spawn(move || chunk.iter().map(|&i| render_one(i)).collect::<Vec<_>>())
             })
             .collect();
-        for (w, h) in chunks {
-            let rs = h.join().unwrap_or_else(|_| {
-                vec![Err(crate::Error::new(
-                    "internal error: a topology worker panicked",
-                ))]
-            });
-            for (k, r) in rs.into_iter().enumerate() {
-                if let Some(slot) = results.get_mut(w + k * workers) {
-                    *slot = Some(r);
-                }
+        let mut units = Vec::with_capacity(jobs.len());
+        for h in handles {
+            let rs = h
+                .join()
+                .map_err(|_| crate::Error::new("internal error: a topology worker panicked"))?;
+            for r in rs {
+                units.push(r?);
             }
         }
-    });
-    // The first error in input order wins, as a sequential run would report it.
-    results
-        .into_iter()
-        .map(|r| {
-            r.unwrap_or_else(|| {
-                Err(crate::Error::new(
-                    "internal error: a Cluster was not rendered",
-                ))
-            })
-        })
-        .collect()
+        Ok(units)
+    })
 }
