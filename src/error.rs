@@ -44,6 +44,14 @@ impl Error {
         }
     }
 
+    /// The same error with its message rewritten (e.g. redacted), file kept.
+    pub fn map_message(self, f: impl FnOnce(&str) -> String) -> Self {
+        Error {
+            msg: f(&self.msg),
+            source_file: self.source_file,
+        }
+    }
+
     pub fn message(&self) -> &str {
         &self.msg
     }

@@ -21,6 +21,7 @@ pub mod impact;
 pub mod load;
 pub mod operator;
 pub mod provider;
+pub mod redact;
 pub mod render;
 pub mod repository;
 pub mod template;

@@ -29,6 +29,7 @@ use crate::components::{self, ComponentsOptions};
 use crate::config::{Config, ImageMeta};
 use crate::error::{Error, Result};
 use crate::provider::{Provider, ProviderType};
+use crate::redact::Redactor;
 use crate::render::{InputFile, InputObject, ProviderInfo, RenderOptions, RenderedUnit, UnitKind};
 use crate::repository::Metadata;
 use crate::version::Version;
@@ -184,24 +185,44 @@ fn images_config(images_yaml: Option<&String>, p: &ProviderCr) -> Result<Config>
     .map_err(|e| p.error(e))
 }
 
+/// A provider's components after §4.6 and §5.1–§5.2.
+pub struct Substituted {
+    /// The substituted components text (additional manifests appended).
+    pub text: String,
+    /// The clusterctl config carrying the Secret's `images`.
+    pub config: Config,
+    /// Hides the config Secret's values in every later error and warning.
+    pub redactor: Redactor,
+}
+
 /// §4.6 and §5.1–§5.2 for one release: the substituted components text (additional
 /// manifests appended first) and the clusterctl config carrying the Secret's `images`.
+/// Every error from here on is redacted: it may quote Secret-derived text.
 pub fn substitute(
     p: &ProviderCr,
     release: &Release,
     objects: &[InputObject],
-) -> Result<(String, Config)> {
+) -> Result<Substituted> {
     let mut text = release.components.clone();
     let extra = additional_manifests(p, objects)?;
     if !extra.is_empty() {
         text = format!("{text}\n---\n{extra}");
     }
     let vars = provider_variables(p, objects)?;
+    let redactor = if vars.is_empty() {
+        Redactor::default()
+    } else {
+        Redactor::new(vars.values().map(String::as_str))
+    };
     let lookup = |k: &str| vars.get(k).cloned();
     let substituted = crate::envsubst::processor::process(&text, &lookup)
-        .map_err(|e| p.error(e.wrap("failed to perform variable substitution")))?;
-    let cfg = images_config(vars.get("images"), p)?;
-    Ok((substituted, cfg))
+        .map_err(|e| redactor.error(p.error(e.wrap("failed to perform variable substitution"))))?;
+    let config = images_config(vars.get("images"), p).map_err(|e| redactor.error(e))?;
+    Ok(Substituted {
+        text: substituted,
+        config,
+        redactor,
+    })
 }
 
 /// §5.3 and §6–§8 on substituted text: clusterctl's components processing, then the
@@ -270,15 +291,15 @@ pub fn render_providers(
         let src = source::source_for(p, &ctx)?;
         let rel = resolve_release(p, &src, &ctx, &mut warnings)?;
         let contract = contract_of(p, &rel.metadata, &rel.version)?;
-        let (text, pcfg) = substitute(p, &rel, objects)?;
-        resolved.push((p, rel, contract, text, pcfg));
+        let sub = substitute(p, &rel, objects)?;
+        resolved.push((p, rel, contract, sub));
     }
     // The proposal's golden rule: every provider abides by the core provider's contract.
-    if let Some((core, _, core_contract, _, _)) = resolved
+    if let Some((core, _, core_contract, _)) = resolved
         .iter()
         .find(|(p, ..)| p.ptype == ProviderType::Core)
     {
-        for (p, rel, c, _, _) in &resolved {
+        for (p, rel, c, _) in &resolved {
             if c != core_contract {
                 return Err(p.error(format!(
                     "preflight check failed (contract): version {} abides by contract {c}, but the core provider {} abides by {core_contract}; all providers must follow the core provider's contract",
@@ -290,8 +311,9 @@ pub fn render_providers(
     }
     let mut units = Vec::new();
     let mut files = Vec::new();
-    for (p, rel, contract, text, pcfg) in resolved {
-        let objs = process(p, &rel.version, &text, &pcfg, cfg.images.as_ref())?;
+    for (p, rel, contract, sub) in resolved {
+        let objs = process(p, &rel.version, &sub.text, &sub.config, cfg.images.as_ref())
+            .map_err(|e| sub.redactor.error(e))?;
         let mut all = Vec::new();
         if !opts.no_namespaces {
             all.push(namespace_object(&p.namespace));
