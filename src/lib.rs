@@ -8,6 +8,7 @@
 //! `components` (the provider components pipeline), `template` (cluster templates),
 //! and `generate` (the `generate provider` / `generate cluster` / `list-images` flows).
 
+pub mod admit;
 pub mod bundle;
 pub mod components;
 pub mod config;
@@ -20,10 +21,12 @@ pub mod image;
 pub mod impact;
 pub mod load;
 pub mod operator;
+pub mod paths;
 pub mod provider;
 pub mod redact;
 pub mod render;
 pub mod repository;
+pub mod suggest;
 pub mod template;
 pub mod topology;
 pub mod typed;

@@ -32,8 +32,15 @@ fn is_yaml_name(p: &Path) -> bool {
 
 /// The files named by `paths`: a file as is (whatever its extension), a directory
 /// walked recursively for `*.yaml`/`*.yml`, sorted by path. Duplicates are kept once.
+/// A directory without any such file is an error (a wrong path must not read as "no
+/// inputs").
 pub fn list_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut out: Vec<PathBuf> = Vec::new();
+    Ok(list_inputs(paths)?.into_iter().map(|(p, _)| p).collect())
+}
+
+/// [`list_files`], each with whether it was named itself (not found in a directory).
+fn list_inputs(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>> {
+    let mut out: Vec<(PathBuf, bool)> = Vec::new();
     for p in paths {
         let meta = std::fs::metadata(p)
             .map_err(|e| Error::new(format!("cannot read input {}: {e}", p.display())))?;
@@ -48,13 +55,19 @@ pub fn list_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
                 }
             }
             found.sort();
-            out.extend(found);
+            if found.is_empty() {
+                return Err(Error::new(format!(
+                    "input directory {} holds no *.yaml or *.yml file; check the path",
+                    p.display()
+                )));
+            }
+            out.extend(found.into_iter().map(|f| (f, false)));
         } else {
-            out.push(p.clone());
+            out.push((p.clone(), true));
         }
     }
     let mut seen = std::collections::BTreeSet::new();
-    out.retain(|p| seen.insert(p.clone()));
+    out.retain(|(p, _)| seen.insert(p.clone()));
     Ok(out)
 }
 
@@ -89,7 +102,7 @@ pub fn parse_file(path: &str, text: &str) -> Result<Vec<InputObject>> {
 /// Read and parse every input path.
 pub fn load_paths(paths: &[PathBuf]) -> Result<Loaded> {
     let mut loaded = Loaded::default();
-    for f in list_files(paths)? {
+    for (f, named) in list_inputs(paths)? {
         let shown = f.display().to_string();
         let bytes =
             std::fs::read(&f).map_err(|e| Error::new(format!("cannot read input {shown}: {e}")))?;
@@ -99,7 +112,14 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Loaded> {
         });
         let text = String::from_utf8(bytes)
             .map_err(|_| Error::new(format!("{shown}: not valid UTF-8")).in_file(&shown))?;
-        loaded.objects.extend(parse_file(&shown, &text)?);
+        let objs = parse_file(&shown, &text)?;
+        if named && objs.is_empty() {
+            return Err(Error::new(format!(
+                "{shown}: no Kubernetes object in this file (it is empty or holds only comments); remove it from the inputs"
+            ))
+            .in_file(&shown));
+        }
+        loaded.objects.extend(objs);
     }
     Ok(loaded)
 }

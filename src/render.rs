@@ -106,6 +106,9 @@ pub struct RenderOptions {
     /// `--oci-layout DIR`: an OCI image layout holding the artifacts `fetchConfig.oci`
     /// names (found by tag, files by their title annotations).
     pub oci_layout: Option<std::path::PathBuf>,
+    /// Accept inputs that yield no unit (`--allow-empty`); without it that is an error,
+    /// so that a wrong input never empties a tree.
+    pub allow_empty: bool,
 }
 
 /// Read every input path (files, or directories walked recursively for `*.yaml` /
@@ -126,8 +129,14 @@ pub fn render_objects(
     files: Vec<InputFile>,
     opts: &RenderOptions,
 ) -> crate::Result<RenderSet> {
+    crate::admit::check(&objects)?;
     let (mut units, extra, warnings) = crate::operator::render_providers(&objects, opts)?;
     units.extend(render_clusters(&objects)?);
+    if units.is_empty() && !opts.allow_empty {
+        return Err(crate::Error::new(
+            "the inputs yield nothing to render: no provider CR and no Cluster with spec.topology. With -o this would remove every unit of the tree; check the input paths, or pass --allow-empty if an empty output is what you want",
+        ));
+    }
     let mut inputs = files;
     for f in extra {
         if !inputs.contains(&f) {

@@ -47,6 +47,7 @@ pub fn render_options(opts: &BundleOptions) -> RenderOptions {
         config: opts.config.clone(),
         no_namespaces: false,
         oci_layout: opts.oci_layout.clone(),
+        allow_empty: false,
     }
 }
 

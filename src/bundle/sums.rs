@@ -57,13 +57,7 @@ pub fn parse_sums(text: &str) -> Result<BTreeMap<String, String>> {
 /// A bundle path must stay inside the bundle: relative, `/`-separated, no empty,
 /// `.` or `..` components.
 pub fn check_relative(path: &str) -> Result<()> {
-    if path.is_empty()
-        || path.starts_with('/')
-        || path.contains('\\')
-        || path
-            .split('/')
-            .any(|c| c.is_empty() || c == "." || c == "..")
-    {
+    if !crate::paths::is_safe_relative(path) {
         return Err(Error::new(format!(
             "path {path:?} is not a plain relative path inside the bundle"
         )));

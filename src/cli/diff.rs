@@ -35,6 +35,8 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
         repository: repository.map(Path::to_path_buf),
         config: config.map(Path::to_path_buf),
         oci_layout: a.oci_layout.clone(),
+        // One side of a change may hold nothing yet (the first Cluster is added).
+        allow_empty: true,
         ..RenderOptions::default()
     };
     let res = (|| -> Result<_, Error> {

@@ -57,6 +57,10 @@ pub struct RenderArgs {
     /// An OCI image layout holding the artifacts that `fetchConfig.oci` names.
     #[arg(long = "oci-layout", value_name = "DIR")]
     pub oci_layout: Option<PathBuf>,
+    /// Accept inputs that yield no provider and no topology Cluster (with -o: remove
+    /// every unit of the tree). Without it that is an error.
+    #[arg(long = "allow-empty")]
+    pub allow_empty: bool,
 }
 
 /// The tree options the flags ask for.
@@ -132,6 +136,7 @@ fn render(
         config: config.map(Path::to_path_buf),
         no_namespaces: a.no_namespaces,
         oci_layout: a.oci_layout.clone(),
+        allow_empty: a.allow_empty,
         ..RenderOptions::default()
     };
     let set = render::render_paths(&a.files, &opts)?;

@@ -62,7 +62,8 @@ fn run_plan(a: &PlanArgs) -> Result<(), Error> {
         )));
     }
     for f in &out.files {
-        let p = Path::new(&a.out_dir).join(&f.path);
+        let p =
+            capi_render::paths::safe_join(Path::new(&a.out_dir), &f.path, "topology plan output")?;
         if let Some(d) = p.parent() {
             std::fs::create_dir_all(d)
                 .map_err(|e| Error::new(format!("failed to create {:?} directory: {e}", d)))?;

@@ -48,7 +48,14 @@
 //! directory without a journal (killed in step 2 or 5) is simply deleted. So after any
 //! failure the tree is the previous one, and after a kill it is the previous one once
 //! recovered. `--check` never writes: it reports an interrupted run as an error.
-//! Concurrent runs on one OUT are not supported.
+//!
+//! # One writer at a time
+//!
+//! `render -o` holds an exclusive advisory lock (`flock`) on the OUT directory itself
+//! for the whole run, recovery included; `--check` holds a shared one. A second run on
+//! the same OUT fails at once with a message instead of racing the first; no lock file
+//! is added to the tree. The lock is released by the kernel when the process exits,
+//! killed or not.
 
 pub mod check;
 pub mod flux;
@@ -104,6 +111,30 @@ fn previous_outputs(out: &Path) -> Result<Vec<String>> {
     }
 }
 
+/// Take the advisory lock on the directory `out` (exclusive for writers, shared for
+/// `--check`); it is held until the returned file is dropped.
+fn lock_dir(out: &Path, exclusive: bool) -> Result<std::fs::File> {
+    let f = std::fs::File::open(out)
+        .map_err(|e| Error::new(format!("failed to open {}: {e}", out.display())))?;
+    let r = if exclusive {
+        f.try_lock()
+    } else {
+        f.try_lock_shared()
+    };
+    match r {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::new(format!(
+            "another capi-render run is {} {} (it holds the directory's lock); wait for it to finish and run again",
+            if exclusive { "using" } else { "writing" },
+            out.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::new(format!(
+            "failed to lock {}: {e}",
+            out.display()
+        ))),
+    }
+}
+
 /// Write `set` to `out` atomically.
 pub fn write_tree(set: &RenderSet, out: &Path, opts: &TreeOptions) -> Result<WriteReport> {
     write_tree_with_hook(set, out, opts, &mut |_| Ok(()))
@@ -126,6 +157,7 @@ pub fn write_tree_with_hook(
         Err(_) => std::fs::create_dir_all(out)
             .map_err(|e| Error::new(format!("failed to create {}: {e}", out.display())))?,
     }
+    let _held = lock_dir(out, true)?;
     writer::recover(out)?;
     let prev = previous_outputs(out)?;
     let changes = writer::classify(out, &planned, &prev)?;
@@ -148,6 +180,11 @@ pub fn check_tree(set: &RenderSet, out: &Path, opts: &TreeOptions) -> Result<Che
             out.display()
         )));
     }
+    let _held = if out.is_dir() {
+        Some(lock_dir(out, false)?)
+    } else {
+        None
+    };
     let prev = if out.is_dir() {
         previous_outputs(out)?
     } else {

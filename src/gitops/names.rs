@@ -26,15 +26,7 @@ pub fn check_segment(what: &str, s: &str) -> Result<()> {
     )))
 }
 
-/// A relative path we may write or delete under OUT: `/`-separated, no empty, `.`
-/// or `..` segment, not absolute, no backslash or NUL.
-pub fn is_safe_relative(p: &str) -> bool {
-    !p.is_empty()
-        && !p.starts_with('/')
-        && !p.contains('\\')
-        && !p.contains('\0')
-        && p.split('/').all(|s| !s.is_empty() && s != "." && s != "..")
-}
+pub use crate::paths::is_safe_relative;
 
 /// Longest file stem before `.yaml`, leaving room for a `-N` suffix.
 const MAX_STEM: usize = 180;
@@ -96,24 +88,6 @@ mod tests {
         assert!(check_segment("name", "my.cluster").is_ok());
         for bad in ["", "..", ".", "a/b", "../x", "UPPER", "a b"] {
             assert!(check_segment("name", bad).is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn safe_relative_paths() {
-        assert!(is_safe_relative("providers/ns/core-x/a.yaml"));
-        assert!(is_safe_relative("kustomization.yaml"));
-        for bad in [
-            "",
-            "/etc/passwd",
-            "../x",
-            "a/../b",
-            "a//b",
-            "a/./b",
-            "a\\b",
-            "a/",
-        ] {
-            assert!(!is_safe_relative(bad), "{bad:?}");
         }
     }
 

@@ -13,20 +13,30 @@
 //! reverse order from `old/` and `new/`, which gives back the previous tree byte for
 //! byte, then the staging directory is deleted. A failure during phase B is undone the
 //! same way at once.
+//!
+//! Recovery trusts only what it can verify, because OUT's contents are untrusted (a
+//! staging directory can be committed to Git): the staging directory must be a real
+//! directory whose `owner` file records its own device and inode (a checked-out or
+//! copied directory has other ones), every journal path stays inside OUT, and every
+//! file it moves or deletes must be a regular file with the inode the journal recorded
+//! for it when this run created or moved it. Anything else stops recovery before it
+//! changes a byte, with a message naming the staging directory.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::names::is_safe_relative;
 use crate::error::{Error, Result};
+pub use crate::paths::check_no_symlink;
+use crate::paths::is_safe_relative;
 
 /// The staging directory's name inside OUT.
 pub const STAGING: &str = ".capi-render.staging";
 const JOURNAL: &str = "journal";
 const JOURNAL_TMP: &str = "journal.tmp";
-const JOURNAL_HEADER: &str = "capi-render journal 1";
+const JOURNAL_HEADER: &str = "capi-render journal 2";
+const OWNER: &str = "owner";
 const NEW: &str = "new";
 const OLD: &str = "old";
 
@@ -93,26 +103,6 @@ fn step(hook: &mut Hook, s: Step) -> std::result::Result<(), Stop> {
     }
 }
 
-/// Refuse paths that would lead outside OUT through a symbolic link: no existing
-/// component of `rel` below OUT may be a symlink.
-pub fn check_no_symlink(out: &Path, rel: &str) -> Result<()> {
-    let mut p = out.to_path_buf();
-    for seg in rel.split('/') {
-        p.push(seg);
-        match fs::symlink_metadata(&p) {
-            Ok(m) if m.file_type().is_symlink() => {
-                return Err(Error::new(format!(
-                    "{} is a symbolic link; capi-render does not write through links",
-                    p.display()
-                )))
-            }
-            Ok(_) => {}
-            Err(_) => return Ok(()),
-        }
-    }
-    Ok(())
-}
-
 fn fsync_dir(p: &Path) -> Result<()> {
     #[cfg(unix)]
     {
@@ -167,21 +157,44 @@ fn rel_path(base: &Path, rel: &str) -> PathBuf {
     rel.split('/').fold(base.to_path_buf(), |p, s| p.join(s))
 }
 
-/// One journal entry.
+/// One journal entry. Inodes identify the files this run moves: a file placed from
+/// `new/` keeps its inode (`new_ino`), a backed-up or removed one too (`old_ino`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Entry {
-    Write { path: String, had_old: bool },
-    Remove { path: String },
+    Write {
+        path: String,
+        had_old: bool,
+        new_ino: u64,
+        old_ino: u64,
+    },
+    Remove {
+        path: String,
+        old_ino: u64,
+    },
+}
+
+impl Entry {
+    fn path(&self) -> &str {
+        match self {
+            Entry::Write { path, .. } | Entry::Remove { path, .. } => path,
+        }
+    }
 }
 
 fn journal_text(entries: &[Entry]) -> String {
     let mut s = format!("{JOURNAL_HEADER}\n");
     for e in entries {
         match e {
-            Entry::Write { path, had_old } => {
-                s.push_str(&format!("W {} {path}\n", u8::from(*had_old)))
-            }
-            Entry::Remove { path } => s.push_str(&format!("R {path}\n")),
+            Entry::Write {
+                path,
+                had_old,
+                new_ino,
+                old_ino,
+            } => s.push_str(&format!(
+                "W {} {new_ino} {old_ino} {path}\n",
+                u8::from(*had_old)
+            )),
+            Entry::Remove { path, old_ino } => s.push_str(&format!("R {old_ino} {path}\n")),
         }
     }
     s
@@ -190,7 +203,7 @@ fn journal_text(entries: &[Entry]) -> String {
 fn parse_journal(text: &str, shown: &Path) -> Result<Vec<Entry>> {
     let bad = |l: &str| {
         Error::new(format!(
-            "{}: unreadable line {l:?}; the previous run was interrupted and its journal is damaged, inspect {} by hand",
+            "{}: unreadable line {l:?}; this journal was not written by this version of capi-render (or was edited); nothing was changed: check OUT, then delete {}",
             shown.display(),
             shown.parent().unwrap_or(shown).display()
         ))
@@ -199,32 +212,71 @@ fn parse_journal(text: &str, shown: &Path) -> Result<Vec<Entry>> {
     if lines.next() != Some(JOURNAL_HEADER) {
         return Err(bad(text.lines().next().unwrap_or("")));
     }
+    let ino = |t: &str| t.parse::<u64>().ok();
     let mut out = Vec::new();
     for l in lines {
-        let e = match l.split_once(' ') {
-            Some(("W", rest)) => match rest.split_once(' ') {
-                Some(("0", p)) => Entry::Write {
-                    path: p.into(),
-                    had_old: false,
-                },
-                Some(("1", p)) => Entry::Write {
-                    path: p.into(),
-                    had_old: true,
-                },
-                _ => return Err(bad(l)),
+        let n = if l.starts_with("R ") { 3 } else { 5 };
+        let f: Vec<&str> = l.splitn(n, ' ').collect();
+        let e = match f.as_slice() {
+            ["W", h @ ("0" | "1"), n, o, p] => Entry::Write {
+                path: p.to_string(),
+                had_old: *h == "1",
+                new_ino: ino(n).ok_or_else(|| bad(l))?,
+                old_ino: ino(o).ok_or_else(|| bad(l))?,
             },
-            Some(("R", p)) => Entry::Remove { path: p.into() },
+            ["R", o, p] => Entry::Remove {
+                path: p.to_string(),
+                old_ino: ino(o).ok_or_else(|| bad(l))?,
+            },
             _ => return Err(bad(l)),
         };
-        let p = match &e {
-            Entry::Write { path, .. } | Entry::Remove { path } => path,
-        };
+        let p = e.path();
         if !is_safe_relative(p) || p.split('/').next() == Some(STAGING) {
             return Err(bad(l));
         }
         out.push(e);
     }
     Ok(out)
+}
+
+/// A file's identity on its filesystem (`None` where the platform has none).
+fn identity(m: &fs::Metadata) -> (u64, u64) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (m.dev(), m.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        (0, 0)
+    }
+}
+
+fn owner_text(m: &fs::Metadata) -> String {
+    let (dev, ino) = identity(m);
+    format!("capi-render staging {dev} {ino}\n")
+}
+
+/// The inode of the regular file at `p` (`None`: absent). A symlink or anything but a
+/// regular file is an error: capi-render never stages or moves those.
+fn regular_ino(p: &Path, staging: &Path) -> Result<Option<u64>> {
+    match fs::symlink_metadata(p) {
+        Err(_) => Ok(None),
+        Ok(m) if m.is_file() => Ok(Some(identity(&m).1)),
+        Ok(_) => Err(untrusted(
+            staging,
+            &format!("{} is not a regular file", p.display()),
+        )),
+    }
+}
+
+fn untrusted(staging: &Path, why: &str) -> Error {
+    Error::new(format!(
+        "{}: cannot recover the interrupted run: {why}; capi-render changed nothing. This staging directory was not left by a capi-render run on this machine (it may have been committed to Git or copied): check OUT, then delete {}",
+        staging.display(),
+        staging.display()
+    ))
 }
 
 /// Whether OUT holds the journal of an interrupted commit.
@@ -236,7 +288,7 @@ pub fn interrupted(out: &Path) -> bool {
 /// Returns whether anything was there to recover.
 pub fn recover(out: &Path) -> Result<bool> {
     let staging = out.join(STAGING);
-    match fs::symlink_metadata(&staging) {
+    let meta = match fs::symlink_metadata(&staging) {
         Err(_) => return Ok(false),
         Ok(m) if !m.is_dir() => {
             return Err(Error::new(format!(
@@ -244,57 +296,128 @@ pub fn recover(out: &Path) -> Result<bool> {
                 staging.display()
             )))
         }
-        Ok(_) => {}
+        Ok(m) => m,
+    };
+    let expected = owner_text(&meta);
+    let owner = staging.join(OWNER);
+    let recorded = match fs::symlink_metadata(&owner) {
+        Ok(m) if m.is_file() && m.len() <= 128 => fs::read_to_string(&owner).ok(),
+        _ => None,
+    };
+    let others = fs::read_dir(&staging)
+        .map_err(|e| io_err("read", &staging, e))?
+        .filter_map(|e| e.ok())
+        .any(|e| e.file_name() != OWNER);
+    match recorded {
+        Some(r) if r == expected => {}
+        // Killed between creating the staging directory and finishing its owner file:
+        // nothing else can be in it yet.
+        Some(r) if !others && expected.starts_with(&r) => {}
+        None if !others && fs::symlink_metadata(&owner).is_err() => {}
+        _ => {
+            return Err(untrusted(
+                &staging,
+                &format!("its {OWNER} file does not name this directory"),
+            ))
+        }
     }
     let journal = staging.join(JOURNAL);
-    if journal.exists() {
-        let text = fs::read_to_string(&journal).map_err(|e| io_err("read", &journal, e))?;
-        let entries = parse_journal(&text, &journal)?;
-        undo(out, &staging, &entries)?;
+    match fs::symlink_metadata(&journal) {
+        Err(_) => {}
+        Ok(m) if !m.is_file() => {
+            return Err(untrusted(&staging, "its journal is not a regular file"))
+        }
+        Ok(_) => {
+            let text = fs::read_to_string(&journal).map_err(|e| io_err("read", &journal, e))?;
+            let entries = parse_journal(&text, &journal)?;
+            undo(out, &staging, &entries)?;
+        }
     }
     fs::remove_dir_all(&staging).map_err(|e| io_err("remove", &staging, e))?;
     fsync_dir(out)?;
     Ok(true)
 }
 
+/// What undoing one entry does, decided before anything moves.
+enum Undo {
+    /// Move the backup back over the target.
+    Restore { backup: PathBuf, target: PathBuf },
+    /// Delete a file this run placed.
+    Delete { target: PathBuf, rel: String },
+}
+
 /// Undo journal entries in reverse order, from `old/` (backups) and `new/` (what was
-/// not placed yet).
+/// not placed yet). Every file is verified first; nothing moves unless all verify.
 fn undo(out: &Path, staging: &Path, entries: &[Entry]) -> Result<()> {
     let old = staging.join(OLD);
     let new = staging.join(NEW);
+    let mut plan = Vec::new();
     for e in entries.iter().rev() {
+        let rel = e.path();
+        check_no_symlink(out, rel)?;
+        check_no_symlink(&old, rel).map_err(|e| untrusted(staging, e.message()))?;
+        check_no_symlink(&new, rel).map_err(|e| untrusted(staging, e.message()))?;
+        let target = rel_path(out, rel);
+        let backup = rel_path(&old, rel);
+        let target_ino = regular_ino(&target, staging)?;
+        let backup_ino = regular_ino(&backup, staging)?;
+        let mismatch = |what: &Path| {
+            untrusted(
+                staging,
+                &format!("{} is not the file the journal recorded", what.display()),
+            )
+        };
         match e {
-            Entry::Write { path, had_old } => {
-                check_no_symlink(out, path)?;
-                let backup = rel_path(&old, path);
-                if *had_old {
-                    if backup.exists() {
-                        rename(&backup, &rel_path(out, path))?;
+            Entry::Write {
+                had_old,
+                new_ino,
+                old_ino,
+                ..
+            } => {
+                if *had_old && backup_ino.is_some() {
+                    if backup_ino != Some(*old_ino) {
+                        return Err(mismatch(&backup));
                     }
-                } else if !rel_path(&new, path).exists() {
-                    let placed = rel_path(out, path);
-                    if placed.exists() {
-                        fs::remove_file(&placed).map_err(|e| io_err("remove", &placed, e))?;
+                    if target_ino.is_some() && target_ino != Some(*new_ino) {
+                        return Err(mismatch(&target));
                     }
-                    prune_empty_parents(out, path);
+                    plan.push(Undo::Restore { backup, target });
+                } else if !*had_old && regular_ino(&rel_path(&new, rel), staging)?.is_none() {
+                    match target_ino {
+                        None => {}
+                        Some(i) if i == *new_ino => plan.push(Undo::Delete {
+                            target,
+                            rel: rel.to_string(),
+                        }),
+                        Some(_) => return Err(mismatch(&target)),
+                    }
                 }
             }
-            Entry::Remove { path } => {
-                check_no_symlink(out, path)?;
-                let backup = rel_path(&old, path);
-                if backup.exists() {
-                    rename(&backup, &rel_path(out, path))?;
+            Entry::Remove { old_ino, .. } => {
+                if backup_ino.is_some() {
+                    if backup_ino != Some(*old_ino) {
+                        return Err(mismatch(&backup));
+                    }
+                    if target_ino.is_some() {
+                        return Err(mismatch(&target));
+                    }
+                    plan.push(Undo::Restore { backup, target });
                 }
+            }
+        }
+    }
+    for u in plan {
+        match u {
+            Undo::Restore { backup, target } => rename(&backup, &target)?,
+            Undo::Delete { target, rel } => {
+                fs::remove_file(&target).map_err(|e| io_err("remove", &target, e))?;
+                prune_empty_parents(out, &rel);
             }
         }
     }
     let dirs: BTreeSet<PathBuf> = entries
         .iter()
-        .filter_map(|e| match e {
-            Entry::Write { path, .. } | Entry::Remove { path } => {
-                rel_path(out, path).parent().map(Path::to_path_buf)
-            }
-        })
+        .filter_map(|e| rel_path(out, e.path()).parent().map(Path::to_path_buf))
         .collect();
     for d in dirs.iter().filter(|d| d.exists()) {
         fsync_dir(d)?;
@@ -372,43 +495,21 @@ pub fn apply(
         return Ok(());
     }
     let staging = out.join(STAGING);
-    // Phase A: stage. Nothing in OUT's tree changes; on failure the staging goes.
-    if let Err(stop) = stage(out, &staging, planned, changes, hook) {
-        return match stop {
-            Stop::Crash => Err(Error::new("injected crash while staging")),
-            Stop::Err(e) => {
+    // Phase A: stage. Nothing in OUT's tree changes; on failure the staging goes (only
+    // when this run made it).
+    let mut made = false;
+    let staged = stage(out, &staging, planned, changes, hook, &mut made)
+        .and_then(|()| journal_entries(out, &staging, changes).map_err(Stop::Err));
+    let entries = match staged {
+        Ok(entries) => entries,
+        Err(Stop::Crash) => return Err(Error::new("injected crash while staging")),
+        Err(Stop::Err(e)) => {
+            if made {
                 let _ = fs::remove_dir_all(&staging);
-                Err(e)
             }
-        };
-    }
-    // The journal: lock last.
-    let lock = super::lock::FILE;
-    let mut entries: Vec<Entry> = changes
-        .writes
-        .iter()
-        .filter(|(p, _)| p != lock)
-        .map(|(p, h)| Entry::Write {
-            path: p.clone(),
-            had_old: *h,
-        })
-        .collect();
-    entries.extend(
-        changes
-            .removes
-            .iter()
-            .map(|p| Entry::Remove { path: p.clone() }),
-    );
-    entries.extend(
-        changes
-            .writes
-            .iter()
-            .filter(|(p, _)| p == lock)
-            .map(|(p, h)| Entry::Write {
-                path: p.clone(),
-                had_old: *h,
-            }),
-    );
+            return Err(e);
+        }
+    };
     match commit(out, &staging, &entries, hook) {
         Ok(()) => {}
         Err(Stop::Crash) => return Err(Error::new("injected crash while committing")),
@@ -434,15 +535,53 @@ pub fn apply(
     Ok(())
 }
 
+/// The journal's entries, the lock last, with the inode of every file they move.
+fn journal_entries(out: &Path, staging: &Path, changes: &Changes) -> Result<Vec<Entry>> {
+    let new = staging.join(NEW);
+    let ino = |p: &Path| -> Result<u64> {
+        fs::symlink_metadata(p)
+            .map(|m| identity(&m).1)
+            .map_err(|e| io_err("read", p, e))
+    };
+    let write = |(p, had_old): &(String, bool)| -> Result<Entry> {
+        Ok(Entry::Write {
+            path: p.clone(),
+            had_old: *had_old,
+            new_ino: ino(&rel_path(&new, p))?,
+            old_ino: if *had_old { ino(&rel_path(out, p))? } else { 0 },
+        })
+    };
+    let lock = super::lock::FILE;
+    let mut entries = Vec::new();
+    for w in changes.writes.iter().filter(|(p, _)| p != lock) {
+        entries.push(write(w)?);
+    }
+    for p in &changes.removes {
+        entries.push(Entry::Remove {
+            path: p.clone(),
+            old_ino: ino(&rel_path(out, p))?,
+        });
+    }
+    for w in changes.writes.iter().filter(|(p, _)| p == lock) {
+        entries.push(write(w)?);
+    }
+    Ok(entries)
+}
+
 fn stage(
     out: &Path,
     staging: &Path,
     planned: &BTreeMap<String, String>,
     changes: &Changes,
     hook: &mut Hook,
+    made: &mut bool,
 ) -> std::result::Result<(), Stop> {
     step(hook, Step::Begin)?;
     fs::create_dir(staging).map_err(|e| io_err("create", staging, e))?;
+    *made = true;
+    // The owner file names the directory, so recovery can tell it from a copy.
+    let meta = fs::symlink_metadata(staging).map_err(|e| io_err("read", staging, e))?;
+    write_synced(&staging.join(OWNER), owner_text(&meta).as_bytes())?;
     let new = staging.join(NEW);
     let mut dirs = BTreeSet::new();
     for (p, _) in &changes.writes {
@@ -481,7 +620,7 @@ fn commit(
     let mut dirs = BTreeSet::new();
     for e in entries {
         match e {
-            Entry::Write { path, had_old } => {
+            Entry::Write { path, had_old, .. } => {
                 let target = rel_path(out, path);
                 if *had_old {
                     step(hook, Step::Backup(path.clone()))?;
@@ -493,7 +632,7 @@ fn commit(
                     dirs.insert(d.to_path_buf());
                 }
             }
-            Entry::Remove { path } => {
+            Entry::Remove { path, .. } => {
                 step(hook, Step::Remove(path.clone()))?;
                 let target = rel_path(out, path);
                 rename(&target, &rel_path(&old, path))?;
@@ -524,23 +663,33 @@ mod tests {
             Entry::Write {
                 path: "a/b.yaml".into(),
                 had_old: true,
+                new_ino: 7,
+                old_ino: 9,
             },
             Entry::Remove {
                 path: "c.yaml".into(),
+                old_ino: 11,
             },
             Entry::Write {
                 path: "capi-render.lock".into(),
                 had_old: false,
+                new_ino: 12,
+                old_ino: 0,
             },
         ];
         let p = Path::new("OUT/.capi-render.staging/journal");
         assert_eq!(parse_journal(&journal_text(&es), p).unwrap(), es);
         for bad in [
-            "capi-render journal 1\nW 1 ../x\n",
-            "capi-render journal 1\nR /etc/passwd\n",
-            "capi-render journal 1\nX a\n",
-            "capi-render journal 1\nW 2 a\n",
-            "capi-render journal 1\nR .capi-render.staging/old/a\n",
+            "capi-render journal 2\nW 1 1 2 ../x\n",
+            "capi-render journal 2\nR 1 /etc/passwd\n",
+            "capi-render journal 2\nX a\n",
+            "capi-render journal 2\nW 2 1 2 a\n",
+            "capi-render journal 2\nW 0 a\n",
+            "capi-render journal 2\nW 0 x 0 a\n",
+            "capi-render journal 2\nR 1 .capi-render.staging/old/a\n",
+            "capi-render journal 2\nR 1 a\0b\n",
+            // The old format carries no inodes: it cannot be verified.
+            "capi-render journal 1\nW 0 README.md\n",
             "something else\n",
         ] {
             assert!(parse_journal(bad, p).is_err(), "{bad}");

@@ -52,6 +52,20 @@ fn table(rows: &[[String; 4]], colors: &[&str]) -> String {
     out
 }
 
+/// An output file name built from an object's kind, namespace and name must be one
+/// plain file name: a kind or name with `/`, `\\` or NUL would write elsewhere.
+fn check_file_name(f: &str, o: &Value) -> Result<()> {
+    if crate::paths::is_safe_segment(f) {
+        return Ok(());
+    }
+    Err(Error::new(format!(
+        "{} {:?} in namespace {:?}: its kind and name cannot form an output file name ({f:?}); a kind or name may not contain '/', '\\' or NUL characters",
+        obj::kind(o),
+        obj::name(o),
+        obj::namespace(o)
+    )))
+}
+
 /// Run the plan over the objects of the input files.
 pub fn plan(
     mut objs: Vec<Value>,
@@ -159,6 +173,7 @@ pub fn plan(
             obj::namespace(c),
             obj::name(c)
         );
+        check_file_name(&f, c)?;
         files.push(PlanFile {
             path: format!("created/{f}"),
             content: crate::yaml::from_objects(std::slice::from_ref(c)),
@@ -173,6 +188,7 @@ pub fn plan(
     if modified {
         let a = &p.cluster_after;
         let base = format!("{}_{}_{}", obj::kind(a), obj::namespace(a), obj::name(a));
+        check_file_name(&base, a)?;
         let before = crate::yaml::from_objects(std::slice::from_ref(&p.cluster_before));
         let after = crate::yaml::from_objects(std::slice::from_ref(a));
         let patch = mergepatch::go_json(&mergepatch::create(&p.cluster_before, a));

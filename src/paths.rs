@@ -1,0 +1,101 @@
+//! Paths built from untrusted data (SECURITY.md): the one place that decides whether a
+//! relative path may be joined to a root we write under (OUT, a bundle, a plan
+//! directory), and that refuses to follow symbolic links below that root.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// A relative path we may write, read or delete under a root: `/`-separated, no empty,
+/// `.` or `..` segment, not absolute, no backslash or NUL.
+pub fn is_safe_relative(p: &str) -> bool {
+    !p.is_empty()
+        && !p.starts_with('/')
+        && !p.contains('\\')
+        && !p.contains('\0')
+        && p.split('/').all(|s| !s.is_empty() && s != "." && s != "..")
+}
+
+/// One path segment (a file or directory name): a safe relative path of one segment.
+pub fn is_safe_segment(s: &str) -> bool {
+    is_safe_relative(s) && !s.contains('/')
+}
+
+/// Refuse paths that would lead outside `root` through a symbolic link: no existing
+/// component of `rel` below `root` may be a symlink.
+pub fn check_no_symlink(root: &Path, rel: &str) -> Result<()> {
+    let mut p = root.to_path_buf();
+    for seg in rel.split('/') {
+        p.push(seg);
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(Error::new(format!(
+                    "{} is a symbolic link; capi-render does not write through links",
+                    p.display()
+                )))
+            }
+            Ok(_) => {}
+            Err(_) => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
+/// `root` joined with `rel` after both checks; `what` names the path's origin in the
+/// error (e.g. `the lock's outputs`).
+pub fn safe_join(root: &Path, rel: &str, what: &str) -> Result<PathBuf> {
+    if !is_safe_relative(rel) {
+        return Err(Error::new(format!(
+            "{what}: {rel:?} is not a plain relative path inside {}",
+            root.display()
+        )));
+    }
+    check_no_symlink(root, rel)?;
+    Ok(rel.split('/').fold(root.to_path_buf(), |p, s| p.join(s)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safe_relative_paths() {
+        assert!(is_safe_relative("providers/ns/core-x/a.yaml"));
+        assert!(is_safe_relative("kustomization.yaml"));
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../b",
+            "a//b",
+            "a/./b",
+            "a\\b",
+            "a/",
+            "a\0b",
+        ] {
+            assert!(!is_safe_relative(bad), "{bad:?}");
+        }
+        assert!(is_safe_segment("Kind_ns_name.yaml"));
+        assert!(!is_safe_segment("Kind/../x_ns_n.yaml"));
+    }
+
+    #[test]
+    fn safe_join_refuses_links_and_escapes() {
+        let root = std::env::temp_dir().join(format!("capi-render-paths-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("d")).unwrap();
+        assert_eq!(
+            safe_join(&root, "d/f", "t").unwrap(),
+            root.join("d").join("f")
+        );
+        assert!(safe_join(&root, "../f", "t").is_err());
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/tmp", root.join("l")).unwrap();
+            let e = safe_join(&root, "l/f", "t").unwrap_err();
+            assert!(e.message().contains("symbolic link"), "{e}");
+        }
+        let _ = fs::remove_dir_all(&root);
+    }
+}
