@@ -20,6 +20,7 @@ pub mod image;
 pub mod impact;
 pub mod load;
 pub mod operator;
+pub mod progress;
 pub mod provider;
 pub mod render;
 pub mod repository;

@@ -10,7 +10,7 @@ use capi_render::config::Config;
 use capi_render::generate::{self, ClusterOptions, ProviderOutput};
 use capi_render::provider::ProviderType;
 use capi_render::Error;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod cli;
 
@@ -29,6 +29,9 @@ struct Cli {
     /// unless the config file names it.
     #[arg(long, global = true, value_name = "DIR")]
     repository: Option<PathBuf>,
+    /// -q / -v / --color (global).
+    #[command(flatten)]
+    ui: cli::ui::UiArgs,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -362,7 +365,13 @@ fn run(cli: Cli) -> Result<(), Error> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let color = cli::ui::color_from_args(&args);
+    let matches = Cli::command()
+        .color(cli::ui::clap_color(color))
+        .get_matches_from(&args);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    cli::ui::init(cli.ui.ui());
     match &cli.cmd {
         Cmd::Render(a) => {
             return cli::render::run(a, cli.config.as_deref(), cli.repository.as_deref())

@@ -6,6 +6,7 @@ pub mod diff;
 pub mod krm;
 pub mod render;
 pub mod topology;
+pub mod ui;
 pub mod upgrade;
 
 use capi_render::Error;
@@ -16,4 +17,65 @@ pub fn print_error(e: &Error) {
     if let Some(f) = e.source_file() {
         eprintln!("  in {f}");
     }
+}
+
+/// `render::render_paths` (load, then render), telling with `-v` what was read, what
+/// each provider resolved to and which Clusters gave no unit, and printing the
+/// render's warnings (not with `-q`).
+pub fn render_inputs(
+    paths: &[std::path::PathBuf],
+    opts: &capi_render::render::RenderOptions,
+) -> Result<capi_render::render::RenderSet, Error> {
+    let loaded = capi_render::load::load_paths(paths)?;
+    let skipped: Vec<String> = if ui::is_verbose() {
+        loaded
+            .objects
+            .iter()
+            .filter(|o| {
+                o.value["kind"] == "Cluster"
+                    && o.value["apiVersion"]
+                        .as_str()
+                        .is_some_and(|a| a.starts_with("cluster.x-k8s.io/"))
+                    && o.value["spec"]["topology"].is_null()
+            })
+            .map(|o| {
+                format!(
+                    "skipped Cluster {}/{} ({}, document {}): no spec.topology, only topology Clusters render",
+                    o.value["metadata"]["namespace"].as_str().unwrap_or("default"),
+                    o.value["metadata"]["name"].as_str().unwrap_or(""),
+                    o.file,
+                    o.doc + 1
+                )
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let set = capi_render::render::render_objects(loaded.objects, loaded.files, opts)?;
+    if ui::is_verbose() {
+        for f in &set.inputs {
+            ui::verbose(&format!("read {} (sha256 {})", f.path, f.sha256));
+        }
+        for u in &set.units {
+            match &u.kind {
+                capi_render::render::UnitKind::Provider(p) => ui::verbose(&format!(
+                    "{} {}/{}: version {}, contract {}, from {}",
+                    p.kind, u.namespace, u.name, p.version, p.contract, p.source
+                )),
+                capi_render::render::UnitKind::Cluster => ui::verbose(&format!(
+                    "Cluster {}/{}: {} objects",
+                    u.namespace,
+                    u.name,
+                    u.objects.len()
+                )),
+            }
+        }
+        for s in &skipped {
+            ui::verbose(s);
+        }
+    }
+    for w in &set.warnings {
+        ui::warn(w);
+    }
+    Ok(set)
 }

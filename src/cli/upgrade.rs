@@ -51,7 +51,7 @@ pub fn run(
             let loaded = capi_render::load::load_paths(&a.files)?;
             let plan = capi_render::operator::upgrade::plan(&loaded.objects, &opts)?;
             for w in &plan.warnings {
-                eprintln!("Warning: {w}");
+                super::ui::warn(w);
             }
             let text = if a.output == "yaml" {
                 capi_render::yaml::to_yaml(&plan.to_value())
