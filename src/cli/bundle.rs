@@ -33,6 +33,7 @@ pub struct BundleArgs {
 #[derive(Subcommand)]
 pub enum BundleCmd {
     /// Re-check every checksum and that the ConfigMaps decode to the repository files.
+    #[command(after_help = super::help::BUNDLE_VERIFY)]
     Verify {
         /// The bundle directory.
         bundle: PathBuf,

@@ -3,6 +3,7 @@
 
 pub mod bundle;
 pub mod diff;
+pub mod help;
 pub mod krm;
 pub mod render;
 pub mod topology;

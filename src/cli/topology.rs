@@ -9,6 +9,7 @@ use clap::{Args, Subcommand};
 #[derive(Subcommand)]
 pub enum TopologyCmd {
     /// The objects a Cluster with a managed topology gets, as `clusterctl alpha topology plan`.
+    #[command(after_help = super::help::TOPOLOGY_PLAN)]
     Plan(PlanArgs),
 }
 
@@ -21,10 +22,10 @@ pub struct PlanArgs {
     #[arg(short = 'o', long = "output-directory", required = true)]
     out_dir: String,
     /// Namespace for objects without one.
-    #[arg(short = 'n', long, default_value = "")]
+    #[arg(short = 'n', long, default_value = "", hide_default_value = true)]
     namespace: String,
     /// The target Cluster's name.
-    #[arg(short = 'c', long, default_value = "")]
+    #[arg(short = 'c', long, default_value = "", hide_default_value = true)]
     cluster: String,
 }
 

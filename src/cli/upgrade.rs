@@ -12,6 +12,7 @@ pub enum UpgradeCmd {
     /// For each provider CR: current version and contract, the newest version in the
     /// same contract, the newest overall; then the moves possible now and the contract
     /// change all providers must make together.
+    #[command(after_help = super::help::UPGRADE_PLAN)]
     Plan(PlanArgs),
 }
 
