@@ -146,7 +146,8 @@ fn no_color_and_color_never_give_no_escape_codes() {
     let always = plan(&out, &["--color", "always"], &[]);
     assert!(always.status.success(), "{}", text(&always.stderr));
     assert!(text(&always.stdout).contains("\x1b[32mcreated\x1b[0m"));
-    let cases: [(&[&str], &[(&str, &str)]); 5] = [
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)]);
+    let cases: [Case; 5] = [
         (&["--color", "never"], &[]),
         (&["--color=never"], &[("CLICOLOR_FORCE", "1")]),
         (&[], &[("NO_COLOR", "1")]),

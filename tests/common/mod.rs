@@ -50,11 +50,12 @@ pub fn skip(what: &Path) {
         return;
     }
     // Not eprintln!: libtest captures that for passing tests, and the notice must show.
-    let _ = writeln!(
-        std::io::stderr().lock(),
-        "{SKIP_MARK}: {test}: no {} (set CAPI_CORPUS to the release corpus; scripts/fetch-corpus.sh fetches it)",
+    // One write of the whole line, so that it does not interleave with libtest's lines.
+    let line = format!(
+        "{SKIP_MARK}: {test}: no {} (set CAPI_CORPUS to the release corpus; scripts/fetch-corpus.sh fetches it)\n",
         what.display()
     );
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// The corpus root, or `None` (after the skip notice) when it is absent.
