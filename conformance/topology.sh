@@ -79,7 +79,7 @@ for d in "$root"/fixtures/topology/*/; do
   if ! diff <(normdir "$root/golden/topology/$name") <(normdir "$work/go/$name") >/dev/null; then
     echo "STALE golden/topology/$name (clusterctl's output changed)"; status=1
   fi
-  run "$capi" "$d" "$work/ours/$name" topology plan
+  run "$capi" "$d" "$work/ours/$name" topology plan --color always  # clusterctl always colours
   if diff -u <(normdir "$work/go/$name") <(normdir "$work/ours/$name") > "$work/diff"; then
     echo "ok   topology/$name"
   else

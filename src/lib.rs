@@ -22,6 +22,7 @@ pub mod impact;
 pub mod load;
 pub mod operator;
 pub mod paths;
+pub mod progress;
 pub mod provider;
 pub mod redact;
 pub mod render;

@@ -10,7 +10,7 @@ use capi_render::config::Config;
 use capi_render::generate::{self, ClusterOptions, ProviderOutput};
 use capi_render::provider::ProviderType;
 use capi_render::Error;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod cli;
 
@@ -18,7 +18,8 @@ mod cli;
 #[command(
     name = "capi-render",
     version,
-    about = "Offline, deterministic rendering of Cluster API manifests"
+    about = "Offline, deterministic rendering of Cluster API manifests",
+    after_help = cli::help::ROOT
 )]
 struct Cli {
     /// clusterctl configuration file (providers, images, variables). Relative
@@ -29,6 +30,9 @@ struct Cli {
     /// unless the config file names it.
     #[arg(long, global = true, value_name = "DIR")]
     repository: Option<PathBuf>,
+    /// -q / -v / --color (global).
+    #[command(flatten)]
+    ui: cli::ui::UiArgs,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -36,49 +40,71 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Generate provider components or cluster templates (as clusterctl generate).
+    #[command(after_help = cli::help::GENERATE)]
     Generate {
         #[command(subcommand)]
         what: GenerateCmd,
     },
     /// Initialisation helpers (as clusterctl init).
+    #[command(after_help = cli::help::INIT)]
     Init {
         #[command(subcommand)]
         what: InitCmd,
     },
     /// Upgrade planning for declarative providers (operator CRs).
+    #[command(after_help = cli::help::UPGRADE)]
     Upgrade {
         #[command(subcommand)]
         what: cli::upgrade::UpgradeCmd,
     },
     /// Render provider CRs and topology Clusters: to stdout, to a GitOps tree (-o),
     /// or check a tree for drift (--check).
+    #[command(after_help = cli::help::RENDER)]
     Render(cli::render::RenderArgs),
     /// Run as a KRM function (ResourceList on stdin and stdout), e.g. as a kustomize
     /// exec generator.
+    #[command(after_help = cli::help::KRM)]
     Krm(cli::krm::KrmArgs),
     /// Air-gapped bundle for provider CRs (`bundle -f PATH -o DIR`, `bundle verify DIR`).
+    #[command(after_help = cli::help::BUNDLE)]
     Bundle(cli::bundle::BundleArgs),
     /// Change impact: render the inputs before (-f) and after (--against) and print a
     /// unified diff per changed object of every Cluster or provider that differs.
+    #[command(after_help = cli::help::DIFF)]
     Diff(cli::diff::DiffArgs),
     /// Managed topologies (as clusterctl alpha topology).
+    #[command(after_help = cli::help::TOPOLOGY)]
     Topology {
         #[command(subcommand)]
         what: cli::topology::TopologyCmd,
     },
+    /// Print a shell completion script (bash, zsh, fish, powershell) generated from
+    /// this command line's definition.
+    #[command(after_help = cli::help::COMPLETION)]
+    Completion {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) generated from this command line's definition.
+    #[command(after_help = cli::help::MAN)]
+    Man,
 }
 
 #[derive(Subcommand)]
 enum GenerateCmd {
     /// Provider components, as `clusterctl generate provider`.
+    #[command(after_help = cli::help::GENERATE_PROVIDER)]
     Provider(ProviderArgs),
     /// A workload cluster from a template, as `clusterctl generate cluster`.
+    #[command(after_help = cli::help::GENERATE_CLUSTER)]
     Cluster(ClusterArgs),
 }
 
 #[derive(Subcommand)]
 enum InitCmd {
     /// The images the given providers run, as `clusterctl init list-images`.
+    #[command(after_help = cli::help::LIST_IMAGES)]
     ListImages(ListImagesArgs),
 }
 
@@ -106,7 +132,12 @@ struct ProviderArgs {
     #[arg(long)]
     addon: Option<String>,
     /// The namespace the provider is installed in (default: its own Namespace).
-    #[arg(short = 'n', long = "target-namespace", default_value = "")]
+    #[arg(
+        short = 'n',
+        long = "target-namespace",
+        default_value = "",
+        hide_default_value = true
+    )]
     target_namespace: String,
     /// Skip variable substitution; the YAML is still transformed.
     #[arg(long)]
@@ -124,13 +155,17 @@ struct ClusterArgs {
     /// The cluster name.
     name: Option<String>,
     /// Infrastructure provider NAME:VERSION (VERSION may be `latest`).
-    #[arg(short = 'i', long, default_value = "")]
+    #[arg(short = 'i', long, default_value = "", hide_default_value = true)]
     infrastructure: String,
     /// Template flavor (cluster-template-<flavor>.yaml).
-    #[arg(short = 'f', long, default_value = "")]
+    #[arg(short = 'f', long, default_value = "", hide_default_value = true)]
     flavor: String,
     /// Kubernetes version (sets KUBERNETES_VERSION).
-    #[arg(long = "kubernetes-version", default_value = "")]
+    #[arg(
+        long = "kubernetes-version",
+        default_value = "",
+        hide_default_value = true
+    )]
     kubernetes_version: String,
     /// Control plane machine count (CONTROL_PLANE_MACHINE_COUNT), default 1.
     #[arg(long = "control-plane-machine-count")]
@@ -139,7 +174,12 @@ struct ClusterArgs {
     #[arg(long = "worker-machine-count")]
     worker_machine_count: Option<i64>,
     /// Target namespace (NAMESPACE). Required offline.
-    #[arg(short = 'n', long = "target-namespace", default_value = "")]
+    #[arg(
+        short = 'n',
+        long = "target-namespace",
+        default_value = "",
+        hide_default_value = true
+    )]
     target_namespace: String,
     /// Read the template from FILE (`-` for stdin) instead of the repository.
     #[arg(long, value_name = "FILE")]
@@ -358,11 +398,29 @@ fn run(cli: Cli) -> Result<(), Error> {
             Err(Error::new("internal: dispatched in main"))
         }
         Cmd::Bundle(a) => cli::bundle::run(a, cli.config.as_deref(), cli.repository.as_deref()),
+        Cmd::Completion { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "capi-render", &mut out);
+            emit(&String::from_utf8_lossy(&out), None)
+        }
+        Cmd::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut out)
+                .map_err(|e| Error::new(format!("failed to render the man page: {e}")))?;
+            emit(&String::from_utf8_lossy(&out), None)
+        }
     }
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let color = cli::ui::color_from_args(&args);
+    let matches = Cli::command()
+        .color(cli::ui::clap_color(color))
+        .get_matches_from(&args);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    cli::ui::init(cli.ui.ui());
     match &cli.cmd {
         Cmd::Render(a) => {
             return cli::render::run(a, cli.config.as_deref(), cli.repository.as_deref())

@@ -184,6 +184,7 @@ fn render_clusters(objects: &[InputObject]) -> crate::Result<Vec<RenderedUnit>> 
             ))
             .in_file(&objects[i].file)
         })?;
+        crate::progress::step();
         Ok(RenderedUnit {
             kind: UnitKind::Cluster,
             objects: desired_view::without_dry_run_artefacts(objs, &name),
@@ -198,7 +199,8 @@ fn render_clusters(objects: &[InputObject]) -> crate::Result<Vec<RenderedUnit>> 
         .unwrap_or(1)
         .min(jobs.len());
     let per = jobs.len().div_ceil(workers);
-    std::thread::scope(|s| {
+    crate::progress::start("clusters", jobs.len());
+    let res = std::thread::scope(|s| {
         let handles: Vec<_> = jobs
             .chunks(per)
             .map(|chunk| {
@@ -216,5 +218,7 @@ fn render_clusters(objects: &[InputObject]) -> crate::Result<Vec<RenderedUnit>> 
             }
         }
         Ok(units)
-    })
+    });
+    crate::progress::finish();
+    res
 }

@@ -26,17 +26,8 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn corpus() -> Option<PathBuf> {
-    let c = std::env::var_os("CAPI_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("../shared/corpus"));
-    if c.join("repository").is_dir() {
-        Some(std::path::absolute(c).unwrap())
-    } else {
-        eprintln!("note: corpus {} absent; test skipped", c.display());
-        None
-    }
-}
+mod common;
+use common::corpus;
 
 fn providers_fixture() -> PathBuf {
     root().join("fixtures/bundle/providers.yaml")
@@ -287,11 +278,9 @@ fn configmaps_follow_the_operator_format() {
 #[test]
 fn compressed_configmap_round_trips() {
     let Some(c) = corpus() else { return };
-    let aws = c.join("stress/repository/infrastructure-aws/v2.10.3");
-    if !aws.is_dir() {
-        eprintln!("note: no stress corpus; skipped");
+    let Some(aws) = common::corpus_path("stress/repository/infrastructure-aws/v2.10.3") else {
         return;
-    }
+    };
     let d = scratch("gzip");
     let cfg = d.join("clusterctl.yaml");
     std::fs::write(

@@ -232,20 +232,8 @@ fn krm_function_answers_with_a_resource_list() {
     assert!(text(&o.stdout).contains("ResourceList"));
 }
 
-fn corpus() -> Option<PathBuf> {
-    let c = std::env::var_os("CAPI_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate_root().join("../shared/corpus"));
-    if c.join("repository").is_dir() {
-        Some(c)
-    } else {
-        eprintln!(
-            "note: corpus {} absent; corpus trees not checked",
-            c.display()
-        );
-        None
-    }
-}
+mod common;
+use common::corpus;
 
 #[cfg(unix)]
 #[test]

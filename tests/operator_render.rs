@@ -28,17 +28,8 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn corpus() -> Option<PathBuf> {
-    let c = std::env::var_os("CAPI_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("../shared/corpus"));
-    if c.join("repository").is_dir() {
-        Some(c)
-    } else {
-        eprintln!("note: corpus {} absent; test skipped", c.display());
-        None
-    }
-}
+mod common;
+use common::corpus;
 
 fn fixture(p: &str) -> PathBuf {
     PathBuf::from("fixtures/operator").join(p)
@@ -399,11 +390,9 @@ fn configmap_sources_match_the_repository() {
 #[test]
 fn large_provider_through_a_compressed_configmap_matches_its_repository() {
     let Some(c) = corpus() else { return };
-    let aws = c.join("stress/repository/infrastructure-aws/v2.10.3");
-    if !aws.is_dir() {
-        eprintln!("note: no stress corpus; skipped");
+    let Some(aws) = common::corpus_path("stress/repository/infrastructure-aws/v2.10.3") else {
         return;
-    }
+    };
     let meta = std::fs::read_to_string(aws.join("metadata.yaml")).unwrap();
     let comp = std::fs::read_to_string(aws.join("infrastructure-components.yaml")).unwrap();
     let cm = provider_configmap(

@@ -16,6 +16,8 @@ use capi_render::yaml::parse_documents;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+mod common;
+
 fn crate_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -168,16 +170,9 @@ fn typed_json_matches_typedref_writer() {
 
 #[test]
 fn corpus_matches_go() {
-    let corpus = std::env::var_os("CAPI_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate_root().join("../shared/corpus"));
-    if !corpus.is_dir() {
-        eprintln!(
-            "note: corpus {} absent; corpus round trips not checked",
-            corpus.display()
-        );
+    let Some(corpus) = common::corpus() else {
         return;
-    }
+    };
     let golden: Value = serde_json::from_str(&read(&crate_root().join("golden/typed/corpus.json")))
         .expect("golden");
     let files = golden.as_object().expect("object");

@@ -16,17 +16,8 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn corpus() -> Option<PathBuf> {
-    let c = std::env::var_os("CAPI_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("../shared/corpus"));
-    if c.join("repository").is_dir() {
-        Some(c)
-    } else {
-        eprintln!("note: corpus {} absent; test skipped", c.display());
-        None
-    }
-}
+mod common;
+use common::corpus;
 
 const IDS: [&str; 4] = [
     "CoreProvider capi-system/cluster-api",

@@ -254,12 +254,7 @@ proptest! {
 // ---------------------------------------------------------------------------
 // The provider corpus.
 
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("CAPI_CORPUS") {
-        Some(p) => PathBuf::from(p),
-        None => crate_root().join("..").join("shared").join("corpus"),
-    }
-}
+mod common;
 
 fn components_files(corpus: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -301,15 +296,15 @@ fn raw_documents(text: &str) -> Vec<String> {
 
 #[test]
 fn corpus_documents_round_trip_byte_identically() {
-    let corpus = corpus_dir();
-    let files = components_files(&corpus);
-    if files.is_empty() {
-        eprintln!(
-            "note: no corpus at {} (set CAPI_CORPUS); skipping",
-            corpus.display()
-        );
+    let Some(corpus) = common::corpus() else {
         return;
-    }
+    };
+    let files = components_files(&corpus);
+    assert!(
+        !files.is_empty(),
+        "no components files in {}",
+        corpus.display()
+    );
     let (mut docs, mut same) = (0, 0);
     let mut failures = Vec::new();
     for f in &files {

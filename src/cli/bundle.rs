@@ -33,6 +33,7 @@ pub struct BundleArgs {
 #[derive(Subcommand)]
 pub enum BundleCmd {
     /// Re-check every checksum and that the ConfigMaps decode to the repository files.
+    #[command(after_help = super::help::BUNDLE_VERIFY)]
     Verify {
         /// The bundle directory.
         bundle: PathBuf,
@@ -53,10 +54,12 @@ pub fn run(a: &BundleArgs, config: Option<&Path>, repository: Option<&Path>) -> 
                 r.problems.len()
             )));
         }
-        println!(
-            "OK: {} files, {} ConfigMaps, {} OCI layouts",
-            r.files, r.configmaps, r.oci_layouts
-        );
+        if !super::ui::get().quiet {
+            println!(
+                "OK: {} files, {} ConfigMaps, {} OCI layouts",
+                r.files, r.configmaps, r.oci_layouts
+            );
+        }
         return Ok(());
     }
     if a.paths.is_empty() {
@@ -75,7 +78,10 @@ pub fn run(a: &BundleArgs, config: Option<&Path>, repository: Option<&Path>) -> 
     };
     let s = bundle::write(&a.paths, &opts, out)?;
     for w in &s.warnings {
-        eprintln!("Warning: {w}");
+        super::ui::warn(w);
+    }
+    if super::ui::get().quiet {
+        return Ok(());
     }
     println!(
         "wrote {}: {} provider(s) ({}), {} image(s), {} files",

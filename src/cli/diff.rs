@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use capi_render::render::{self, RenderOptions};
+use capi_render::render::RenderOptions;
 use capi_render::Error;
 use clap::Args;
 
@@ -40,13 +40,10 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
         ..RenderOptions::default()
     };
     let res = (|| -> Result<_, Error> {
-        let before = render::render_paths(&a.before, &opts)
+        let before = super::render_inputs(&a.before, &opts)
             .map_err(|e| e.wrap("rendering the -f inputs (before)"))?;
-        let after = render::render_paths(&a.after, &opts)
+        let after = super::render_inputs(&a.after, &opts)
             .map_err(|e| e.wrap("rendering the --against inputs (after)"))?;
-        for w in before.warnings.iter().chain(&after.warnings) {
-            eprintln!("Warning: {w}");
-        }
         capi_render::impact::impact(&before, &after)
     })();
     match res {

@@ -60,7 +60,7 @@ pub fn run(_a: &KrmArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
         Ok(_) => match render(&text, config, repository) {
             Ok(set) => {
                 for w in &set.warnings {
-                    eprintln!("Warning: {w}");
+                    super::ui::warn(w);
                 }
                 (krm::output_list(&set), ExitCode::SUCCESS)
             }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use capi_render::gitops::{self, TreeOptions};
-use capi_render::render::{self, RenderOptions, RenderSet};
+use capi_render::render::{RenderOptions, RenderSet};
 use capi_render::Error;
 use clap::Args;
 
@@ -139,11 +139,7 @@ fn render(
         allow_empty: a.allow_empty,
         ..RenderOptions::default()
     };
-    let set = render::render_paths(&a.files, &opts)?;
-    for w in &set.warnings {
-        eprintln!("Warning: {w}");
-    }
-    Ok(set)
+    super::render_inputs(&a.files, &opts)
 }
 
 pub fn run(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {
@@ -179,13 +175,13 @@ fn run_write(
         .as_deref()
         .expect("clap requires -o without --stdout");
     let rep = gitops::write_tree(&set, out, &topts)?;
-    eprintln!(
+    super::ui::info(&format!(
         "{}: {} written, {} unchanged, {} removed",
         out.display(),
         rep.written.len(),
         rep.unchanged.len(),
         rep.removed.len()
-    );
+    ));
     Ok(())
 }
 
@@ -200,12 +196,12 @@ fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -
         Ok(rep) => {
             let mut so = std::io::stdout().lock();
             let _ = so.write_all(rep.diff.as_bytes()).and_then(|_| so.flush());
-            eprintln!(
+            super::ui::info(&format!(
                 "{}: {} file(s) out of date; run `capi-render render -o {}` with the same inputs",
                 out.display(),
                 rep.changed.len(),
                 out.display()
-            );
+            ));
             ExitCode::from(1)
         }
         Err(e) => {

@@ -1,6 +1,5 @@
 //! `capi-render topology plan`: clusterctl's `alpha topology plan` offline.
 
-use std::io::Write;
 use std::path::Path;
 
 use capi_render::topology::plan;
@@ -10,6 +9,7 @@ use clap::{Args, Subcommand};
 #[derive(Subcommand)]
 pub enum TopologyCmd {
     /// The objects a Cluster with a managed topology gets, as `clusterctl alpha topology plan`.
+    #[command(after_help = super::help::TOPOLOGY_PLAN)]
     Plan(PlanArgs),
 }
 
@@ -22,10 +22,10 @@ pub struct PlanArgs {
     #[arg(short = 'o', long = "output-directory", required = true)]
     out_dir: String,
     /// Namespace for objects without one.
-    #[arg(short = 'n', long, default_value = "")]
+    #[arg(short = 'n', long, default_value = "", hide_default_value = true)]
     namespace: String,
     /// The target Cluster's name.
-    #[arg(short = 'c', long, default_value = "")]
+    #[arg(short = 'c', long, default_value = "", hide_default_value = true)]
     cluster: String,
 }
 
@@ -36,6 +36,13 @@ pub fn run(cmd: &TopologyCmd) -> Result<(), Error> {
 }
 
 fn run_plan(a: &PlanArgs) -> Result<(), Error> {
+    // Checked before any work (clusterctl finds out only after printing the summary).
+    if !Path::new(&a.out_dir).is_dir() {
+        return Err(Error::new(format!(
+            "failed to write output files of target cluster changes: output directory {:?} does not exist; create it first (mkdir -p {})",
+            a.out_dir, a.out_dir
+        )));
+    }
     let mut objs = Vec::new();
     for f in &a.files {
         let text = std::fs::read_to_string(f)
@@ -45,22 +52,6 @@ fn run_plan(a: &PlanArgs) -> Result<(), Error> {
         objs.extend(docs);
     }
     let out = plan::plan(objs, &a.namespace, &a.cluster, &a.out_dir)?;
-    if !out.files.is_empty() && !Path::new(&a.out_dir).is_dir() {
-        // clusterctl has printed the summary when it finds the directory missing.
-        let end = [
-            "Created objects are written",
-            "Modified objects are written",
-        ]
-        .iter()
-        .filter_map(|m| out.stdout.find(m))
-        .min()
-        .unwrap_or(out.stdout.len());
-        print(&out.stdout[..end])?;
-        return Err(Error::new(format!(
-            "failed to write output files of target cluster changes: output directory {:?} does not exist",
-            a.out_dir
-        )));
-    }
     for f in &out.files {
         let p =
             capi_render::paths::safe_join(Path::new(&a.out_dir), &f.path, "topology plan output")?;
@@ -71,12 +62,11 @@ fn run_plan(a: &PlanArgs) -> Result<(), Error> {
         std::fs::write(&p, &f.content)
             .map_err(|e| Error::new(format!("failed to write {}: {e}", p.display())))?;
     }
-    print(&out.stdout)
-}
-
-fn print(text: &str) -> Result<(), Error> {
-    let mut so = std::io::stdout().lock();
-    so.write_all(text.as_bytes())
-        .and_then(|_| so.flush())
+    if super::ui::get().quiet {
+        return Ok(());
+    }
+    // The summary table is coloured as clusterctl colours it; the colour policy
+    // (--color, NO_COLOR, a terminal) decides whether the escape codes stay.
+    super::ui::print_stdout(&out.stdout)
         .map_err(|e| Error::new(format!("failed to write to stdout: {e}")))
 }

@@ -12,6 +12,7 @@ pub enum UpgradeCmd {
     /// For each provider CR: current version and contract, the newest version in the
     /// same contract, the newest overall; then the moves possible now and the contract
     /// change all providers must make together.
+    #[command(after_help = super::help::UPGRADE_PLAN)]
     Plan(PlanArgs),
 }
 
@@ -51,7 +52,7 @@ pub fn run(
             let loaded = capi_render::load::load_paths(&a.files)?;
             let plan = capi_render::operator::upgrade::plan(&loaded.objects, &opts)?;
             for w in &plan.warnings {
-                eprintln!("Warning: {w}");
+                super::ui::warn(w);
             }
             let text = if a.output == "yaml" {
                 capi_render::yaml::to_yaml(&plan.to_value())

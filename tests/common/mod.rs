@@ -1,12 +1,88 @@
-//! Helpers shared by the integration tests that run the built binary on inputs they
-//! write themselves (no corpus needed).
+//! Helpers shared by the integration tests (`mod common;` in each test file).
+//!
+//! The release corpus (`$CAPI_CORPUS`, default `../shared/corpus` beside the crate) is
+//! not part of the repository. A test that needs it calls [`corpus`] (or
+//! [`corpus_path`]) first; without the corpus the test prints one notice, straight to
+//! the process's stderr so that libtest's output capture does not hide it, and returns
+//! early. With `CAPI_REQUIRE_CORPUS=1` (CI sets it) a missing corpus fails the test.
+//! `scripts/fetch-corpus.sh` fetches the corpus for a machine with network access.
 #![allow(dead_code)]
 
+use std::cell::Cell;
+use std::io::Write;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-/// The built `capi-render` binary.
+/// The crate root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Where the corpus is looked for: `$CAPI_CORPUS`, else `../shared/corpus`.
+pub fn corpus_dir() -> PathBuf {
+    std::env::var_os("CAPI_CORPUS")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared/corpus"))
+}
+
+/// The first word of every skip notice, so that a CI log can count them.
+pub const SKIP_MARK: &str = "SKIPPED (corpus)";
+
+thread_local! {
+    // libtest runs every test on its own thread, so this is "noticed in this test".
+    static NOTICED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Skip the current test for want of `what` (a path under the corpus): one notice per
+/// test naming CAPI_CORPUS; a failure instead when CAPI_REQUIRE_CORPUS=1.
+pub fn skip(what: &Path) {
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("<unnamed test>")
+        .to_string();
+    if std::env::var("CAPI_REQUIRE_CORPUS").is_ok_and(|v| v == "1") {
+        panic!(
+            "{test}: {} is missing and CAPI_REQUIRE_CORPUS=1: set CAPI_CORPUS to the release corpus (scripts/fetch-corpus.sh fetches it)",
+            what.display()
+        );
+    }
+    if NOTICED.with(|n| n.replace(true)) {
+        return;
+    }
+    // Not eprintln!: libtest captures that for passing tests, and the notice must show.
+    // One write of the whole line, so that it does not interleave with libtest's lines.
+    let line = format!(
+        "{SKIP_MARK}: {test}: no {} (set CAPI_CORPUS to the release corpus; scripts/fetch-corpus.sh fetches it)\n",
+        what.display()
+    );
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// The corpus root, or `None` (after the skip notice) when it is absent.
+pub fn corpus() -> Option<PathBuf> {
+    let c = corpus_dir();
+    if c.join("repository").is_dir() {
+        Some(std::path::absolute(&c).unwrap_or(c))
+    } else {
+        skip(&c);
+        None
+    }
+}
+
+/// `rel` under the corpus, or `None` (after the skip notice) when it is absent: for
+/// tests that need a part of the corpus, e.g. `stress/`.
+pub fn corpus_path(rel: &str) -> Option<PathBuf> {
+    let p = corpus_dir().join(rel);
+    if p.exists() {
+        Some(std::path::absolute(&p).unwrap_or(p))
+    } else {
+        skip(&p);
+        None
+    }
+}
+
 /// The built `capi-render` binary (`CAPI_RENDER_BIN` overrides it, e.g. to show that a
 /// hostile case fails on an older build).
 pub fn bin() -> Command {
@@ -18,15 +94,21 @@ pub fn bin_path() -> String {
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_capi-render").to_string())
 }
 
-/// A fresh, empty scratch directory for one test (removed on drop).
+/// A scratch directory under the system temp dir, removed on drop.
 pub struct Scratch(pub PathBuf);
 
 impl Scratch {
-    pub fn new(test: &str) -> Scratch {
-        let d = std::env::temp_dir().join(format!("capi-render-{test}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
+    pub fn new(tag: &str) -> Scratch {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "capi-render-test-{}-{tag}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Scratch(p)
     }
     pub fn path(&self) -> &Path {
         &self.0

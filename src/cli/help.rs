@@ -1,0 +1,136 @@
+//! The examples and exit codes shown after each command's `--help` (clap
+//! `after_help`). `tests/cli_help.rs` checks that every command has both.
+
+macro_rules! simple_exit {
+    () => {
+        "Exit codes:\n  0  success\n  1  error (the message names the file, document and field)\n  2  usage error (unknown flag, missing argument)"
+    };
+}
+
+pub const ROOT: &str = concat!(
+    "Examples:\n",
+    "  capi-render render -f capi/providers.yaml --repository capi/repository -o capi/rendered\n",
+    "  capi-render --config clusterctl.yaml generate provider --core cluster-api:v1.10.10\n",
+    "  capi-render diff -f base/clusters --against clusters\n",
+    "  capi-render completion bash > /etc/bash_completion.d/capi-render\n\n",
+    simple_exit!(),
+    "\n  Some commands say more: see `capi-render render --help` and `capi-render diff --help`."
+);
+
+pub const GENERATE: &str = concat!(
+    "Examples:\n",
+    "  capi-render --repository repo generate provider --infrastructure docker:v1.10.10\n",
+    "  capi-render --repository repo generate cluster dev -i docker:v1.10.10 -n default -f development\n\n",
+    simple_exit!()
+);
+
+pub const GENERATE_PROVIDER: &str = concat!(
+    "Examples:\n",
+    "  capi-render --repository repo generate provider --core cluster-api:v1.10.10\n",
+    "  capi-render --repository repo generate provider -i docker -n capd-system --write-to docker.yaml\n",
+    "  capi-render --config clusterctl.yaml generate provider -b kubeadm --describe\n\n",
+    simple_exit!()
+);
+
+pub const GENERATE_CLUSTER: &str = concat!(
+    "Examples:\n",
+    "  capi-render --repository repo generate cluster dev -i docker:v1.10.10 -n default -f development \\\n",
+    "      --kubernetes-version v1.32.0 --worker-machine-count 3\n",
+    "  capi-render generate cluster dev -n default --from cluster-template.yaml --list-variables\n",
+    "  cat template.yaml | capi-render generate cluster dev -n default --from -\n\n",
+    simple_exit!()
+);
+
+pub const INIT: &str = concat!(
+    "Examples:\n",
+    "  capi-render --repository repo init list-images\n",
+    "  capi-render --repository repo init list-images -i docker --cert-manager cert-manager.yaml\n\n",
+    simple_exit!()
+);
+
+pub const LIST_IMAGES: &str = INIT;
+
+pub const UPGRADE: &str = concat!(
+    "Examples:\n",
+    "  capi-render --repository capi/repository upgrade plan -f capi/providers.yaml\n",
+    "  capi-render --repository capi/repository upgrade plan -f capi/providers.yaml -o yaml\n\n",
+    simple_exit!()
+);
+
+pub const UPGRADE_PLAN: &str = UPGRADE;
+
+pub const RENDER: &str = concat!(
+    "Examples:\n",
+    "  capi-render render -f capi/providers.yaml --repository capi/repository -o capi/rendered\n",
+    "  capi-render render -f capi/providers.yaml -f capi/clusters --repository capi/repository --stdout\n",
+    "  capi-render render --check -f capi/providers.yaml --repository capi/repository -o capi/rendered --flux\n\n",
+    "Exit codes:\n",
+    "  0  success; with --check: the tree is up to date\n",
+    "  1  error; with --check: the tree differs (unified diffs on stdout)\n",
+    "  2  with --check: an error (bad input, unreadable tree); always: usage error"
+);
+
+pub const KRM: &str = concat!(
+    "Examples:\n",
+    "  kustomize build --enable-alpha-plugins --enable-exec .   # capi-render.yaml names `args: [krm]`\n",
+    "  capi-render krm < resource-list.yaml > rendered-list.yaml\n\n",
+    "Exit codes:\n",
+    "  0  success (the rendered objects are the output list's items)\n",
+    "  1  error (the output list carries an error result)\n",
+    "  2  usage error"
+);
+
+pub const BUNDLE: &str = concat!(
+    "Examples:\n",
+    "  capi-render bundle -f capi/providers.yaml --repository capi/repository -o bundle\n",
+    "  capi-render bundle -f capi/providers.yaml --repository capi/repository -o bundle \\\n",
+    "      --image-registry mirror.example.com/capi --oci\n",
+    "  capi-render bundle verify bundle\n\n",
+    simple_exit!(),
+    "\n  (bundle verify: 1 also when a file or ConfigMap fails verification)"
+);
+
+pub const BUNDLE_VERIFY: &str = concat!(
+    "Examples:\n",
+    "  capi-render bundle verify bundle\n",
+    "  capi-render bundle verify /media/usb/capi-bundle && kubectl apply -f /media/usb/capi-bundle/configmaps/\n\n",
+    "Exit codes:\n",
+    "  0  every sum, ConfigMap and OCI layout checks out\n",
+    "  1  a problem was found (each is printed) or the bundle is unreadable\n",
+    "  2  usage error"
+);
+
+pub const DIFF: &str = concat!(
+    "Examples:\n",
+    "  capi-render diff -f base/clusters --against clusters\n",
+    "  capi-render diff -f base/capi --against capi --repository capi/repository --name-only\n\n",
+    "Exit codes (as diff(1)):\n",
+    "  0  no difference\n",
+    "  1  differences (printed on stdout)\n",
+    "  2  error, or usage error"
+);
+
+pub const TOPOLOGY: &str = concat!(
+    "Examples:\n",
+    "  mkdir -p plan && capi-render topology plan -f cluster.yaml -f clusterclass.yaml -o plan\n",
+    "  capi-render topology plan -f fleet.yaml -f classes.yaml -o plan -n prod -c web-1\n\n",
+    simple_exit!()
+);
+
+pub const TOPOLOGY_PLAN: &str = TOPOLOGY;
+
+pub const COMPLETION: &str = concat!(
+    "Examples:\n",
+    "  source <(capi-render completion bash)\n",
+    "  capi-render completion zsh > \"${fpath[1]}/_capi-render\"\n",
+    "  capi-render completion fish > ~/.config/fish/completions/capi-render.fish\n",
+    "  capi-render completion powershell | Out-String | Invoke-Expression\n\n",
+    simple_exit!()
+);
+
+pub const MAN: &str = concat!(
+    "Examples:\n",
+    "  capi-render man > capi-render.1 && man ./capi-render.1\n",
+    "  capi-render man | gzip > /usr/local/share/man/man1/capi-render.1.gz\n\n",
+    simple_exit!()
+);
