@@ -263,6 +263,28 @@ fn cases() -> Vec<Case> {
             },
         ));
     }
+    #[cfg(unix)]
+    v.push(case(
+        "journal-v1-old-dir-symlink-moves-outside-in",
+        &render_o(),
+        Fail("journal"),
+        |s| {
+            good_tree(s);
+            fake_staging(s, "capi-render journal 1\nW 1 victim.yaml\n");
+            link(s.join("outside"), &s.join("out/.capi-render.staging/old"));
+        },
+    ));
+    #[cfg(unix)]
+    v.push(case(
+        "journal-v2-old-dir-symlink-moves-outside-in",
+        &render_o(),
+        Fail("cannot recover"),
+        |s| {
+            good_tree(s);
+            fake_staging(s, "capi-render journal 2\nW 1 1 1 victim.yaml\n");
+            link(s.join("outside"), &s.join("out/.capi-render.staging/old"));
+        },
+    ));
     v.push(case(
         "journal-v1-deletes-readme",
         &render_o(),

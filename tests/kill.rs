@@ -50,10 +50,10 @@ fn render(inputs: &Path, out: &Path) {
 fn kill_9_at_20_moments_leaves_old_or_new_tree() {
     let s = Scratch::new("kill9");
     let (old_in, new_in) = (s.path().join("old"), s.path().join("new"));
-    // The new inputs change every Cluster's objects (a class label), drop 20 Clusters
-    // and add 20: replacements, removals and new files in one run.
-    fleet(&old_in, 150, 0, str::to_string);
-    fleet(&new_in, 150, 20, |c| {
+    // The new inputs change every Cluster's objects (a class label), drop 10 Clusters
+    // and add 10: replacements, removals and new files in one run.
+    fleet(&old_in, 60, 0, str::to_string);
+    fleet(&new_in, 60, 10, |c| {
         c.replace("class-cp-label: from-class", "class-cp-label: changed")
     });
     let (old_ref, new_ref) = (s.path().join("old-ref"), s.path().join("new-ref"));

@@ -9,8 +9,8 @@
 #![allow(dead_code)]
 
 use std::cell::Cell;
-use std::io::Write;
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
