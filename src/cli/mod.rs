@@ -4,6 +4,7 @@
 pub mod bundle;
 pub mod diff;
 pub mod krm;
+pub mod limits;
 pub mod render;
 pub mod topology;
 pub mod upgrade;
