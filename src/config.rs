@@ -105,7 +105,7 @@ impl Config {
     /// Load the config file at `path` (R2.1).
     pub fn load(path: &Path, env: BTreeMap<String, String>) -> Result<Config> {
         let path = &std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let text = crate::limits::read_text(path, &path.display().to_string(), |e| {
             Error::new(format!(
                 "failed to check if clusterctl config file exists: {}: {e}",
                 path.display()

@@ -19,6 +19,7 @@ pub mod gitops;
 pub mod gotemplate;
 pub mod image;
 pub mod impact;
+pub mod limits;
 pub mod load;
 pub mod operator;
 pub mod paths;

@@ -8,6 +8,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
+use crate::limits::{Limit, Meter};
 use crate::render::{InputFile, InputObject};
 
 /// The files and objects of one load.
@@ -73,12 +74,23 @@ fn list_inputs(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>> {
 
 /// Parse one file's text into objects; `doc` is the 0-based index among the file's
 /// documents (empty documents count, so the index matches what an editor shows).
+/// The file is its own run for the limits; see [`parse_file_in`].
 pub fn parse_file(path: &str, text: &str) -> Result<Vec<InputObject>> {
+    parse_file_in(path, text, &Meter::current())
+}
+
+/// [`parse_file`] counting documents, YAML nodes and alias expansions against the
+/// run-wide limits of `meter`. The documents are counted before any is parsed, so a
+/// file of a million tiny documents fails at once.
+pub fn parse_file_in(path: &str, text: &str, meter: &Meter) -> Result<Vec<InputObject>> {
     let docs = crate::yaml::split::split_documents(text)
         .map_err(|e| e.wrap(format!("{path}: failed to read yaml")).in_file(path))?;
+    meter
+        .charge(Limit::Documents, docs.len() as u64)
+        .map_err(|e| e.wrap(path).in_file(path))?;
     let mut out = Vec::new();
     for (i, doc) in docs.iter().enumerate() {
-        let v = crate::yaml::parse_value(doc)
+        let v = crate::yaml::read::parse_value_in(doc, meter)
             .map_err(|e| e.wrap(format!("{path}, document {}", i + 1)).in_file(path))?;
         match v {
             Value::Null => continue,
@@ -99,20 +111,30 @@ pub fn parse_file(path: &str, text: &str) -> Result<Vec<InputObject>> {
     Ok(out)
 }
 
-/// Read and parse every input path.
+/// Read and parse every input path, within the process-wide [`crate::limits::Limits`].
 pub fn load_paths(paths: &[PathBuf]) -> Result<Loaded> {
+    load_paths_in(paths, &Meter::current())
+}
+
+/// Read and parse every input path, all of them one run for `meter`: bytes per file
+/// and in total, documents, YAML nodes and alias expansions.
+pub fn load_paths_in(paths: &[PathBuf], meter: &Meter) -> Result<Loaded> {
     let mut loaded = Loaded::default();
     for (f, named) in list_inputs(paths)? {
         let shown = f.display().to_string();
-        let bytes =
-            std::fs::read(&f).map_err(|e| Error::new(format!("cannot read input {shown}: {e}")))?;
+        let bytes = crate::limits::read_file_within(&f, &shown, meter.limits().file_bytes, |e| {
+            Error::new(format!("cannot read input {shown}: {e}"))
+        })?;
+        meter
+            .charge(Limit::TotalBytes, bytes.len() as u64)
+            .map_err(|e| e.wrap(&shown).in_file(&shown))?;
         loaded.files.push(InputFile {
             path: shown.clone(),
             sha256: sha256_hex(&bytes),
         });
         let text = String::from_utf8(bytes)
             .map_err(|_| Error::new(format!("{shown}: not valid UTF-8")).in_file(&shown))?;
-        let objs = parse_file(&shown, &text)?;
+        let objs = parse_file_in(&shown, &text, meter)?;
         if named && objs.is_empty() {
             return Err(Error::new(format!(
                 "{shown}: no Kubernetes object in this file (it is empty or holds only comments); remove it from the inputs"

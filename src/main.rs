@@ -33,6 +33,9 @@ struct Cli {
     /// -q / -v / --color (global).
     #[command(flatten)]
     ui: cli::ui::UiArgs,
+    /// --max-* limits for untrusted inputs (global).
+    #[command(flatten)]
+    limits: cli::limits::LimitArgs,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -317,17 +320,17 @@ fn run(cli: Cli) -> Result<(), Error> {
                 .ok_or_else(|| Error::new("please specify a cluster name"))?;
             let from = match a.from.as_deref() {
                 None => None,
-                Some("-") => {
-                    let mut s = String::new();
-                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| {
+                Some("-") => Some((
+                    "-".to_string(),
+                    capi_render::limits::read_stdin_text("the template on stdin", |e| {
                         Error::new(format!("failed to read template from stdin: {e}"))
-                    })?;
-                    Some(("-".to_string(), s))
-                }
+                    })?,
+                )),
                 Some(p) => Some((
                     p.to_string(),
-                    std::fs::read_to_string(p)
-                        .map_err(|e| Error::new(format!("failed to read template {p}: {e}")))?,
+                    capi_render::limits::read_text(p.as_ref(), p, |e| {
+                        Error::new(format!("failed to read template {p}: {e}"))
+                    })?,
                 )),
             };
             let o = ClusterOptions {
@@ -382,10 +385,11 @@ fn run(cli: Cli) -> Result<(), Error> {
                 ps.extend(list.iter().map(|s| (t, s.clone())));
             }
             let cm = match &a.cert_manager {
-                Some(p) => Some(
-                    std::fs::read_to_string(p)
-                        .map_err(|e| Error::new(format!("failed to read {}: {e}", p.display())))?,
-                ),
+                Some(p) => Some(capi_render::limits::read_text(
+                    p,
+                    &p.display().to_string(),
+                    |e| Error::new(format!("failed to read {}: {e}", p.display())),
+                )?),
                 None => None,
             };
             let text = generate::list_images(&cfg, &ps, cm.as_deref())?;
@@ -421,6 +425,7 @@ fn main() -> ExitCode {
         .get_matches_from(&args);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     cli::ui::init(cli.ui.ui());
+    cli.limits.install();
     match &cli.cmd {
         Cmd::Render(a) => {
             return cli::render::run(a, cli.config.as_deref(), cli.repository.as_deref())

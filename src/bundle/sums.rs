@@ -97,14 +97,23 @@ pub fn list_files(root: &Path) -> Result<Vec<String>> {
 /// Problems found by [`check_tree`], one line each, in path order.
 pub fn check_tree(root: &Path) -> Result<Vec<String>> {
     let sums_path = root.join(SUMS_FILE);
-    let text = std::fs::read_to_string(&sums_path)
-        .map_err(|e| Error::new(format!("cannot read {}: {e}", sums_path.display())))?;
+    let shown = sums_path.display().to_string();
+    let text = crate::limits::read_text(&sums_path, &shown, |e| {
+        Error::new(format!("cannot read {shown}: {e}"))
+    })?;
     let want = parse_sums(&text)?;
     let have = list_files(root)?;
     let mut problems = Vec::new();
     for (path, sum) in &want {
-        match std::fs::read(root.join(path)) {
-            Ok(bytes) => {
+        let limit = crate::limits::Limits::current().file_bytes;
+        match std::fs::File::open(root.join(path))
+            .and_then(|f| crate::limits::read_bounded(f, limit))
+        {
+            Ok(None) => problems.push(format!(
+                "{path}: {}",
+                crate::limits::over_limit(crate::limits::Limit::FileBytes, limit, None)
+            )),
+            Ok(Some(bytes)) => {
                 if &sha256_hex(&bytes) != sum {
                     problems.push(format!("{path}: checksum mismatch"));
                 }

@@ -11,7 +11,10 @@ use serde_json::Value;
 use super::stage::Tree;
 use super::sums;
 use crate::error::{Error, Result};
-use crate::operator::configmap::{configmap_version, read_configmap, LABEL_NAME, LABEL_TYPE};
+use crate::limits::Limit;
+use crate::operator::configmap::{
+    configmap_version, read_configmap_within, LABEL_NAME, LABEL_TYPE,
+};
 use crate::provider::{manifest_label, ProviderType};
 
 /// The outcome of a verification: problems (empty when the bundle is sound) and
@@ -42,8 +45,10 @@ pub fn read_tree(root: &Path) -> Result<Tree> {
     let mut t = Tree::new();
     for rel in sums::list_files(root)? {
         let p = root.join(&rel);
-        let b = std::fs::read(&p)
-            .map_err(|e| Error::new(format!("cannot read {}: {e}", p.display())))?;
+        let shown = p.display().to_string();
+        let b = crate::limits::read_file(&p, &shown, |e| {
+            Error::new(format!("cannot read {shown}: {e}"))
+        })?;
         t.insert(rel, b);
     }
     Ok(t)
@@ -71,6 +76,7 @@ fn check_configmap(
     file: &str,
     cm: &Value,
     problems: &mut Vec<String>,
+    inflated: &mut u64,
 ) -> Option<(Vec<u8>, Vec<u8>)> {
     let name = cm
         .pointer("/metadata/name")
@@ -120,8 +126,18 @@ fn check_configmap(
             None
         }
     };
-    match read_configmap(cm) {
+    // gzip is inflated within the per-ConfigMap limit and what is left of the
+    // bundle's (`--max-gzip-bytes`, `--max-bundle-gzip-bytes`).
+    let l = crate::limits::Limits::current();
+    let left = l.bundle_gzip_bytes.saturating_sub(*inflated);
+    let (limit, which) = if left < l.gzip_bytes {
+        (left, Limit::BundleGzipBytes)
+    } else {
+        (l.gzip_bytes, Limit::GzipBytes)
+    };
+    match read_configmap_within(cm, limit, which) {
         Ok((metadata, components)) => {
+            *inflated += components.len() as u64;
             if want_meta.is_some_and(|b| b != metadata.as_bytes()) {
                 problems.push(format!("{at}: metadata differs from {dir}metadata.yaml"));
             }
@@ -189,6 +205,7 @@ pub fn verify(root: &Path) -> Result<Report> {
     let tree = read_tree(root)?;
     report.files = tree.len();
     let mut cms: BTreeMap<String, (Vec<u8>, Vec<u8>)> = BTreeMap::new();
+    let mut inflated = 0u64;
     for (path, bytes) in tree.range("configmaps/".to_string()..) {
         if !path.starts_with("configmaps/") {
             break;
@@ -208,7 +225,9 @@ pub fn verify(root: &Path) -> Result<Report> {
             .filter(|d| d.get("kind") == Some(&Value::from("ConfigMap")))
         {
             report.configmaps += 1;
-            if let Some(files) = check_configmap(&tree, path, cm, &mut report.problems) {
+            if let Some(files) =
+                check_configmap(&tree, path, cm, &mut report.problems, &mut inflated)
+            {
                 let name = cm
                     .pointer("/metadata/name")
                     .and_then(Value::as_str)

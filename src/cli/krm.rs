@@ -2,7 +2,7 @@
 //! `ResourceList` on stdout), so kustomize can run capi-render as an exec generator.
 //! On failure the output list carries an error `result` and the exit code is 1.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -49,15 +49,15 @@ fn render(
 }
 
 pub fn run(_a: &KrmArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {
-    let mut text = String::new();
-    let (out, code) = match std::io::stdin().read_to_string(&mut text) {
-        Err(e) => (
-            krm::error_list(&Error::new(format!(
-                "failed to read the ResourceList from stdin: {e}"
-            ))),
-            ExitCode::FAILURE,
-        ),
-        Ok(_) => match render(&text, config, repository) {
+    let read = capi_render::limits::read_stdin_text("the ResourceList on stdin", |e| {
+        Error::new(format!("failed to read the ResourceList from stdin: {e}"))
+    });
+    let (out, code) = match read {
+        Err(e) => {
+            super::print_error(&e);
+            (krm::error_list(&e), ExitCode::FAILURE)
+        }
+        Ok(text) => match render(&text, config, repository) {
             Ok(set) => {
                 for w in &set.warnings {
                     super::ui::warn(w);

@@ -45,8 +45,9 @@ fn run_plan(a: &PlanArgs) -> Result<(), Error> {
     }
     let mut objs = Vec::new();
     for f in &a.files {
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| Error::new(format!("failed to read input file {f:?}: {e}")))?;
+        let text = capi_render::limits::read_text(Path::new(f), f, |e| {
+            Error::new(format!("failed to read input file {f:?}: {e}"))
+        })?;
         let docs = capi_render::yaml::parse_documents(&text)
             .map_err(|e| e.wrap(format!("failed to convert file {f:?} to list of objects")))?;
         objs.extend(docs);

@@ -58,6 +58,11 @@ pub fn lock_text(set: &RenderSet, files: &BTreeMap<String, String>) -> String {
 
 /// The output paths a lock lists. `shown` names the file in errors. Every path must
 /// be a safe relative path: a lock is never trusted to point outside OUT.
+///
+/// A lock in the shape [`lock_text`] writes is read by a dedicated line reader
+/// (linear, no YAML node budget: a 100,000-Cluster tree lists over a million
+/// files); anything else (a hand-edited lock) goes through the YAML reader and its
+/// limits.
 pub fn read_outputs(text: &str, shown: &str) -> Result<Vec<String>> {
     let bad = |what: &str| {
         Error::new(format!(
@@ -65,13 +70,11 @@ pub fn read_outputs(text: &str, shown: &str) -> Result<Vec<String>> {
         ))
         .in_file(shown)
     };
-    let v = crate::yaml::parse_value(text).map_err(|e| bad(e.message()))?;
-    match v.get("lockVersion").and_then(Value::as_u64).or_else(|| {
-        v.get("lockVersion")
-            .and_then(Value::as_f64)
-            .filter(|f| f.fract() == 0.0 && *f >= 0.0)
-            .map(|f| f as u64)
-    }) {
+    let (version, paths) = match read_canonical(text) {
+        Some(c) => c,
+        None => read_general(text).map_err(|e| bad(&e))?,
+    };
+    match version {
         Some(LOCK_VERSION) => {}
         Some(n) => {
             return Err(bad(&format!(
@@ -80,26 +83,99 @@ pub fn read_outputs(text: &str, shown: &str) -> Result<Vec<String>> {
         }
         None => return Err(bad("lockVersion: missing")),
     }
-    let outs = match v.get("outputs") {
-        Some(Value::Array(a)) => a,
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(_) => return Err(bad("outputs: not a list")),
-    };
-    let mut paths = Vec::new();
-    for (i, o) in outs.iter().enumerate() {
-        let p = o
-            .get("path")
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad(&format!("outputs[{i}].path: missing or not a string")))?;
-        if !is_safe_relative(p) || p == FILE || p.split('/').next() == Some(super::writer::STAGING)
+    let mut out = Vec::with_capacity(paths.len());
+    for (i, p) in paths.into_iter().enumerate() {
+        let p = p.ok_or_else(|| bad(&format!("outputs[{i}].path: missing or not a string")))?;
+        if !is_safe_relative(&p) || p == FILE || p.split('/').next() == Some(super::writer::STAGING)
         {
             return Err(bad(&format!(
                 "outputs[{i}].path: {p:?} is not a relative path inside OUT"
             )));
         }
-        paths.push(p.to_string());
+        out.push(p);
     }
-    Ok(paths)
+    Ok(out)
+}
+
+/// `(lockVersion, outputs[*].path)` of a lock, `Err` with the reason it cannot be read.
+type LockFacts = (Option<u64>, Vec<Option<String>>);
+
+/// The dedicated reader: `None` unless `text` has exactly the shape go-yaml gives
+/// [`lock_text`]'s value (comment lines, top-level keys at column 0, block sequences
+/// of `- key: value` / `  key: value` items, plain scalars).
+fn read_canonical(text: &str) -> Option<LockFacts> {
+    let mut version = None;
+    let mut paths: Vec<Option<String>> = Vec::new();
+    let mut section = "";
+    for line in text.lines() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (item_start, body) = if let Some(b) = line.strip_prefix("- ") {
+            (true, b)
+        } else if let Some(b) = line.strip_prefix("  ") {
+            (false, b)
+        } else {
+            // A top-level key.
+            let (k, v) = line.split_once(':')?;
+            let v = v.trim_start();
+            match (k, v) {
+                ("lockVersion", n) => version = Some(n.parse::<u64>().ok()?),
+                ("tool", _) => {}
+                ("inputs" | "outputs" | "providers", "") => {}
+                ("inputs" | "outputs" | "providers", "[]") => {}
+                _ => return None,
+            }
+            section = k;
+            continue;
+        };
+        if section.is_empty() || body.starts_with(' ') {
+            return None;
+        }
+        if section != "outputs" {
+            continue;
+        }
+        if item_start {
+            paths.push(None);
+        }
+        let (k, v) = body.split_once(": ")?;
+        if k == "path" {
+            let slot = paths.last_mut()?;
+            // Only text the writer prints plain and the reader reads back as the same
+            // string; anything else goes to the YAML reader.
+            let plain = !v.is_empty()
+                && v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"._/-".contains(&b))
+                && crate::yaml::resolve::plain_resolves_to_str(v);
+            if !plain {
+                return None;
+            }
+            *slot = Some(v.to_string());
+        }
+    }
+    Some((version, paths))
+}
+
+/// Any other lock, through the YAML reader (and its limits).
+fn read_general(text: &str) -> std::result::Result<LockFacts, String> {
+    let v = crate::yaml::parse_value(text).map_err(|e| e.message().to_string())?;
+    let version = v.get("lockVersion").and_then(Value::as_u64).or_else(|| {
+        v.get("lockVersion")
+            .and_then(Value::as_f64)
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+            .map(|f| f as u64)
+    });
+    let outs = match v.get("outputs") {
+        Some(Value::Array(a)) => a,
+        None | Some(Value::Null) => return Ok((version, Vec::new())),
+        Some(_) if version != Some(LOCK_VERSION) => return Ok((version, Vec::new())),
+        Some(_) => return Err("outputs: not a list".to_string()),
+    };
+    let paths = outs
+        .iter()
+        .map(|o| o.get("path").and_then(Value::as_str).map(str::to_string))
+        .collect();
+    Ok((version, paths))
 }
 
 #[cfg(test)]
@@ -139,6 +215,36 @@ mod tests {
         assert_eq!(v["inputs"][0]["path"], "in/p.yaml");
         assert_eq!(v["outputs"][0]["sha256"], sha256_hex(b""));
         assert_eq!(v["tool"], tool());
+    }
+
+    #[test]
+    fn a_lock_of_100000_clusters_reads_back() {
+        // 100,000 Clusters' worth of outputs (the node budget of the YAML reader
+        // stopped at 250,000 nodes, about 50,000 entries).
+        let mut files = BTreeMap::new();
+        for i in 0..100_000 {
+            files.insert(
+                format!("clusters/ns-{}/c-{i}/cluster-c-{i}.yaml", i % 10),
+                String::new(),
+            );
+        }
+        let t = lock_text(&RenderSet::default(), &files);
+        let read = read_outputs(&t, "OUT/capi-render.lock").unwrap();
+        assert_eq!(read.len(), 100_000);
+        assert!(read.iter().eq(files.keys()));
+    }
+
+    #[test]
+    fn canonical_and_general_readers_agree() {
+        // A lock that is not in the writer's shape (flow style, quoted paths) goes
+        // through the YAML reader and gives the same outputs.
+        let t = "lockVersion: 1\noutputs: [{path: a.yaml, sha256: x}, {path: 'b/c.yaml'}]\n";
+        assert_eq!(read_outputs(t, "l").unwrap(), vec!["a.yaml", "b/c.yaml"]);
+        let t = "# c\nlockVersion: 1\noutputs:\n- path: \"x y.yaml\"\n  sha256: s\n";
+        assert_eq!(read_outputs(t, "l").unwrap(), vec!["x y.yaml"]);
+        // A plain scalar that YAML reads as a number is not a path.
+        let t = "lockVersion: 1\noutputs:\n- path: 1e3\n";
+        assert!(read_outputs(t, "l").is_err());
     }
 
     #[test]

@@ -12,10 +12,6 @@ use super::value::{Elem, IntTy, Value};
 /// `{{template}}` nesting accepted (Go allows 100000; deeper recursion here
 /// would exhaust the native stack).
 const MAX_TEMPLATE_DEPTH: usize = 100;
-/// Nodes executed before giving up (runaway loops over huge ranges).
-const MAX_STEPS: u64 = 5_000_000;
-/// Output bytes before giving up.
-const MAX_OUTPUT: usize = 64 << 20;
 
 /// A value plus whether reflect sees it through an `interface {}` (map and
 /// slice elements of JSON data are; function results usually are not).
@@ -88,6 +84,10 @@ pub struct Exec<'a> {
 pub struct ExecOptions {
     pub sprig: bool,
     pub missing_key_error: bool,
+    /// `--max-template-steps`.
+    pub max_steps: u64,
+    /// `--max-template-bytes`: the output, and any one string a function returns.
+    pub max_bytes: u64,
 }
 
 /// Execute template `name` of `tmpls` (parsed from `text`) with `data`.
@@ -166,11 +166,57 @@ impl<'a> Exec<'a> {
     }
 
     fn step(&mut self) -> R<()> {
-        self.steps += 1;
-        if self.steps > MAX_STEPS || self.out.len() > MAX_OUTPUT {
-            return self.err("capi-render: template execution limit exceeded");
+        self.charge(1)?;
+        self.check_output()
+    }
+
+    /// Count `n` steps against `--max-template-steps`.
+    fn charge(&mut self, n: u64) -> R<()> {
+        self.steps = self.steps.saturating_add(n);
+        if self.steps > self.opts.max_steps {
+            return self.err(format!(
+                "capi-render: {}",
+                crate::limits::over_limit(
+                    crate::limits::Limit::TemplateSteps,
+                    self.opts.max_steps,
+                    None
+                )
+            ));
         }
         Ok(())
+    }
+
+    fn check_size(&self, n: usize) -> R<()> {
+        if n as u64 > self.opts.max_bytes {
+            return self.err(format!(
+                "capi-render: {}",
+                crate::limits::over_limit(
+                    crate::limits::Limit::TemplateBytes,
+                    self.opts.max_bytes,
+                    Some(n as u64)
+                )
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_output(&self) -> R<()> {
+        self.check_size(self.out.len())
+    }
+
+    /// A function's result: one more step per 64 bytes of string (per 8 entries of a
+    /// list or map) it built, and no string over the output limit, so a loop that
+    /// doubles a string stops at the limit.
+    fn charge_value(&mut self, v: &Value) -> R<()> {
+        match v {
+            Value::Str(s) => {
+                self.check_size(s.len())?;
+                self.charge(s.len() as u64 / 64)
+            }
+            Value::List(l, _) => self.charge(l.len() as u64 / 8),
+            Value::Map(m, _) => self.charge(m.len() as u64 / 8),
+            _ => Ok(()),
+        }
     }
 
     // ---- variables ---------------------------------------------------------
@@ -220,7 +266,7 @@ impl<'a> Exec<'a> {
                 let v = self.eval_pipeline(dot, pipe)?;
                 if pipe.decl.is_empty() {
                     self.set_at(At::Node(node), *pos);
-                    self.print_value(&v);
+                    self.print_value(&v)?;
                 }
                 Ok(())
             }
@@ -253,14 +299,21 @@ impl<'a> Exec<'a> {
         }
     }
 
-    fn print_value(&mut self, v: &Rv) {
+    fn print_value(&mut self, v: &Rv) -> R<()> {
         match &v.v {
             Value::Invalid => self.out.push_str("<no value>"),
             x => {
+                let cap = self.opts.max_bytes as usize;
+                self.check_size(
+                    self.out
+                        .len()
+                        .saturating_add(args_size(std::slice::from_ref(x), cap)),
+                )?;
                 let s = super::fmt::sprint_value(x);
                 self.out.push_str(&s);
             }
         }
+        self.check_output()
     }
 
     fn walk_if_with(
@@ -697,8 +750,15 @@ impl<'a> Exec<'a> {
             let v = self.validate(fv, Some(t))?;
             argv.push(v.v);
         }
+        // What a function is given bounds what it builds: no function gets more than
+        // the output limit of text (strings are shared, so a list may name one big
+        // string many times).
+        let size = args_size(&argv, self.opts.max_bytes as usize);
+        self.check_size(size)?;
+        self.charge(size as u64 / 64)?;
         match (f.call)(&argv) {
             Ok(v) => {
+                self.charge_value(&v)?;
                 let boxed = f.ret_iface && !v.is_invalid();
                 Ok(Rv { v, boxed })
             }
@@ -816,4 +876,35 @@ impl Param {
             _ => Rv::invalid(),
         }
     }
+}
+
+/// The bytes of text in `vals` (strings, and the strings inside lists and maps,
+/// counted once per reference), stopping as soon as it is over `cap`.
+fn args_size(vals: &[Value], cap: usize) -> usize {
+    fn walk(v: &Value, total: &mut usize, cap: usize) {
+        if *total > cap {
+            return;
+        }
+        match v {
+            Value::Str(s) => *total = total.saturating_add(s.len()),
+            Value::List(l, _) => {
+                *total = total.saturating_add(l.len());
+                for x in l.iter() {
+                    walk(x, total, cap);
+                }
+            }
+            Value::Map(m, _) => {
+                for (k, x) in m.iter() {
+                    *total = total.saturating_add(k.len());
+                    walk(x, total, cap);
+                }
+            }
+            _ => *total = total.saturating_add(1),
+        }
+    }
+    let mut total = 0;
+    for v in vals {
+        walk(v, &mut total, cap);
+    }
+    total
 }

@@ -334,10 +334,33 @@ pub fn sprintln(args: &[Value]) -> String {
 }
 
 /// fmt.Sprintf.
+/// Printing stops once the text is over `--max-template-bytes` (Go's own caps bound
+/// one verb's width and precision to about ten million; many verbs could still print
+/// gigabytes): the caller sees a string over the limit and fails.
 pub fn sprintf(format: &str, args: &[Value]) -> String {
-    let mut p = Printer::default();
+    let mut p = Printer {
+        cap: usize::try_from(crate::limits::Limits::current().template_bytes).unwrap_or(usize::MAX),
+        ..Printer::default()
+    };
     p.do_printf(format, args);
     p.buf
+}
+
+/// Go's `fmt.parsenum`: digits at the start of `chars`, `None` (with everything
+/// consumed) when the number grows past Go's `tooLarge` bound (1e6, checked before
+/// each further digit), which makes Go print `%!(NOVERB)` and stop.
+fn parse_num(chars: &mut std::iter::Peekable<std::str::CharIndices>) -> Result<Option<usize>, ()> {
+    let mut n: Option<usize> = None;
+    while let Some(&(_, d @ '0'..='9')) = chars.peek() {
+        let cur = n.unwrap_or(0);
+        if cur > 1_000_000 {
+            chars.for_each(drop);
+            return Err(());
+        }
+        n = Some(cur * 10 + (d as usize - 48));
+        chars.next();
+    }
+    Ok(n)
 }
 
 #[derive(Default, Clone, Copy)]
@@ -355,6 +378,8 @@ struct Flags {
 struct Printer {
     buf: String,
     f: Flags,
+    /// Stop printing verbs once `buf` is longer (0: no cap).
+    cap: usize,
 }
 
 impl Printer {
@@ -629,6 +654,9 @@ impl Printer {
         let mut argn = 0;
         let mut chars = format.char_indices().peekable();
         while let Some((_, c)) = chars.next() {
+            if self.cap > 0 && self.buf.len() > self.cap {
+                break;
+            }
             if c != '%' {
                 self.buf.push(c);
                 continue;
@@ -649,25 +677,19 @@ impl Printer {
                 }
                 chars.next();
             }
-            // Width.
-            let mut w = None;
-            while let Some(&(_, d @ '0'..='9')) = chars.peek() {
-                w = Some(
-                    w.unwrap_or(0usize)
-                        .saturating_mul(10)
-                        .saturating_add(d as usize - 48),
-                );
-                chars.next();
-            }
+            // Width, then precision, with Go's bound on each number.
+            let Ok(w) = parse_num(&mut chars) else {
+                self.buf.push_str("%!(NOVERB)");
+                break;
+            };
             self.f.width = w;
             if let Some(&(_, '.')) = chars.peek() {
                 chars.next();
-                let mut p = 0usize;
-                while let Some(&(_, d @ '0'..='9')) = chars.peek() {
-                    p = p.saturating_mul(10).saturating_add(d as usize - 48);
-                    chars.next();
-                }
-                self.f.prec = Some(p);
+                let Ok(p) = parse_num(&mut chars) else {
+                    self.buf.push_str("%!(NOVERB)");
+                    break;
+                };
+                self.f.prec = Some(p.unwrap_or(0));
             }
             let Some((_, verb)) = chars.next() else {
                 self.buf.push_str("%!(NOVERB)");
@@ -713,6 +735,26 @@ impl Printer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn width_and_precision_are_capped_as_go_caps_them() {
+        // Outputs of Go 1.x fmt.Sprintf(f, 1) (checked with a Go program).
+        let one = [Value::int(1)];
+        for f in [
+            "%0999999999d",
+            "%.0999999999d",
+            "%99999999.2fX",
+            "%-99999999d",
+        ] {
+            assert_eq!(sprintf(f, &one), "%!(NOVERB)%!(EXTRA int=1)", "{f}");
+        }
+        assert_eq!(sprintf("a%12345678sb", &one), "a%!(NOVERB)%!(EXTRA int=1)");
+        // Up to Go's bound a width is honoured: 10,000,000 passes (1,000,000 is not
+        // over 1e6 when the last digit is read).
+        let s = sprintf("%10000000d", &one);
+        assert_eq!(s.len(), 10_000_000);
+        assert!(s.ends_with(" 1"));
+    }
 
     #[test]
     fn float_v_matches_go() {

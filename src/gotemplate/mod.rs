@@ -71,9 +71,12 @@ fn parse_with(template: &str, o: &Options) -> Result<parse::Templates> {
 /// `Parse` then `Execute` with the given set-up.
 pub fn execute_with(template: &str, data: &Json, o: &Options) -> Result<String> {
     let tmpls = parse_with(template, o)?;
+    let l = crate::limits::Limits::current();
     let eo = exec::ExecOptions {
         sprig: o.sprig,
         missing_key_error: o.missing_key_error,
+        max_steps: l.template_steps,
+        max_bytes: l.template_bytes,
     };
     exec::execute(template, o.name, &tmpls, value::Value::from_json(data), eo).map_err(Error::new)
 }

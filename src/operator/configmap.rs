@@ -5,7 +5,7 @@
 //! operator's messages print.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
@@ -68,6 +68,17 @@ fn data_str<'a>(cm: &'a Value, field: &str, key: &str) -> Option<&'a str> {
 
 /// R4.3.3, R4.3.4: `(metadata, components)` of a provider ConfigMap.
 pub fn read_configmap(cm: &Value) -> Result<(String, String)> {
+    let l = crate::limits::Limits::current();
+    read_configmap_within(cm, l.gzip_bytes, crate::limits::Limit::GzipBytes)
+}
+
+/// [`read_configmap`] decompressing at most `limit` bytes, reported as limit `which`
+/// (`bundle verify` passes what is left of the bundle's limit when that is smaller).
+pub fn read_configmap_within(
+    cm: &Value,
+    limit: u64,
+    which: crate::limits::Limit,
+) -> Result<(String, String)> {
     let id = ns_name(cm);
     let metadata = data_str(cm, "data", "metadata")
         .ok_or_else(|| Error::new(format!("ConfigMap {id} has no metadata")))?
@@ -86,8 +97,10 @@ pub fn read_configmap(cm: &Value) -> Result<(String, String)> {
                 "ConfigMap {id}: binaryData.components: illegal base64 data at input byte {off}"
             ))
         })?;
-        gunzip(&bytes)
-            .map_err(|_| Error::new(format!("cannot decompress data from ConfigMap {id}")))?
+        crate::limits::gunzip_within(&bytes, limit, which).map_err(|e| match e {
+            Some(e) => e.wrap(format!("ConfigMap {id}: binaryData.components")),
+            None => Error::new(format!("cannot decompress data from ConfigMap {id}")),
+        })?
     } else {
         data_str(cm, "data", "components")
             .ok_or_else(|| Error::new(format!("ConfigMap {id} Data has no components")))?
@@ -96,11 +109,13 @@ pub fn read_configmap(cm: &Value) -> Result<(String, String)> {
     Ok((metadata, components))
 }
 
-/// gzip decompression (all members, as Go's gzip.Reader in multistream mode).
-pub fn gunzip(bytes: &[u8]) -> std::io::Result<String> {
-    let mut s = String::new();
-    flate2::read::MultiGzDecoder::new(bytes).read_to_string(&mut s)?;
-    Ok(s)
+/// gzip decompression (all members, as Go's gzip.Reader in multistream mode), at
+/// most `--max-gzip-bytes` (a ConfigMap is untrusted: 1 MB of gzip can inflate to
+/// gigabytes).
+pub fn gunzip(bytes: &[u8]) -> Result<String> {
+    let l = crate::limits::Limits::current();
+    crate::limits::gunzip_within(bytes, l.gzip_bytes, crate::limits::Limit::GzipBytes)
+        .map_err(|e| e.unwrap_or_else(|| Error::new("gzip: not gzip data or not UTF-8 text")))
 }
 
 /// gzip compression at the default level, no name, mtime 0 (what Go's gzip.Writer

@@ -29,8 +29,10 @@ pub fn parse_oci_source(s: &str, version: &str) -> (String, String, bool) {
 }
 
 fn read_json(path: &Path) -> Result<Value> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| Error::new(format!("cannot read {}: {e}", path.display())))?;
+    let shown = path.display().to_string();
+    let bytes = crate::limits::read_file(path, &shown, |e| {
+        Error::new(format!("cannot read {shown}: {e}"))
+    })?;
     serde_json::from_slice(&bytes)
         .map_err(|e| Error::new(format!("{}: not valid JSON: {e}", path.display())))
 }
@@ -41,8 +43,10 @@ fn read_blob(dir: &Path, digest: &str) -> Result<Vec<u8>> {
         .filter(|(a, h)| !a.is_empty() && !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
         .ok_or_else(|| Error::new(format!("invalid digest {digest:?}")))?;
     let path = dir.join("blobs").join(alg).join(hex);
-    let bytes = std::fs::read(&path)
-        .map_err(|e| Error::new(format!("cannot read blob {}: {e}", path.display())))?;
+    let shown = path.display().to_string();
+    let bytes = crate::limits::read_file(&path, &shown, |e| {
+        Error::new(format!("cannot read blob {shown}: {e}"))
+    })?;
     if alg == "sha256" && crate::load::sha256_hex(&bytes) != hex.to_ascii_lowercase() {
         return Err(Error::new(format!(
             "blob {} does not match its digest {digest}",

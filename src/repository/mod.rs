@@ -167,7 +167,8 @@ impl LocalRepository {
                 abs.display().to_string()
             )));
         }
-        let bytes = std::fs::read(&abs).map_err(|e| {
+        let shown = abs.display().to_string();
+        let bytes = crate::limits::read_file(&abs, &shown, |e| {
             Error::new(format!(
                 "failed to read file {:?} from local release {version}: {}",
                 abs.display().to_string(),
@@ -188,10 +189,15 @@ impl LocalRepository {
     pub fn read_with_override(&self, version: &str, file: &str) -> Result<(String, PathBuf)> {
         if let Some(dir) = &self.overrides {
             let p = dir.join(&self.label).join(version).join(file);
-            match std::fs::read_to_string(&p) {
+            let shown = p.display().to_string();
+            let mut missing = false;
+            match crate::limits::read_text(&p, &shown, |e| {
+                missing = e.kind() == std::io::ErrorKind::NotFound;
+                Error::new(go_os_error("open", &p, &e))
+            }) {
                 Ok(t) => return Ok((t, p)),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(Error::new(go_os_error("open", &p, &e))),
+                Err(_) if missing => {}
+                Err(e) => return Err(e),
             }
         }
         self.get_file(version, file)

@@ -11,10 +11,14 @@ use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
-use serde_saphyr::{DuplicateKeyPolicy, Options};
+use serde_saphyr::budget::{BudgetReport, EnforcingPolicy};
+use serde_saphyr::{Budget, DuplicateKeyPolicy, Options};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use super::split::split_documents;
 use crate::error::{Error, Result};
+use crate::limits::{Limit, Meter};
 
 /// A parsed value before Go's JSON step: keys may still be non-strings.
 enum Raw {
@@ -157,20 +161,86 @@ fn to_json(r: Raw) -> Result<Value> {
 }
 
 /// Parse one document to a value. An empty or comment-only document is `Null`.
+/// Each call is its own run for the YAML limits (nodes, alias expansions); use
+/// [`parse_value_in`] to count several documents against one run.
 pub fn parse_value(doc: &str) -> Result<Value> {
+    parse_value_in(doc, &Meter::current())
+}
+
+/// [`parse_value`] counting the document's nodes and alias expansions against the
+/// run-wide limits of `meter` (`--max-yaml-nodes`, `--max-yaml-alias-nodes`,
+/// `--max-yaml-alias-bytes`). A breach is an error naming the limit and its flag; the
+/// caller adds the file and document.
+pub fn parse_value_in(doc: &str, meter: &Meter) -> Result<Value> {
     if doc.trim().is_empty() {
         return Ok(Value::Null);
     }
-    let raw: Option<Raw> = serde_saphyr::from_str_with_options(doc, options()).map_err(|e| {
-        Error::new(format!(
-            "error converting YAML to JSON: {}",
-            first_line(&e.to_string())
-        ))
-    })?;
+    let mut o = options();
+    let mut budget = Budget::default();
+    let per_doc_nodes = budget.max_nodes;
+    let per_doc_bytes = budget.max_total_scalar_bytes;
+    let run_nodes = clamp(meter.remaining(Limit::YamlNodes));
+    // What the document holds before alias expansion: only a document with an alias
+    // (`*`) can expand, so only such a document is scanned first (a linear pass over
+    // parser events, aliases not replayed).
+    let source = if doc.contains('*') {
+        match serde_saphyr::budget::check_yaml_budget(
+            doc,
+            Budget::default(),
+            EnforcingPolicy::AllContent,
+        ) {
+            Ok(r) if r.breached.is_none() && r.aliases > 0 => Some((r.nodes, r.total_scalar_bytes)),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    // The caps of this document: the per-document defaults, what is left of the run,
+    // and what is left of the run's alias expansions on top of the document's own.
+    let mut node_cap = per_doc_nodes.min(run_nodes);
+    let mut byte_cap = per_doc_bytes;
+    if let Some((nodes, bytes)) = source {
+        node_cap =
+            node_cap.min(nodes.saturating_add(clamp(meter.remaining(Limit::YamlAliasNodes))));
+        byte_cap =
+            byte_cap.min(bytes.saturating_add(clamp(meter.remaining(Limit::YamlAliasBytes))));
+    }
+    budget.max_nodes = node_cap;
+    budget.max_total_scalar_bytes = byte_cap;
+    o.budget = Some(budget);
+    let report: Rc<Cell<Option<(usize, usize)>>> = Rc::new(Cell::new(None));
+    let sink = report.clone();
+    o.budget_report_cb = Some(Rc::new(RefCell::new(move |r: BudgetReport| {
+        sink.set(Some((r.nodes, r.total_scalar_bytes)));
+    })));
+    let parsed: std::result::Result<Option<Raw>, _> = serde_saphyr::from_str_with_options(doc, o);
+    let (nodes, bytes) = report.take().unwrap_or((0, 0));
+    // Charge what was read, then name the run-wide limit that stopped the parse.
+    let (src_nodes, src_bytes) = source.unwrap_or((nodes, bytes));
+    let alias_nodes = nodes.saturating_sub(src_nodes) as u64;
+    let alias_bytes = bytes.saturating_sub(src_bytes) as u64;
+    meter.charge(Limit::YamlNodes, nodes as u64)?;
+    meter.charge(Limit::YamlAliasNodes, alias_nodes)?;
+    meter.charge(Limit::YamlAliasBytes, alias_bytes)?;
+    let raw = match parsed {
+        Ok(r) => r,
+        // A breach of a run-wide cap was charged above (the report counts one past
+        // the cap), so what is left is the YAML error itself.
+        Err(e) => {
+            return Err(Error::new(format!(
+                "error converting YAML to JSON: {}",
+                first_line(&e.to_string())
+            )));
+        }
+    };
     match raw {
         None => Ok(Value::Null),
         Some(r) => to_json(r),
     }
+}
+
+fn clamp(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
 }
 
 fn first_line(s: &str) -> &str {
@@ -193,12 +263,15 @@ pub fn ordinalize(n: usize) -> String {
 pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
     let mut out = Vec::new();
     let docs = split_documents(text).map_err(|e| e.wrap("failed to read yaml"))?;
+    // One text is one run for the YAML limits: its documents share the budget.
+    let meter = Meter::current();
+    meter.charge(Limit::Documents, docs.len() as u64)?;
     for doc in docs {
-        let v = parse_value(&doc).map_err(|e| {
+        let v = parse_value_in(&doc, &meter).map_err(|e| {
             e.wrap(format!(
                 "failed to unmarshal the {} yaml document: {}",
                 ordinalize(out.len() + 1),
-                go_quote(&doc)
+                go_quote(&crate::limits::excerpt(&doc))
             ))
         })?;
         match v {
@@ -214,7 +287,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
                 return Err(Error::new(format!(
                     "failed to unmarshal the {} yaml document: {}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {what} into Go value of type map[string]interface {{}}",
                     ordinalize(out.len() + 1),
-                    go_quote(&doc)
+                    go_quote(&crate::limits::excerpt(&doc))
                 )));
             }
         }

@@ -74,20 +74,22 @@ fn translate(pat: &str) -> String {
 }
 
 fn compile(pat: &str) -> Result<Regex, String> {
-    Regex::new(&translate(pat)).map_err(|e| {
-        let m = e.to_string();
-        let why = m.lines().last().unwrap_or("").trim_start_matches("error: ");
-        // Go's texts for the common mistakes; the crate's otherwise.
-        let go = match why {
-            "unclosed group" => format!("missing closing ): `{pat}`"),
-            "unopened group" => format!("unexpected ): `{pat}`"),
-            "repetition operator missing expression" => {
-                "missing argument to repetition operator".to_string()
-            }
-            w => w.to_string(),
-        };
-        format!("error parsing regexp: {go}")
-    })
+    crate::topology::variables::go_regex::builder(&translate(pat))
+        .build()
+        .map_err(|e| {
+            let m = e.to_string();
+            let why = m.lines().last().unwrap_or("").trim_start_matches("error: ");
+            // Go's texts for the common mistakes; the crate's otherwise.
+            let go = match why {
+                "unclosed group" => format!("missing closing ): `{pat}`"),
+                "unopened group" => format!("unexpected ): `{pat}`"),
+                "repetition operator missing expression" => {
+                    "missing argument to repetition operator".to_string()
+                }
+                w => crate::topology::variables::go_regex::size_limit_note(w),
+            };
+            format!("error parsing regexp: {go}")
+        })
 }
 
 pub fn is_match(pat: &str, s: &str) -> Result<bool, String> {

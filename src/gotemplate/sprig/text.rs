@@ -59,8 +59,16 @@ pub fn repeat(s: &str, count: i64) -> Result<String, String> {
     if count < 0 {
         return Err("strings: negative Repeat count".into());
     }
-    if (s.len() as u128) * (count as u128) > (64 << 20) {
-        return Err("capi-render: repeat result too large".into());
+    let limit = crate::limits::Limits::current().template_bytes;
+    if (s.len() as u128) * (count as u128) > limit as u128 {
+        return Err(format!(
+            "capi-render: {}",
+            crate::limits::over_limit(
+                crate::limits::Limit::TemplateBytes,
+                limit,
+                Some((s.len() as u64).saturating_mul(count as u64))
+            )
+        ));
     }
     Ok(s.repeat(count as usize))
 }

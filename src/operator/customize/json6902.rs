@@ -475,6 +475,13 @@ fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
 /// `failed to decode RFC6902 patch: ` / `failed to apply RFC6902 patch: ` prefixes.
 pub fn apply(doc: &Value, ops: &[Option<Op>]) -> Result<Value, String> {
     validate(ops).map_err(|e| format!("failed to decode RFC6902 patch: {e}"))?;
+    crate::limits::check_json_patch(
+        ops.len(),
+        ops.iter()
+            .flatten()
+            .flat_map(|o| [o.path.as_str(), o.from.as_str()]),
+    )
+    .map_err(|e| format!("failed to apply RFC6902 patch: {e}"))?;
     let mut out = doc.clone();
     for op in ops.iter().flatten() {
         apply_op(&mut out, op).map_err(|e| format!("failed to apply RFC6902 patch: {e}"))?;

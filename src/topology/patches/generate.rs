@@ -10,10 +10,20 @@ use crate::error::{Error, Result};
 /// (`renderValueTemplate`).
 pub fn render_value_template(template: &str, variables: &Map<String, Value>) -> Result<Value> {
     let data = Value::Object(variables.clone());
-    let text = crate::gotemplate::execute(template, &data)
-        .map_err(|e| e.wrap(format!("failed to render template: {template:?}")))?;
-    crate::yaml::parse_value(&text)
-        .map_err(|e| e.wrap(format!("failed to unmarshal rendered template: {text:?}")))
+    // Quoted text is cut (`limits::excerpt`): an error never repeats megabytes of
+    // template or output.
+    let text = crate::gotemplate::execute(template, &data).map_err(|e| {
+        e.wrap(format!(
+            "failed to render template: {:?}",
+            crate::limits::excerpt(template)
+        ))
+    })?;
+    crate::yaml::parse_value(&text).map_err(|e| {
+        e.wrap(format!(
+            "failed to unmarshal rendered template: {:?}",
+            crate::limits::excerpt(&text)
+        ))
+    })
 }
 
 /// `patchIsEnabled`: absent is enabled, otherwise the rendered value must be `true`.

@@ -155,6 +155,14 @@ fn replace(doc: &mut Value, path: &str, value: Value) -> Result<(), String> {
 
 /// Apply the operations in order; the first failure stops.
 pub fn apply(doc: &mut Value, ops: &[Value]) -> Result<(), String> {
+    crate::limits::check_json_patch(
+        ops.len(),
+        ops.iter().flat_map(|o| {
+            ["path", "from"]
+                .into_iter()
+                .filter_map(|k| o.get(k).and_then(Value::as_str))
+        }),
+    )?;
     for op in ops {
         let kind = op.get("op").and_then(Value::as_str).unwrap_or("");
         let path = op.get("path").and_then(Value::as_str).unwrap_or("");
@@ -178,6 +186,18 @@ mod tests {
         let mut d = doc;
         apply(&mut d, ops.as_array().unwrap())?;
         Ok(d)
+    }
+
+    #[test]
+    fn patch_size_and_path_depth_are_limited() {
+        let ops: Vec<Value> = (0..10_001)
+            .map(|_| json!({"op": "add", "path": "/a", "value": 1}))
+            .collect();
+        let e = run(json!({}), Value::Array(ops)).unwrap_err();
+        assert!(e.contains("--max-patch-ops"), "{e}");
+        let deep = "/a".repeat(200);
+        let e = run(json!({}), json!([{"op": "add", "path": deep, "value": 1}])).unwrap_err();
+        assert!(e.contains("--max-patch-depth"), "{e:.300}");
     }
 
     #[test]

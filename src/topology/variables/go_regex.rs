@@ -5,8 +5,30 @@
 use regex::Regex;
 
 /// Compiles a Go regular expression.
+/// The compiled program may take at most `--max-regex-bytes`.
 pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
-    Regex::new(&translate(pattern))
+    builder(&translate(pattern)).build()
+}
+
+/// A `RegexBuilder` whose compiled size is capped by `--max-regex-bytes` (patterns
+/// come from untrusted ClusterClasses and templates; matching is linear-time anyway).
+pub fn builder(pattern: &str) -> regex::RegexBuilder {
+    let limit = crate::limits::Limits::current().regex_bytes;
+    let mut b = regex::RegexBuilder::new(pattern);
+    b.size_limit(usize::try_from(limit).unwrap_or(usize::MAX));
+    b
+}
+
+/// The flag to name when the regex crate's size limit stopped a pattern.
+pub fn size_limit_note(reason: &str) -> String {
+    if reason.contains("size limit") {
+        format!(
+            "{reason} (raise it with {})",
+            crate::limits::Limit::RegexBytes.flag()
+        )
+    } else {
+        reason.to_string()
+    }
 }
 
 /// Go's `regexp.Compile` error text for a pattern the regex crate rejects, for the
@@ -43,7 +65,7 @@ pub fn go_error(pattern: &str, err: &regex::Error) -> String {
                 pattern.get(at..at + 3).unwrap_or("")
             )
         }
-        r => r.to_string(),
+        r => size_limit_note(r),
     };
     format!("error parsing regexp: {go}")
 }

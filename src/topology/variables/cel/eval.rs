@@ -30,22 +30,58 @@ pub fn no_overload(op: &str, args: &[&Val]) -> EvalError {
     EvalError::Runtime("no such overload".to_string())
 }
 
-/// Bound variables, innermost last.
+/// Bound variables, innermost last, and the evaluation's cost so far.
 pub struct Scope<'a> {
     vars: Vec<(String, Val)>,
     parent: Option<&'a Scope<'a>>,
+    cost: std::rc::Rc<Cost>,
+}
+
+/// The runtime cost of one evaluation: one unit per evaluated expression node (a
+/// comprehension's body counts once per element), against `--max-cel-cost` (the API
+/// server's per-call limit is 1,000,000 as well).
+#[derive(Debug)]
+pub struct Cost {
+    used: std::cell::Cell<u64>,
+    limit: u64,
 }
 
 impl<'a> Scope<'a> {
     pub fn root(vars: Vec<(String, Val)>) -> Scope<'static> {
-        Scope { vars, parent: None }
+        Scope::root_with_cost(vars, crate::limits::Limits::current().cel_cost)
+    }
+
+    /// A root scope with an explicit cost limit.
+    pub fn root_with_cost(vars: Vec<(String, Val)>, limit: u64) -> Scope<'static> {
+        Scope {
+            vars,
+            parent: None,
+            cost: std::rc::Rc::new(Cost {
+                used: std::cell::Cell::new(0),
+                limit,
+            }),
+        }
     }
 
     fn child(&'a self, name: &str, v: Val) -> Scope<'a> {
         Scope {
             vars: vec![(name.to_string(), v)],
             parent: Some(self),
+            cost: self.cost.clone(),
         }
+    }
+
+    /// One more unit of cost; cel-go's error once over the limit.
+    fn charge(&self) -> Result<(), EvalError> {
+        let used = self.cost.used.get() + 1;
+        self.cost.used.set(used);
+        if used > self.cost.limit {
+            return Err(runtime(format!(
+                "operation cancelled: actual cost limit exceeded (capi-render: {})",
+                crate::limits::over_limit(crate::limits::Limit::CelCost, self.cost.limit, None)
+            )));
+        }
+        Ok(())
     }
 
     fn lookup(&self, name: &str) -> Option<&Val> {
@@ -59,6 +95,7 @@ impl<'a> Scope<'a> {
 }
 
 pub fn eval(e: &Expr, scope: &Scope) -> EvalResult {
+    scope.charge()?;
     match e {
         Expr::Lit(l) => Ok(match l {
             Lit::Null => Val::Null,
@@ -490,5 +527,30 @@ mod tests {
             run("foo == 1", Val::Null),
             Err(EvalError::Unsupported(_))
         ));
+    }
+}
+
+#[cfg(test)]
+mod cost_tests {
+    use super::*;
+
+    #[test]
+    fn evaluation_stops_at_the_cost_limit() {
+        let e = super::super::parser::parse(
+            "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, a + b + c > 0)))",
+        )
+        .unwrap();
+        assert_eq!(eval(&e, &Scope::root(vec![])), Ok(Val::Bool(true)));
+        let r = eval(&e, &Scope::root_with_cost(vec![], 1000));
+        match r {
+            Err(EvalError::Runtime(m)) => {
+                assert!(
+                    m.starts_with("operation cancelled: actual cost limit exceeded"),
+                    "{m}"
+                );
+                assert!(m.contains("--max-cel-cost"), "{m}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }
