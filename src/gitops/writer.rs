@@ -333,9 +333,39 @@ pub fn recover(out: &Path) -> Result<bool> {
             undo(out, &staging, &entries)?;
         }
     }
-    fs::remove_dir_all(&staging).map_err(|e| io_err("remove", &staging, e))?;
+    remove_staging(&staging)?;
     fsync_dir(out)?;
     Ok(true)
+}
+
+/// Delete the staging directory so that a kill at any moment leaves one that the next
+/// recovery accepts: the journal first (nothing is replayed twice), then everything
+/// else, the owner file last (until then it vouches for what is left).
+fn remove_staging(staging: &Path) -> Result<()> {
+    for name in [JOURNAL, JOURNAL_TMP] {
+        let p = staging.join(name);
+        if fs::symlink_metadata(&p).is_ok() {
+            fs::remove_file(&p).map_err(|e| io_err("remove", &p, e))?;
+        }
+    }
+    let entries = fs::read_dir(staging).map_err(|e| io_err("read", staging, e))?;
+    for e in entries {
+        let e = e.map_err(|e| io_err("read", staging, e))?;
+        if e.file_name() == OWNER {
+            continue;
+        }
+        let p = e.path();
+        let r = match e.file_type() {
+            Ok(t) if t.is_dir() => fs::remove_dir_all(&p),
+            _ => fs::remove_file(&p),
+        };
+        r.map_err(|err| io_err("remove", &p, err))?;
+    }
+    let owner = staging.join(OWNER);
+    if fs::symlink_metadata(&owner).is_ok() {
+        fs::remove_file(&owner).map_err(|e| io_err("remove", &owner, e))?;
+    }
+    fs::remove_dir(staging).map_err(|e| io_err("remove", staging, e))
 }
 
 /// What undoing one entry does, decided before anything moves.
@@ -505,7 +535,7 @@ pub fn apply(
         Err(Stop::Crash) => return Err(Error::new("injected crash while staging")),
         Err(Stop::Err(e)) => {
             if made {
-                let _ = fs::remove_dir_all(&staging);
+                let _ = remove_staging(&staging);
             }
             return Err(e);
         }
@@ -523,12 +553,12 @@ pub fn apply(
                     )));
                 }
             }
-            let _ = fs::remove_dir_all(&staging);
+            let _ = remove_staging(&staging);
             return Err(e);
         }
     }
     // Cleanup: the new tree is final; leftovers are removed by the next run's recovery.
-    let _ = fs::remove_dir_all(&staging);
+    let _ = remove_staging(&staging);
     for p in &changes.removes {
         prune_empty_parents(out, p);
     }

@@ -3,7 +3,7 @@
 //! desired objects.
 
 mod generate;
-mod rfc6902;
+pub mod rfc6902;
 mod selector;
 pub mod value;
 

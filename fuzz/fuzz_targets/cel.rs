@@ -1,0 +1,17 @@
+//! Our CEL: lex, parse and evaluate arbitrary rules against `self` (JSON after a NUL).
+#![no_main]
+use capi_render::topology::variables::cel::{eval, parser, value};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let (rule, json) = text.split_once('\0').unwrap_or((text, "{\"a\": [1, 2.5, \"x\"]}"));
+    let Ok(expr) = parser::parse(rule) else {
+        return;
+    };
+    let v: serde_json::Value = serde_json::from_str(json).unwrap_or(serde_json::Value::Null);
+    let scope = eval::Scope::root_with_cost(vec![("self".into(), value::from_json(&v, None))], 1_000_000);
+    let _ = eval::eval(&expr, &scope);
+});

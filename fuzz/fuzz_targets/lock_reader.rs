@@ -1,0 +1,16 @@
+//! `capi-render.lock` reader: whatever the lock says, every path it returns is a safe
+//! relative path inside OUT.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(paths) = capi_render::gitops::lock::read_outputs(text, "OUT/capi-render.lock") {
+        for p in paths {
+            assert!(capi_render::paths::is_safe_relative(&p), "unsafe path accepted: {p:?}");
+            assert!(!p.starts_with(".capi-render.staging"), "staging path accepted: {p:?}");
+        }
+    }
+});
