@@ -11,6 +11,9 @@ pub struct Error {
     /// The input the error is about (a file path), when the message itself does
     /// not name it. Kept apart so the message stays clusterctl's exact text.
     source_file: Option<String>,
+    /// What to do next (a "did you mean", the choices there are), printed after the
+    /// message so the message itself stays clusterctl's exact text.
+    hint: Option<String>,
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -20,6 +23,7 @@ impl Error {
         Error {
             msg: msg.into(),
             source_file: None,
+            hint: None,
         }
     }
 
@@ -36,11 +40,25 @@ impl Error {
         self.source_file.as_deref()
     }
 
+    /// Attach a hint (the first one attached wins: it is the most specific).
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        if self.hint.is_none() {
+            self.hint = Some(hint.into());
+        }
+        self
+    }
+
+    /// The hint attached to the error, if any.
+    pub fn hint(&self) -> Option<&str> {
+        self.hint.as_deref()
+    }
+
     /// Prefix the message with `ctx: `, as Go's `errors.Wrap` does.
     pub fn wrap(self, ctx: impl fmt::Display) -> Self {
         Error {
             msg: format!("{ctx}: {}", self.msg),
             source_file: self.source_file,
+            hint: self.hint,
         }
     }
 
@@ -69,6 +87,81 @@ impl<T> Context<T> for Result<T> {
     }
     fn with_context<C: fmt::Display, F: FnOnce() -> C>(self, f: F) -> Result<T> {
         self.map_err(|e| e.wrap(f()))
+    }
+}
+
+/// Levenshtein distance between two strings (by character).
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// The candidate closest to `wanted` when it is close enough to be a likely typo
+/// (at most a third of the longer name, and at least one edit allowed).
+pub fn closest<'a, I: IntoIterator<Item = &'a str>>(
+    wanted: &str,
+    candidates: I,
+) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .filter(|c| *c != wanted)
+        .map(|c| (edit_distance(wanted, c), c))
+        .filter(|(d, c)| *d <= (wanted.chars().count().max(c.chars().count()) / 3).max(1))
+        .min_by_key(|(d, c)| (*d, *c))
+        .map(|(_, c)| c)
+}
+
+/// "did you mean X? NOUN there: a, b, c" (or "no NOUN there"), for a name not found.
+pub fn did_you_mean(wanted: &str, noun: &str, candidates: &[String]) -> String {
+    let mut s = String::new();
+    if let Some(c) = closest(wanted, candidates.iter().map(String::as_str)) {
+        s.push_str(&format!("did you mean {c:?}? "));
+    }
+    if candidates.is_empty() {
+        s.push_str(&format!("there are no {noun} there"));
+    } else {
+        s.push_str(&format!("{noun} there: {}", candidates.join(", ")));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_and_suggestions() {
+        assert_eq!(edit_distance("dockr", "docker"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(closest("dockr", ["aws", "docker", "azure"]), Some("docker"));
+        assert_eq!(closest("v1.2.4", ["v1.2.3", "v0.1.0"]), Some("v1.2.3"));
+        assert_eq!(closest("zzzzzz", ["docker"]), None);
+        let h = did_you_mean(
+            "dockr",
+            "infrastructure providers",
+            &["aws".into(), "docker".into()],
+        );
+        assert_eq!(
+            h,
+            "did you mean \"docker\"? infrastructure providers there: aws, docker"
+        );
+        let e = Error::new("x").with_hint("h").wrap("ctx");
+        assert_eq!((e.message(), e.hint()), ("ctx: x", Some("h")));
     }
 }
 
