@@ -12,7 +12,7 @@ pub fn render_value_template(template: &str, variables: &Map<String, Value>) -> 
     let data = Value::Object(variables.clone());
     let text = crate::gotemplate::execute(template, &data)
         .map_err(|e| e.wrap(format!("failed to render template: {template:?}")))?;
-    crate::yaml::parse_value(&text)
+    crate::yaml::read::parse_value_lenient(&text)
         .map_err(|e| e.wrap(format!("failed to unmarshal rendered template: {text:?}")))
 }
 
