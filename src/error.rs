@@ -90,24 +90,32 @@ impl<T> Context<T> for Result<T> {
     }
 }
 
-/// Levenshtein distance between two strings (by character).
+/// Edit distance between two strings (by character): insertions, deletions,
+/// substitutions and transpositions of neighbours (`synht` → `synth` is 1).
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                prev
+    let w = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * w];
+    for i in 0..=a.len() {
+        for j in 0..=b.len() {
+            d[i * w + j] = if i == 0 {
+                j
+            } else if j == 0 {
+                i
             } else {
-                1 + prev.min(cur).min(row[j])
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                let mut v = (d[(i - 1) * w + j] + 1)
+                    .min(d[i * w + j - 1] + 1)
+                    .min(d[(i - 1) * w + j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    v = v.min(d[(i - 2) * w + j - 2] + 1);
+                }
+                v
             };
-            prev = cur;
         }
     }
-    row[b.len()]
+    d[a.len() * w + b.len()]
 }
 
 /// The candidate closest to `wanted` when it is close enough to be a likely typo
@@ -148,6 +156,7 @@ mod tests {
         assert_eq!(edit_distance("dockr", "docker"), 1);
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("synht", "synth"), 1);
         assert_eq!(closest("dockr", ["aws", "docker", "azure"]), Some("docker"));
         assert_eq!(closest("v1.2.4", ["v1.2.3", "v0.1.0"]), Some("v1.2.3"));
         assert_eq!(closest("zzzzzz", ["docker"]), None);
