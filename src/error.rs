@@ -147,6 +147,11 @@ pub fn did_you_mean(wanted: &str, noun: &str, candidates: &[String]) -> String {
     s
 }
 
+#[macro_export]
+macro_rules! err {
+    ($($arg:tt)*) => { $crate::error::Error::new(format!($($arg)*)) };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,9 +177,4 @@ mod tests {
         let e = Error::new("x").with_hint("h").wrap("ctx");
         assert_eq!((e.message(), e.hint()), ("ctx: x", Some("h")));
     }
-}
-
-#[macro_export]
-macro_rules! err {
-    ($($arg:tt)*) => { $crate::error::Error::new(format!($($arg)*)) };
 }
