@@ -82,7 +82,7 @@ fn check_one(o: &InputObject) -> Result<()> {
         .chain(&OTHER_CORE_KINDS)
         .copied()
         .collect();
-    let hint = match crate::suggest::closest(kind, &known) {
+    let hint = match crate::suggest::closest(kind, known.iter().copied()) {
         Some(k) => format!("did you mean {k:?}? "),
         None => String::new(),
     };

@@ -277,8 +277,19 @@ impl Config {
                 url: repo_url(dir, name, t),
             });
         }
+        let known: Vec<String> = self
+            .providers()
+            .into_iter()
+            .filter(|p| p.ptype == t)
+            .map(|p| p.name)
+            .collect();
         Err(Error::new(format!(
             "failed to get configuration for the {t} with name {name}. Please check the provider name and/or add configuration for new providers using the .clusterctl config file"
+        ))
+        .with_hint(crate::suggest::did_you_mean(
+            name,
+            &format!("{t}s known"),
+            &known,
         )))
     }
 

@@ -11,6 +11,9 @@ pub struct Error {
     /// The input the error is about (a file path), when the message itself does
     /// not name it. Kept apart so the message stays clusterctl's exact text.
     source_file: Option<String>,
+    /// What to do next (a "did you mean", the choices there are), printed after the
+    /// message so the message itself stays clusterctl's exact text.
+    hint: Option<String>,
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -20,6 +23,7 @@ impl Error {
         Error {
             msg: msg.into(),
             source_file: None,
+            hint: None,
         }
     }
 
@@ -36,18 +40,33 @@ impl Error {
         self.source_file.as_deref()
     }
 
+    /// Attach a hint (the first one attached wins: it is the most specific).
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        if self.hint.is_none() {
+            self.hint = Some(hint.into());
+        }
+        self
+    }
+
+    /// The hint attached to the error, if any.
+    pub fn hint(&self) -> Option<&str> {
+        self.hint.as_deref()
+    }
+
     /// Prefix the message with `ctx: `, as Go's `errors.Wrap` does.
     pub fn wrap(self, ctx: impl fmt::Display) -> Self {
         Error {
             msg: format!("{ctx}: {}", self.msg),
             source_file: self.source_file,
+            hint: self.hint,
         }
     }
 
-    /// The same error with its message rewritten (e.g. redacted), file kept.
-    pub fn map_message(self, f: impl FnOnce(&str) -> String) -> Self {
+    /// The same error with its message and hint rewritten (e.g. redacted), file kept.
+    pub fn map_message(self, f: impl Fn(&str) -> String) -> Self {
         Error {
             msg: f(&self.msg),
+            hint: self.hint.as_deref().map(&f),
             source_file: self.source_file,
         }
     }
@@ -83,4 +102,15 @@ impl<T> Context<T> for Result<T> {
 #[macro_export]
 macro_rules! err {
     ($($arg:tt)*) => { $crate::error::Error::new(format!($($arg)*)) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_survive_wrapping() {
+        let e = Error::new("x").with_hint("h").wrap("ctx");
+        assert_eq!((e.message(), e.hint()), ("ctx: x", Some("h")));
+    }
 }

@@ -83,14 +83,15 @@ pub fn parse_file(path: &str, text: &str) -> Result<Vec<InputObject>> {
 /// run-wide limits of `meter`. The documents are counted before any is parsed, so a
 /// file of a million tiny documents fails at once.
 pub fn parse_file_in(path: &str, text: &str, meter: &Meter) -> Result<Vec<InputObject>> {
-    let docs = crate::yaml::split::split_documents(text)
+    let docs = crate::yaml::split::split_documents_at(text)
         .map_err(|e| e.wrap(format!("{path}: failed to read yaml")).in_file(path))?;
     meter
         .charge(Limit::Documents, docs.len() as u64)
         .map_err(|e| e.wrap(path).in_file(path))?;
     let mut out = Vec::new();
-    for (i, doc) in docs.iter().enumerate() {
-        let v = crate::yaml::read::parse_value_in(doc, meter)
+    // Line numbers in errors count from the file's start.
+    for (i, (first_line, doc)) in docs.iter().enumerate() {
+        let v = crate::yaml::read::parse_value_at(doc, *first_line, meter)
             .map_err(|e| e.wrap(format!("{path}, document {}", i + 1)).in_file(path))?;
         match v {
             Value::Null => continue,

@@ -437,10 +437,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("Error: {e}");
-            if let Some(f) = e.source_file() {
-                eprintln!("  in {f}");
-            }
+            cli::print_error(&e);
             ExitCode::FAILURE
         }
     }

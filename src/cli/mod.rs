@@ -13,11 +13,15 @@ pub mod upgrade;
 
 use capi_render::Error;
 
-/// Print an error as `main.rs` does: the message, then the input file on a second line.
+/// Print an error: the message, then the input file and the hint (what to do next)
+/// on lines of their own, so the first line stays clusterctl's text.
 pub fn print_error(e: &Error) {
     eprintln!("Error: {e}");
     if let Some(f) = e.source_file() {
         eprintln!("  in {f}");
+    }
+    if let Some(h) = e.hint() {
+        eprintln!("  hint: {h}");
     }
 }
 

@@ -56,9 +56,36 @@ pub fn parse(text: &str) -> Result<Template, Error> {
         s: Scanner::new(text),
         depth: 0,
     };
-    p.parse_any()
+    let parsed = p.parse_any();
+    parsed
         .map(|nodes| Template { nodes })
-        .map_err(Error::new)
+        .map_err(|e| Error::new(e).with_hint(where_parse_failed(text, p.s.offset())))
+}
+
+/// The `${` expression where parsing stopped and its line, for a parse error's hint.
+fn where_parse_failed(text: &str, at: usize) -> String {
+    let at = (0..=at.min(text.len()))
+        .rev()
+        .find(|i| text.is_char_boundary(*i))
+        .unwrap_or(0);
+    let line = text[..at].matches('\n').count() + 1;
+    let expr = text[..at]
+        .rfind("${")
+        .map(|i| {
+            let rest = &text[i..];
+            let end = rest.find('}').map(|j| j + 1).unwrap_or(rest.len()).min(80);
+            let end = (0..=end)
+                .rev()
+                .find(|j| rest.is_char_boundary(*j))
+                .unwrap_or(0);
+            rest[..end].to_string()
+        })
+        .unwrap_or_default();
+    if expr.is_empty() {
+        format!("the variable expression at line {line} is not valid envsubst syntax")
+    } else {
+        format!("the variable expression {expr} (line {line}) is not valid envsubst syntax: write ${{NAME}}, ${{NAME:-default}} or ${{NAME:=default}}")
+    }
 }
 
 type PResult<T> = std::result::Result<T, &'static str>;
@@ -257,6 +284,22 @@ impl Parser {
             name,
             args: Vec::new(),
         })
+    }
+}
+
+#[cfg(test)]
+mod hint_tests {
+    use super::*;
+
+    #[test]
+    fn parse_errors_name_the_expression_and_line() {
+        let e = parse("a: 1\nb: ${A:é}\n").unwrap_err();
+        assert_eq!(e.message(), ERR_BAD_SUBSTITUTION);
+        let h = e.hint().unwrap();
+        assert!(
+            h.starts_with("the variable expression ${A:é} (line 2)"),
+            "{h}"
+        );
     }
 }
 

@@ -108,6 +108,11 @@ pub struct Scanner {
 }
 
 impl Scanner {
+    /// The byte offset the scanner has reached.
+    pub fn offset(&self) -> usize {
+        self.pos.min(self.buf.len())
+    }
+
     pub fn new(text: &str) -> Self {
         Scanner {
             buf: text.as_bytes().to_vec(),

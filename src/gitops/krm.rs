@@ -57,7 +57,13 @@ pub fn parse_resource_list(text: &str) -> Result<Request> {
         Some(_) => return Err(Error::new("ResourceList items: not a list")),
     };
     let options = match m.get("functionConfig") {
-        None | Some(Value::Null) => FunctionOptions::default(),
+        None | Some(Value::Null) => {
+            return Err(Error::new(format!(
+                "ResourceList on stdin has no functionConfig: capi-render krm needs one \
+                 (apiVersion {CONFIG_GROUP}/v1alpha1, kind {CONFIG_KIND}) naming its inputs; \
+                 run it as a kustomize generator whose config file is that object"
+            )))
+        }
         Some(fc) => parse_function_config(fc)?,
     };
     Ok(Request { options, items })
@@ -97,7 +103,10 @@ fn parse_function_config(fc: &Value) -> Result<FunctionOptions> {
                     .as_array()
                     .ok_or_else(|| Error::new("functionConfig.spec.inputs: not a list"))?;
                 for (i, p) in a.iter().enumerate() {
-                    o.inputs.push(string(&format!("inputs[{i}]"), p)?);
+                    let what = format!("inputs[{i}]");
+                    let path = string(&what, p)?;
+                    check_relative(&what, &path)?;
+                    o.inputs.push(path);
                 }
             }
             _ => {
@@ -108,6 +117,43 @@ fn parse_function_config(fc: &Value) -> Result<FunctionOptions> {
         }
     }
     Ok(o)
+}
+
+/// An input path must stay inside the function's working directory (the kustomization
+/// root): no absolute path, no `..` that climbs above it, no NUL.
+fn check_relative(what: &str, path: &str) -> Result<()> {
+    let bad = |why: &str| {
+        Err(Error::new(format!(
+            "functionConfig.spec.{what}: {path:?} {why}; inputs must be relative paths inside the kustomization's directory"
+        )))
+    };
+    if path.is_empty() {
+        return bad("is empty");
+    }
+    if path.contains('\0') {
+        return bad("contains a NUL byte");
+    }
+    let p = std::path::Path::new(path);
+    if p.has_root() || path.starts_with('/') || path.starts_with('\\') {
+        return bad("is absolute");
+    }
+    let mut depth = 0usize;
+    for c in p.components() {
+        match c {
+            std::path::Component::Normal(_) => depth += 1,
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if depth == 0 {
+                    return bad("leaves the kustomization's directory");
+                }
+                depth -= 1;
+            }
+            std::path::Component::RootDir | std::path::Component::Prefix(_) => {
+                return bad("is absolute")
+            }
+        }
+    }
+    Ok(())
 }
 
 /// kustomize's bookkeeping annotations, removed from items before rendering.
@@ -195,6 +241,9 @@ pub fn error_list(e: &Error) -> String {
     if let Some(f) = e.source_file() {
         msg.push_str(&format!(" (in {f})"));
     }
+    if let Some(h) = e.hint() {
+        msg.push_str(&format!("; hint: {h}"));
+    }
     list(
         Vec::new(),
         Some(json!([{"message": msg, "severity": "error"}])),
@@ -244,6 +293,26 @@ mod tests {
         let bad = RL.replace("kind: RenderConfig", "kind: ConfigMap");
         assert!(parse_resource_list(&bad).is_err());
         assert!(parse_resource_list("kind: List\n").is_err());
+        for bad_input in ["/etc", "../x.yaml", "a/../../b", "", "/etc/passwd"] {
+            let bad = RL.replace(
+                "inputs: [a.yaml, dir]",
+                &format!("inputs: [a.yaml, {bad_input:?}]"),
+            );
+            let e = parse_resource_list(&bad).unwrap_err();
+            assert!(
+                e.message().starts_with("functionConfig.spec.inputs[1]: "),
+                "{bad_input}: {e}"
+            );
+        }
+        for good in ["a/../b.yaml", "./dir", "sub/dir/x.yaml"] {
+            let ok = RL.replace("inputs: [a.yaml, dir]", &format!("inputs: [{good:?}]"));
+            assert!(parse_resource_list(&ok).is_ok(), "{good}");
+        }
+        let e = parse_resource_list(
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n",
+        )
+        .unwrap_err();
+        assert!(e.message().contains("no functionConfig"), "{e}");
         assert!(parse_resource_list("- a\n").is_err());
     }
 

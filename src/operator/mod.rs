@@ -171,7 +171,7 @@ fn images_config(images_yaml: Option<&String>, p: &ProviderCr) -> Result<Config>
     let Some(text) = images_yaml else {
         return Ok(Config::new(BTreeMap::new()));
     };
-    let parsed = crate::yaml::parse_value(text)
+    let parsed = crate::yaml::read::parse_value_lenient(text)
         .map_err(|e| p.error(e.wrap("configSecret key images: not valid YAML")))?;
     if parsed.is_null() {
         return Ok(Config::new(BTreeMap::new()));

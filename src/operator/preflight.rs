@@ -84,11 +84,22 @@ pub fn check_all(providers: &[ProviderCr], objects: &[InputObject], config: &Con
             .iter()
             .any(|k| k.name == p.name && k.ptype == p.ptype);
         if !known && !set("selector") && !set("url") && !set("oci") {
+            let names: Vec<String> = predefined
+                .iter()
+                .filter(|k| k.ptype == p.ptype)
+                .map(|k| k.name.clone())
+                .collect();
+            let mut hint =
+                crate::suggest::did_you_mean(&p.name, &format!("predefined {}s", p.ptype), &names);
+            hint.push_str(
+                "; or set spec.fetchConfig (url, selector or oci) for a provider of your own",
+            );
             return Err(fail(
                 p,
                 "FetchConfigValidationError",
                 "Either Selector, OCI URL or provider URL must be provided for a not predefined provider",
-            ));
+            )
+            .with_hint(hint));
         }
         if set("selector") && set("url") {
             return Err(fail(

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::provider::Provider;
+use crate::provider::{Provider, ProviderType};
 
 pub use metadata::Metadata;
 
@@ -45,6 +45,29 @@ pub fn go_os_error(op: &str, path: &Path, e: &std::io::Error) -> String {
         }
     };
     format!("{op} {}: {reason}", path.display())
+}
+
+/// The provider name a repository folder holds for type `t` (`infrastructure-docker` →
+/// `docker`), None for another type's folder.
+fn provider_name_of_label(label: &str, t: ProviderType) -> Option<String> {
+    use ProviderType::*;
+    let prefixes: &[(ProviderType, &str)] = &[
+        (Bootstrap, "bootstrap-"),
+        (ControlPlane, "control-plane-"),
+        (Infrastructure, "infrastructure-"),
+        (Ipam, "ipam-"),
+        (RuntimeExtension, "runtime-extension-"),
+        (Addon, "addon-"),
+    ];
+    let typed = prefixes
+        .iter()
+        .find(|(_, p)| label.starts_with(p) && label.len() > p.len());
+    match (t, typed) {
+        (Core, None) => Some(label.to_string()),
+        (Core, Some(_)) => None,
+        (_, Some((pt, p))) if *pt == t => Some(label[p.len()..].to_string()),
+        _ => None,
+    }
 }
 
 /// The path part of a provider URL, or the clusterctl error for other schemes (R3.1).
@@ -169,11 +192,15 @@ impl LocalRepository {
         }
         let shown = abs.display().to_string();
         let bytes = crate::limits::read_file(&abs, &shown, |e| {
-            Error::new(format!(
+            let err = Error::new(format!(
                 "failed to read file {:?} from local release {version}: {}",
                 abs.display().to_string(),
                 go_os_error("stat", &abs, &e)
-            ))
+            ));
+            match self.missing_hint(&version) {
+                Some(h) => err.with_hint(h),
+                None => err,
+            }
         })?;
         let text = String::from_utf8(bytes).map_err(|_| {
             Error::new(format!(
@@ -182,6 +209,46 @@ impl LocalRepository {
             ))
         })?;
         Ok((text, abs))
+    }
+
+    /// What to do when a file of `version` is missing: when the provider's folder is
+    /// missing, the providers of its type the repository has (with the closest name);
+    /// when the version's folder is missing, the versions there. None when both exist.
+    pub fn missing_hint(&self, version: &str) -> Option<String> {
+        let dir = self.provider_dir();
+        if !dir.is_dir() {
+            return Some(self.providers_hint());
+        }
+        if dir.join(version).is_dir() {
+            return None;
+        }
+        let versions = self.versions().unwrap_or_default();
+        Some(format!(
+            "{} has no version {version}; {}",
+            self.label,
+            crate::suggest::did_you_mean(version, "versions", &versions)
+        ))
+    }
+
+    /// The providers of this provider's type in the repository's base folder, with the
+    /// closest to this one's name.
+    pub fn providers_hint(&self) -> String {
+        let t = self.provider.ptype;
+        let mut names: Vec<String> = std::fs::read_dir(&self.base)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter_map(|label| provider_name_of_label(&label, t))
+            .collect();
+        names.sort();
+        format!(
+            "no folder {:?} in {}; {}",
+            self.label,
+            self.base.display(),
+            crate::suggest::did_you_mean(&self.provider.name, &format!("{t}s"), &names)
+        )
     }
 
     /// Read a file, honouring the overrides folder (R3.9). `version` is the

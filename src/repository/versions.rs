@@ -18,6 +18,7 @@ impl LocalRepository {
                 "failed to list release directories: {}",
                 go_os_error("open", &dir, &e)
             ))
+            .with_hint(self.providers_hint())
         })?;
         let mut out = Vec::new();
         for e in entries.flatten() {

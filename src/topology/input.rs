@@ -1,6 +1,6 @@
 //! Input validation and preparation of `topology plan` (topology.md R0.1, §9 defaults).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
@@ -30,33 +30,58 @@ pub fn validate(objs: &[Value], target_ns: &str) -> Result<String> {
         } else {
             format!("{}.{g}", obj::kind(o))
         };
-        if let Some(prev) = versions.insert(gk, v.to_string()) {
+        if let Some(prev) = versions.insert(gk.clone(), v.to_string()) {
             if prev != v {
                 return Err(Error::new(
                     "objects of the same Group.Kind should use the same apiVersion",
-                ));
+                )
+                .with_hint(format!(
+                    "{gk} appears with versions {prev} and {v} ({} is {av}): use one apiVersion for every {}",
+                    describe(o),
+                    obj::kind(o)
+                )));
             }
         }
     }
-    let namespaces: BTreeSet<&str> = objs
-        .iter()
-        .map(|o| {
-            if obj::kind(o) == "Namespace" {
-                obj::name(o)
-            } else {
-                obj::namespace(o)
-            }
-        })
-        .collect();
-    if namespaces.len() != 1 {
-        return Err(Error::new(
-            "all the objects in the input should belong to the same namespace",
-        ));
+    let ns_of = |o: &Value| -> String {
+        if obj::kind(o) == "Namespace" {
+            obj::name(o).to_string()
+        } else {
+            obj::namespace(o).to_string()
+        }
+    };
+    // Each namespace with the first object in it, in input order.
+    let mut first_in: Vec<(String, &Value)> = Vec::new();
+    for o in objs {
+        let n = ns_of(o);
+        if !first_in.iter().any(|(m, _)| *m == n) {
+            first_in.push((n, o));
+        }
     }
-    let ns = namespaces.into_iter().next().unwrap_or("").to_string();
+    if first_in.len() != 1 {
+        let shown: Vec<String> = first_in
+            .iter()
+            .map(|(n, o)| {
+                let n = if n.is_empty() { "(none)" } else { n.as_str() };
+                format!("{n} (e.g. {})", describe(o))
+            })
+            .collect();
+        return Err(
+            Error::new("all the objects in the input should belong to the same namespace")
+                .with_hint(format!(
+            "the input has objects in the namespaces {}: give them all the same metadata.namespace",
+            shown.join(", ")
+        )),
+        );
+    }
+    let ns = first_in[0].0.clone();
     if !ns.is_empty() && !target_ns.is_empty() && ns != target_ns {
         return Err(Error::new(format!(
             "the namespace from the provided object(s) {ns:?} does not match the namespace {target_ns:?}"
+        ))
+        .with_hint(format!(
+            "{} (and every other input object) is in namespace {ns:?}, -n asks for {target_ns:?}: drop -n or pass -n {ns}",
+            describe(first_in[0].1)
         )));
     }
     let clusters = objs.iter().filter(|o| is_cluster(o)).count();
@@ -67,6 +92,19 @@ pub fn validate(objs: &[Value], target_ns: &str) -> Result<String> {
         )));
     }
     Ok(ns)
+}
+
+/// `Kind namespace/name` of an object, for hints.
+fn describe(o: &Value) -> String {
+    let ns = obj::namespace(o);
+    let name = obj::name(o);
+    let kind = obj::kind(o);
+    let kind = if kind.is_empty() { "object" } else { kind };
+    if ns.is_empty() {
+        format!("{kind} {name:?}")
+    } else {
+        format!("{kind} \"{ns}/{name}\"")
+    }
 }
 
 /// `setMissingNamespaces`: objects without a namespace get `ns` (or `default`).
@@ -189,6 +227,30 @@ mod tests {
             .unwrap_err()
             .message()
             .contains("does not match"));
+    }
+
+    #[test]
+    fn namespace_errors_name_the_objects() {
+        let a =
+            json!({"apiVersion": "x/v1", "kind": "A", "metadata": {"name": "a", "namespace": "n"}});
+        let c = json!({"apiVersion": "x/v1", "kind": "B", "metadata": {"name": "b"}});
+        let e = validate(&[a.clone(), c], "").unwrap_err();
+        assert_eq!(
+            e.hint(),
+            Some("the input has objects in the namespaces n (e.g. A \"n/a\"), (none) (e.g. B \"b\"): give them all the same metadata.namespace")
+        );
+        let e = validate(&[a], "m").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "the namespace from the provided object(s) \"n\" does not match the namespace \"m\""
+        );
+        assert!(
+            e.hint()
+                .unwrap()
+                .starts_with("A \"n/a\" (and every other input object) is in namespace \"n\""),
+            "{:?}",
+            e.hint()
+        );
     }
 
     #[test]

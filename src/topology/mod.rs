@@ -68,15 +68,21 @@ const RECONCILE: &str = "failed to dry run the topology controller";
 pub fn default_and_validate(cluster: &Value, inputs: &[Value]) -> Result<(Option<Value>, Value)> {
     let mut cc = find_class(cluster, inputs).cloned();
     if let Some(cc) = cc.as_mut() {
-        input::default_cluster_class(cc);
-        webhooks::validate_cluster_class(cc).map_err(|e| {
-            e.wrap("failed to run defaulting and validation on ClusterClasses")
-                .wrap(WEBHOOKS)
-        })?;
-    }
-    if let Some(cc) = cc.as_ref() {
-        blueprint::check_references(cc, inputs).map_err(|e| {
-            cc_reconcile_error(cc, e.wrap("failed to dry run the ClusterClass controller"))
+        default_and_validate_class(cc, inputs)?;
+        // The ClusterClass controller's dry-run client holds every input object; adding
+        // the Cluster decodes it into the Go struct (int32 ranges, JSON types).
+        // clusterctl panics here; we return its message as an error.
+        crate::typed::json_decode_check(cluster).map_err(|e| {
+            e.wrap(format!(
+                "failed to unmarshal the content of *unstructured.Unstructured into *v1beta1.{}",
+                obj::kind(cluster)
+            ))
+            .wrap(format!(
+                "failed to add object {} {}/{} to fake client",
+                obj::kind(cluster),
+                obj::namespace(cluster),
+                obj::name(cluster)
+            ))
         })?;
     }
     let on_clusters = |e: Error| {
@@ -91,6 +97,20 @@ pub fn default_and_validate(cluster: &Value, inputs: &[Value]) -> Result<(Option
     }
     webhooks::validate_cluster(&c, cc.as_ref()).map_err(on_clusters)?;
     Ok((cc, c))
+}
+
+/// The ClusterClass webhook (defaulting, validation) and the ClusterClass controller's
+/// reference check on one input ClusterClass, as clusterctl runs them on every
+/// ClusterClass of the input, with or without a Cluster.
+pub fn default_and_validate_class(cc: &mut Value, inputs: &[Value]) -> Result<()> {
+    input::default_cluster_class(cc);
+    webhooks::validate_cluster_class(cc).map_err(|e| {
+        e.wrap("failed to run defaulting and validation on ClusterClasses")
+            .wrap(WEBHOOKS)
+    })?;
+    blueprint::check_references(cc, inputs).map_err(|e| {
+        cc_reconcile_error(cc, e.wrap("failed to dry run the ClusterClass controller"))
+    })
 }
 
 fn cc_reconcile_error(cc: &Value, e: Error) -> Error {
@@ -172,6 +192,22 @@ fn reconcile(c: &Value, cc: &Value, inputs: &[Value], head_builtins: bool) -> Re
     bp.head_builtins = head_builtins;
     let mut d = desired::compute(c, &bp).map_err(desired_err)?;
     patches::apply(&mut d, &bp, c).map_err(|e| desired_err(e.wrap("failed to apply patches")))?;
+    if obj::name(c).is_empty() {
+        // The dry-run client's object tracker refuses to patch a Cluster without a name
+        // (twice: the patch helper retries).
+        let one = format!(
+            "failed to patch Cluster {}/: Cluster.cluster.x-k8s.io \"\" is invalid: metadata.name: Required value: name is required",
+            obj::namespace(c)
+        );
+        let first = one.replacen(
+            ": Cluster.cluster.x-k8s.io",
+            ": failed to ensure object is available in fake object tracker: failed to add object to fake object tracker: Cluster.cluster.x-k8s.io",
+            1,
+        );
+        return Err(Error::new(format!(
+            "[error reconciling the Cluster topology: {first}, {one}]"
+        )));
+    }
     let created = dryrun::created(&d, c)?;
     let before = dryrun::cluster_before(c)?;
     let after = dryrun::cluster_after(&before, &d.cluster)?;

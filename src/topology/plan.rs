@@ -101,6 +101,15 @@ pub fn plan(
     }
     let clusters: Vec<&Value> = objs.iter().filter(|o| input::is_cluster(o)).collect();
     if clusters.is_empty() {
+        // Without a Cluster, clusterctl still runs the ClusterClass webhook and controller.
+        let inputs: Vec<Value> = objs
+            .iter()
+            .filter(|o| !input::is_cluster(o))
+            .cloned()
+            .collect();
+        for c in &classes {
+            super::default_and_validate_class(&mut (*c).clone(), &inputs)?;
+        }
         stdout.push_str("No Clusters will be affected by the changes.\n");
         return Ok(PlanOutput {
             stdout,

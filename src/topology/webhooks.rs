@@ -647,6 +647,23 @@ pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
             format!("must be a valid label value {m}"),
         ));
     }
+    // `validateCIDRBlocks`: every pod and service CIDR must parse (Go's net.ParseCIDR).
+    for part in ["pods", "services"] {
+        if let Some(Value::Array(blocks)) =
+            obj::get(cluster, &["spec", "clusterNetwork", part, "cidrBlocks"])
+        {
+            for (i, b) in blocks.iter().enumerate() {
+                let b = b.as_str().unwrap_or("");
+                if !is_go_cidr(b) {
+                    errs.push(FieldError::invalid(
+                        &fe::index(&format!("spec.clusterNetwork.{part}.cidrBlocks"), i),
+                        BadValue::Str(b.to_string()),
+                        format!("invalid CIDR address: {b}"),
+                    ));
+                }
+            }
+        }
+    }
     let v = obj::str_at(cluster, &["spec", "topology", "version"]);
     if crate::version::Version::parse(v).is_err() {
         errs.push(FieldError::invalid(
@@ -706,6 +723,29 @@ pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
         machine_health_checks(cluster, cc, &mut errs);
     }
     errs
+}
+
+/// Go's `net.ParseCIDR` accepts `s`: an IPv4 or IPv6 address without zone, `/`, and a
+/// decimal prefix length no longer than the address.
+fn is_go_cidr(s: &str) -> bool {
+    let Some((addr, bits)) = s.split_once('/') else {
+        return false;
+    };
+    let max = if addr.contains(':') {
+        if addr.parse::<std::net::Ipv6Addr>().is_err() {
+            return false;
+        }
+        128
+    } else {
+        if addr.parse::<std::net::Ipv4Addr>().is_err() {
+            return false;
+        }
+        32
+    };
+    !bits.is_empty()
+        && bits.len() <= 9
+        && bits.bytes().all(|b| b.is_ascii_digit())
+        && bits.parse::<u32>().is_ok_and(|n| n <= max)
 }
 
 fn mhc_class_is_zero(mhc: &Value) -> bool {

@@ -33,11 +33,41 @@ pub struct TypeErr {
 pub enum ConvErr {
     Msg(String),
     Type(TypeErr),
+    /// An error of the converter at a field path (segments from the object's root; Go's
+    /// message does not name it, the path goes into the error's hint).
+    At(Box<ConvErr>, Vec<String>),
 }
 
 impl ConvErr {
+    /// The error inside `seg` (a field name or `[i]`): the path grows at its front.
+    fn at(self, seg: impl Into<String>) -> ConvErr {
+        match self {
+            ConvErr::At(e, mut path) => {
+                path.insert(0, seg.into());
+                ConvErr::At(e, path)
+            }
+            e => ConvErr::At(Box::new(e), vec![seg.into()]),
+        }
+    }
+
+    /// The field path of the error (`spec.template.spec.containers[0].ports`), if known.
+    pub fn path(&self) -> Option<String> {
+        let ConvErr::At(_, path) = self else {
+            return None;
+        };
+        let mut s = String::new();
+        for p in path {
+            if !p.starts_with('[') && !s.is_empty() {
+                s.push('.');
+            }
+            s.push_str(p);
+        }
+        Some(s)
+    }
+
     pub fn message(&self) -> String {
         match self {
+            ConvErr::At(e, _) => e.message(),
             ConvErr::Msg(m) => m.clone(),
             ConvErr::Type(t) => match &t.context {
                 Some((s, f)) => format!(
@@ -203,6 +233,13 @@ impl<'m> Walker<'m> {
     }
 
     /// Round trip an object through the struct `idx`.
+    /// `json.Unmarshal` of the object into the Go struct `idx` (what controller-runtime's
+    /// fake client does when it adds a typed object): its error, if any.
+    pub fn json_decode_struct(&self, obj: &Map<String, Value>, idx: usize) -> R<()> {
+        self.json_unmarshal(&Value::Object(obj.clone()), &Ty::Struct(idx))
+            .map(|_| ())
+    }
+
     pub fn round_trip_struct(&self, obj: &Map<String, Value>, idx: usize) -> R<Value> {
         let mut out = Map::new();
         self.conv_struct(obj, idx, &mut out)?;
@@ -296,8 +333,12 @@ impl<'m> Walker<'m> {
             Ty::Slice(inner) => match v {
                 Value::Array(a) => {
                     let mut items = Vec::with_capacity(a.len());
-                    for e in a {
-                        items.push(self.conv(Some(e), inner)?.val);
+                    for (i, e) in a.iter().enumerate() {
+                        items.push(
+                            self.conv(Some(e), inner)
+                                .map_err(|e| e.at(format!("[{i}]")))?
+                                .val,
+                        );
                     }
                     Ok(Out::new(Value::Array(items), a.is_empty()))
                 }
@@ -308,7 +349,8 @@ impl<'m> Walker<'m> {
                 Value::Object(m) => {
                     let mut out = Map::new();
                     for (k, e) in m {
-                        out.insert(k.clone(), self.conv(Some(e), inner)?.val);
+                        let o = self.conv(Some(e), inner).map_err(|e| e.at(k.clone()))?;
+                        out.insert(k.clone(), o.val);
                     }
                     Ok(Out::new(Value::Object(out), m.is_empty()))
                 }
@@ -345,7 +387,9 @@ impl<'m> Walker<'m> {
                 }
                 continue;
             }
-            let o = self.conv(m.get(&f.name), &f.ty)?;
+            let o = self
+                .conv(m.get(&f.name), &f.ty)
+                .map_err(|e| e.at(f.name.clone()))?;
             if f.name == "-" || (f.omitempty && o.zero) {
                 continue;
             }

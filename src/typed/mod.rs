@@ -90,6 +90,42 @@ pub fn round_trip_as(obj: &Value, api_version: &str, kind: &str) -> Result<Value
         .ok_or_else(|| Error::new("cannot restore struct from: not an object"))?;
     convert::Walker::new(m)
         .round_trip_struct(map, idx)
+        .map_err(|e| {
+            let err = Error::new(e.message());
+            match e.path() {
+                Some(p) => err.with_hint(format!(
+                    "the value of {p} in the {kind} {:?} has the wrong type or range",
+                    obj.pointer("/metadata/name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                )),
+                None => err,
+            }
+        })
+}
+
+/// `json.Unmarshal` of an object into the Go type of its apiVersion and kind (one of
+/// [`supported_kinds`]): Go's error text when a field has the wrong JSON type or an
+/// integer is out of its Go type's range (`json: cannot unmarshal number 2147483648 into
+/// Go struct field MachineDeploymentTopology.spec.topology.workers.machineDeployments.replicas
+/// of type int32`).
+pub fn json_decode_check(obj: &Value) -> Result<()> {
+    let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+    let m = model::model().map_err(Error::new)?;
+    let Some(idx) = m
+        .roots
+        .iter()
+        .find(|(a, k, _)| a == api_version && k == kind)
+        .map(|r| r.2)
+    else {
+        return Ok(());
+    };
+    let Some(map) = obj.as_object() else {
+        return Ok(());
+    };
+    convert::Walker::new(m)
+        .json_decode_struct(map, idx)
         .map_err(|e| Error::new(e.message()))
 }
 
@@ -149,10 +185,21 @@ mod tests {
             round_trip(&d).unwrap_err().message(),
             "cannot convert float64 to int32"
         );
-        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"replicas": "2"}});
+        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": "2"}});
+        let e = round_trip(&d).unwrap_err();
+        assert_eq!(e.message(), "unrecognized type: int32");
         assert_eq!(
-            round_trip(&d).unwrap_err().message(),
-            "unrecognized type: int32"
+            e.hint(),
+            Some("the value of spec.replicas in the Deployment \"d\" has the wrong type or range")
+        );
+        let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"template": {"spec": {"containers": [{"name": "c", "ports": [{"containerPort": "x"}]}]}}}});
+        let e = round_trip(&d).unwrap_err();
+        assert!(
+            e.hint()
+                .unwrap()
+                .contains("spec.template.spec.containers[0].ports[0].containerPort"),
+            "{:?}",
+            e.hint()
         );
         let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "spec": []});
         assert_eq!(

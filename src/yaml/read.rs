@@ -3,9 +3,14 @@
 //!
 //! serde-saphyr resolves plain scalars with YAML 1.1 rules close to go-yaml v2's
 //! (y/yes/on booleans, `1_000`, legacy octal with `legacy_octal_numbers`); merge keys
-//! are merged, duplicate keys resolve last-wins, aliases are expanded within a budget.
+//! are merged, aliases are expanded within a budget.
 //! On top of that we apply what Go's YAML→JSON→`interface{}` path does:
 //! non-string keys are stringified and every number becomes an `f64`.
+//!
+//! Duplicate mapping keys: [`parse_value`] rejects them, as Kubernetes' strict decoding
+//! does (`render`, `bundle`, `krm` inputs); [`parse_value_lenient`] keeps the last one, as
+//! `sigs.k8s.io/yaml.Unmarshal` does for clusterctl (`generate`, `topology plan`, patch
+//! and template output, through [`parse_documents`]).
 
 use std::fmt;
 
@@ -99,11 +104,20 @@ impl<'de> Deserialize<'de> for Raw {
     }
 }
 
-fn options() -> Options {
+fn options(duplicates: DuplicateKeyPolicy) -> Options {
     let mut o = Options::default();
     o.legacy_octal_numbers = true;
-    o.duplicate_keys = DuplicateKeyPolicy::LastWins;
+    o.duplicate_keys = duplicates;
     o
+}
+
+/// How a mapping's repeated keys are read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keys {
+    /// The last one wins (`sigs.k8s.io/yaml.Unmarshal`).
+    LastWins,
+    /// An error naming the key's field path (Kubernetes' strict decoding).
+    Strict,
 }
 
 fn number(f: f64) -> Result<Value> {
@@ -127,7 +141,7 @@ fn go_float_key(f: f64) -> String {
     crate::yaml::emit::format_go_float_g(f)
 }
 
-fn key_string(k: Raw) -> Result<String> {
+fn key_string(k: Raw, path: &Path) -> Result<String> {
     Ok(match k {
         Raw::Str(s) => s,
         Raw::Bool(b) => b.to_string(),
@@ -135,36 +149,115 @@ fn key_string(k: Raw) -> Result<String> {
         Raw::Float(f) => go_float_key(f),
         Raw::Null => "null".to_string(),
         Raw::Seq(_) | Raw::Map(_) => {
-            return Err(Error::new(
-                "error converting YAML to JSON: unsupported map key type",
-            ))
+            let what = if matches!(k, Raw::Seq(_)) {
+                "a list"
+            } else {
+                "a mapping"
+            };
+            return Err(Error::new(format!(
+                "error converting YAML to JSON: unsupported map key type (a key of {} is {what}; keys must be strings)",
+                path.shown()
+            )));
         }
     })
 }
 
-fn to_json(r: Raw) -> Result<Value> {
+/// The field path of the value being converted, for error messages (`spec.items[2]`).
+#[derive(Default)]
+struct Path(Vec<String>);
+
+impl Path {
+    fn shown(&self) -> String {
+        if self.0.is_empty() {
+            return "the document".to_string();
+        }
+        let mut s = String::new();
+        for p in &self.0 {
+            if !p.starts_with('[') && !s.is_empty() {
+                s.push('.');
+            }
+            s.push_str(p);
+        }
+        s
+    }
+    fn key(k: &str) -> String {
+        if !k.is_empty()
+            && k.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_/".contains(c))
+        {
+            k.to_string()
+        } else {
+            format!("[{}]", go_quote(k))
+        }
+    }
+}
+
+/// A key repeated in one mapping (strict decoding).
+struct Duplicate {
+    path: String,
+    key: String,
+}
+
+fn to_json(r: Raw, keys: Keys, path: &mut Path) -> std::result::Result<Value, ConvertError> {
     Ok(match r {
         Raw::Null => Value::Null,
         Raw::Bool(b) => Value::Bool(b),
         Raw::Int(i) => number(i as f64)?,
         Raw::Float(f) => number(f)?,
         Raw::Str(s) => Value::String(s),
-        Raw::Seq(v) => Value::Array(v.into_iter().map(to_json).collect::<Result<_>>()?),
+        Raw::Seq(v) => {
+            let mut out = Vec::with_capacity(v.len());
+            for (i, x) in v.into_iter().enumerate() {
+                path.0.push(format!("[{i}]"));
+                out.push(to_json(x, keys, path)?);
+                path.0.pop();
+            }
+            Value::Array(out)
+        }
         Raw::Map(entries) => {
             let mut m = Map::new();
             for (k, v) in entries {
-                m.insert(key_string(k)?, to_json(v)?);
+                let k = key_string(k, path)?;
+                if keys == Keys::Strict && m.contains_key(&k) {
+                    return Err(ConvertError::Duplicate(Duplicate {
+                        path: path.shown(),
+                        key: k,
+                    }));
+                }
+                path.0.push(Path::key(&k));
+                let v = to_json(v, keys, path)?;
+                path.0.pop();
+                m.insert(k, v);
             }
             Value::Object(m)
         }
     })
 }
 
-/// Parse one document to a value. An empty or comment-only document is `Null`.
-/// Each call is its own run for the YAML limits (nodes, alias expansions); use
-/// [`parse_value_in`] to count several documents against one run.
+enum ConvertError {
+    Plain(Error),
+    Duplicate(Duplicate),
+}
+
+impl From<Error> for ConvertError {
+    fn from(e: Error) -> Self {
+        ConvertError::Plain(e)
+    }
+}
+
+/// Parse one document to a value with Kubernetes' strict decoding: a mapping key
+/// that appears twice is an error naming its field path and line. An empty or
+/// comment-only document is `Null`. Each call is its own run for the YAML limits
+/// (nodes, alias expansions); use [`parse_value_in`] to count several documents
+/// against one run.
 pub fn parse_value(doc: &str) -> Result<Value> {
-    parse_value_in(doc, &Meter::current())
+    parse(doc, Keys::Strict, 1, &Meter::current())
+}
+
+/// [`parse_value`] of a document that starts on line `first_line` of its file (line
+/// numbers of errors are counted from the file's start), counted against `meter`.
+pub fn parse_value_at(doc: &str, first_line: usize, meter: &Meter) -> Result<Value> {
+    parse(doc, Keys::Strict, first_line, meter)
 }
 
 /// [`parse_value`] counting the document's nodes and alias expansions against the
@@ -172,10 +265,30 @@ pub fn parse_value(doc: &str) -> Result<Value> {
 /// `--max-yaml-alias-bytes`). A breach is an error naming the limit and its flag; the
 /// caller adds the file and document.
 pub fn parse_value_in(doc: &str, meter: &Meter) -> Result<Value> {
+    parse(doc, Keys::Strict, 1, meter)
+}
+
+/// Parse one document to a value as `sigs.k8s.io/yaml.Unmarshal` does: a repeated
+/// mapping key keeps its last value. An empty or comment-only document is `Null`.
+pub fn parse_value_lenient(doc: &str) -> Result<Value> {
+    parse(doc, Keys::LastWins, 1, &Meter::current())
+}
+
+/// [`parse_value_lenient`] counted against `meter`.
+pub fn parse_value_lenient_in(doc: &str, meter: &Meter) -> Result<Value> {
+    parse(doc, Keys::LastWins, 1, meter)
+}
+
+fn parse(doc: &str, keys: Keys, first_line: usize, meter: &Meter) -> Result<Value> {
     if doc.trim().is_empty() {
         return Ok(Value::Null);
     }
-    let mut o = options();
+    let policy = match keys {
+        Keys::LastWins => DuplicateKeyPolicy::LastWins,
+        // Repeated keys reach the visitor; `to_json` finds them with their path.
+        Keys::Strict => DuplicateKeyPolicy::PassThrough,
+    };
+    let mut o = options(policy);
     let mut budget = Budget::default();
     let per_doc_nodes = budget.max_nodes;
     let per_doc_bytes = budget.max_total_scalar_bytes;
@@ -222,20 +335,21 @@ pub fn parse_value_in(doc: &str, meter: &Meter) -> Result<Value> {
     meter.charge(Limit::YamlNodes, nodes as u64)?;
     meter.charge(Limit::YamlAliasNodes, alias_nodes)?;
     meter.charge(Limit::YamlAliasBytes, alias_bytes)?;
-    let raw = match parsed {
-        Ok(r) => r,
-        // A breach of a run-wide cap was charged above (the report counts one past
-        // the cap), so what is left is the YAML error itself.
-        Err(e) => {
-            return Err(Error::new(format!(
-                "error converting YAML to JSON: {}",
-                first_line(&e.to_string())
-            )));
-        }
+    // A breach of a run-wide cap was charged above (the report counts one past the
+    // cap), so what is left is the YAML error itself.
+    let raw = parsed.map_err(|e| {
+        Error::new(format!(
+            "error converting YAML to JSON: {}",
+            syntax_error(&e, first_line)
+        ))
+    })?;
+    let Some(r) = raw else {
+        return Ok(Value::Null);
     };
-    match raw {
-        None => Ok(Value::Null),
-        Some(r) => to_json(r),
+    match to_json(r, keys, &mut Path::default()) {
+        Ok(v) => Ok(v),
+        Err(ConvertError::Plain(e)) => Err(e),
+        Err(ConvertError::Duplicate(d)) => Err(duplicate_error(doc, &d, first_line)),
     }
 }
 
@@ -243,8 +357,44 @@ fn clamp(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
 
-fn first_line(s: &str) -> &str {
-    s.lines().next().unwrap_or(s)
+/// go-yaml's strict error (`line N: key "spec" already set in map`), with the field path.
+fn duplicate_error(doc: &str, d: &Duplicate, first_line: usize) -> Error {
+    // The line: serde-saphyr's own duplicate check reports where the repeated key is.
+    let line =
+        serde_saphyr::from_str_with_options::<Option<Raw>>(doc, options(DuplicateKeyPolicy::Error))
+            .err()
+            .and_then(|e| e.location())
+            .map(|l| format!("line {}: ", l.line() as usize + first_line - 1))
+            .unwrap_or_default();
+    Error::new(format!(
+        "error converting YAML to JSON: yaml: unmarshal errors: {line}key {} already set in map (a duplicate key in {}: remove one of the two)",
+        go_quote(&d.key),
+        d.path
+    ))
+}
+
+/// serde-saphyr's message, first line, without its advice to the Rust programmer.
+fn syntax_error(e: &serde_saphyr::Error, first_line: usize) -> String {
+    let text = e.to_string();
+    let mut first = text.lines().next().unwrap_or(&text).to_string();
+    let line = e.location().map(|l| l.line() as usize);
+    if let Some(l) = line.filter(|_| first_line > 1) {
+        // Count from the file's start: `line 4 column 9` of a document on line 6 is line 9.
+        first = first.replacen(
+            &format!("line {l} "),
+            &format!("line {} ", l + first_line - 1),
+            1,
+        );
+    }
+    if first.contains("from_str_multiple") {
+        let at = line
+            .map(|l| format!(" at line {}", l + first_line - 1))
+            .unwrap_or_default();
+        return format!(
+            "more than one YAML document{at} where one is expected: split the documents with a `---` line at the start of a line, or remove the extra `...`/`---`"
+        );
+    }
+    first
 }
 
 /// Go's `util.Ordinalize`: the suffix depends on the last digit only.
@@ -258,8 +408,9 @@ pub fn ordinalize(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
-/// clusterctl's `utilyaml.ToUnstructured`: split, parse every document to an object,
-/// drop documents that are null, fail on documents that are not mappings.
+/// clusterctl's `utilyaml.ToUnstructured`: split, parse every document to an object
+/// (repeated keys: the last wins), drop documents that are null, fail on documents that
+/// are not mappings.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
     let mut out = Vec::new();
     let docs = split_documents(text).map_err(|e| e.wrap("failed to read yaml"))?;
@@ -267,7 +418,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
     let meter = Meter::current();
     meter.charge(Limit::Documents, docs.len() as u64)?;
     for doc in docs {
-        let v = parse_value_in(&doc, &meter).map_err(|e| {
+        let v = parse_value_lenient_in(&doc, &meter).map_err(|e| {
             e.wrap(format!(
                 "failed to unmarshal the {} yaml document: {}",
                 ordinalize(out.len() + 1),
@@ -360,9 +511,61 @@ mod tests {
 
     #[test]
     fn duplicate_keys_last_wins_and_merge_keys_merge() {
-        assert_eq!(parse_value("a: 1\na: 2\n").unwrap(), json!({"a": 2.0}));
+        assert_eq!(
+            parse_value_lenient("a: 1\na: 2\n").unwrap(),
+            json!({"a": 2.0})
+        );
+        let objs = parse_documents("a: 1\na: 2\n").unwrap();
+        assert_eq!(objs, vec![json!({"a": 2.0})]);
         let v = parse_value("base: &b {x: 1}\nd:\n  <<: *b\n  z: 2\n").unwrap();
         assert_eq!(v["d"], json!({"x": 1.0, "z": 2.0}));
+        // A key that overrides a merged one is not a duplicate.
+        let v = parse_value("base: &b {x: 1}\nd:\n  <<: *b\n  x: 2\n").unwrap();
+        assert_eq!(v["d"], json!({"x": 2.0}));
+    }
+
+    #[test]
+    fn strict_decoding_rejects_duplicate_keys_with_path_and_line() {
+        let e = parse_value("kind: Cluster\nspec:\n  a: 1\nspec:\n  b: 2\n").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "error converting YAML to JSON: yaml: unmarshal errors: line 4: key \"spec\" already set in map (a duplicate key in the document: remove one of the two)"
+        );
+        let e = parse_value("spec:\n  items:\n  - x: 1\n    y: 2\n    x: 3\n").unwrap_err();
+        assert!(
+            e.message().contains(
+                "line 5: key \"x\" already set in map (a duplicate key in spec.items[0]:"
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn line_numbers_count_from_the_file_start() {
+        let doc = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [b\n";
+        let e = parse_value(doc).unwrap_err();
+        assert!(e.message().contains("line 4 column 9"), "{e}");
+        let e = parse_value_at(doc, 6).unwrap_err();
+        assert!(e.message().contains("line 9 column 9"), "{e}");
+        let e = parse_value_at("a: 1\na: 2\n", 10).unwrap_err();
+        assert!(e.message().contains("line 11: key \"a\""), "{e}");
+    }
+
+    #[test]
+    fn unsupported_key_names_its_field() {
+        let e = parse_value("spec:\n  labels:\n    [a, b]: c\n").unwrap_err();
+        assert!(
+            e.message()
+                .contains("unsupported map key type (a key of spec.labels is a list"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn library_advice_is_not_shown() {
+        let e = parse_value("a: 1\n...\nb: 2\n").unwrap_err();
+        assert!(!e.message().contains("from_str"), "{e}");
+        assert!(e.message().contains("more than one YAML document"), "{e}");
     }
 
     #[test]

@@ -35,6 +35,36 @@ pub fn split_documents(text: &str) -> Result<Vec<String>> {
     Ok(docs)
 }
 
+/// [`split_documents`] with the 1-based line of the file each document starts on, so a
+/// reader's line numbers (counted from the document's start) can be given from the
+/// file's start ([`super::read::parse_value_at`]).
+pub fn split_documents_at(text: &str) -> Result<Vec<(usize, String)>> {
+    let mut docs = Vec::new();
+    let mut cur = String::new();
+    let mut start = 1;
+    for (n, line) in lines(text).enumerate() {
+        if let Some(rest) = line.strip_prefix("---") {
+            let rest = rest.trim();
+            if !rest.is_empty() && !rest.starts_with('#') {
+                return Err(Error::new(format!(
+                    "invalid Yaml document separator: {rest}"
+                )));
+            }
+            if !cur.is_empty() {
+                docs.push((start, std::mem::take(&mut cur)));
+            }
+            start = n + 2;
+            continue;
+        }
+        cur.push_str(line);
+        cur.push('\n');
+    }
+    if !cur.is_empty() {
+        docs.push((start, cur));
+    }
+    Ok(docs)
+}
+
 /// Lines without their terminator (`\n` or `\r\n`), as Go's `bufio.Reader.ReadLine`.
 fn lines(text: &str) -> impl Iterator<Item = &str> {
     let body = text.strip_suffix('\n').unwrap_or(text);
@@ -52,6 +82,22 @@ mod tests {
     fn splits_on_column_zero_separators_only() {
         let docs = split_documents("a: 1\n---\nb: 2\n  ---\n--- # c\nc: 3").unwrap();
         assert_eq!(docs, vec!["a: 1\n", "b: 2\n  ---\n", "c: 3\n"]);
+    }
+
+    #[test]
+    fn documents_know_their_first_line() {
+        let text = "a: 1\n---\nb: 2\n  ---\n--- # c\nc: 3";
+        let at = split_documents_at(text).unwrap();
+        assert_eq!(
+            at,
+            vec![
+                (1, "a: 1\n".to_string()),
+                (3, "b: 2\n  ---\n".to_string()),
+                (6, "c: 3\n".to_string())
+            ]
+        );
+        let plain: Vec<String> = at.into_iter().map(|(_, d)| d).collect();
+        assert_eq!(plain, split_documents(text).unwrap());
     }
 
     #[test]

@@ -19,12 +19,11 @@ use super::merge::merge_patch;
 use super::spec::{Patch, PatchSelector};
 use crate::components::filters::{group, kind, name, namespace, string_map, version};
 use crate::error::{Error, Result};
-use crate::yaml::parse_value;
 use crate::yaml::read::go_quote;
 
 /// `sigs.k8s.io/yaml.YAMLToJSON` of a patch text (`""` is `null`).
 pub fn yaml_to_json(text: &str) -> Result<Value> {
-    parse_value(text)
+    crate::yaml::read::parse_value_lenient(text)
 }
 
 /// `obj.UnmarshalJSON(patched)`: the document must be an object whose `kind` is set

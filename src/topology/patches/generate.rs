@@ -18,7 +18,7 @@ pub fn render_value_template(template: &str, variables: &Map<String, Value>) -> 
             crate::limits::excerpt(template)
         ))
     })?;
-    crate::yaml::parse_value(&text).map_err(|e| {
+    crate::yaml::read::parse_value_lenient(&text).map_err(|e| {
         e.wrap(format!(
             "failed to unmarshal rendered template: {:?}",
             crate::limits::excerpt(&text)

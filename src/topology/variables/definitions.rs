@@ -243,6 +243,13 @@ fn schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
                 "message must be specified if rule contains line breaks",
             ));
         }
+        if let Some(e) = rule_syntax_error(&r.rule) {
+            errs.push(FieldError::invalid(
+                &child(&rp, "rule"),
+                BadValue::GoSyntax(go_validation_rule(r)),
+                format!("compilation failed: ERROR: <input>:{e}"),
+            ));
+        }
         if !r.message_expression.is_empty() && r.message_expression.trim().is_empty() {
             errs.push(FieldError::required(
                 &child(&rp, "messageExpression"),
@@ -258,6 +265,45 @@ fn schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
             ));
         }
     }
+}
+
+/// A CEL syntax error of a rule (`L:C: Syntax error: ...`), as the API server's CEL
+/// compiler rejects the rule when the ClusterClass is validated. Only what is surely a
+/// syntax error (an unbalanced bracket, an operator without operand, a bad token) is
+/// reported; what our parser merely does not support (or its nesting limit, lower than
+/// CEL's) stays a warning when the rule is evaluated.
+fn rule_syntax_error(rule: &str) -> Option<String> {
+    if rule.trim().is_empty() {
+        return None;
+    }
+    // CEL syntax our parser does not know: optional fields/indexes, bytes literals.
+    let unsupported = ["?.", ".?", "[?", "{?", "b\"", "b'", "B\"", "B'"];
+    if unsupported.iter().any(|u| rule.contains(u)) {
+        return None;
+    }
+    let e = cel::parser::parse(rule).err()?;
+    if e.contains("recursion limit") || e.contains("not supported") {
+        return None;
+    }
+    if !e.starts_with("Syntax error") && !e.contains("unexpected character") {
+        return None;
+    }
+    // Position: the end of the rule's first line, where a missing operand shows.
+    let first = rule.lines().next().unwrap_or("");
+    Some(format!("1:{}: {e}", first.chars().count() + 1))
+}
+
+/// Go's `%#v` of an `apiextensions.ValidationRule` (pointers that are set print as an
+/// address in Go; here as `(0x1)`, a placeholder).
+fn go_validation_rule(r: &super::schema::ValidationRule) -> String {
+    let reason = if r.reason.is_empty() { "nil" } else { "0x1" };
+    format!(
+        "apiextensions.ValidationRule{{Rule:{}, Message:{}, MessageExpression:{}, Reason:(*apiextensions.FieldValueErrorReason)({reason}), FieldPath:{}, OptionalOldSelf:(*bool)(nil)}}",
+        go_quote(&r.rule),
+        go_quote(&r.message),
+        go_quote(&r.message_expression),
+        go_quote(&r.field_path)
+    )
 }
 
 /// CEL type information cannot be built for a root `array` schema (apiserver's
@@ -350,6 +396,29 @@ mod tests {
             "spec.variables[r].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: Required value: rule is not specified",
             "spec.variables[r].schema.openAPIV3Schema.x-kubernetes-validations[1].reason: Unsupported value: \"Bad\": supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", \"FieldValueRequired\"",
         ]);
+    }
+
+    #[test]
+    fn cel_syntax_errors_reject_the_class() {
+        let cc = |rule: &str| {
+            json!({"metadata": {"name": "cc"}, "spec": {"variables": [
+                {"name": "r", "schema": {"openAPIV3Schema": {"type": "string", "x-kubernetes-validations": [{"rule": rule}]}}}
+            ]}})
+        };
+        assert_eq!(
+            texts(cc("self.size() >")),
+            ["spec.variables[r].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:\"self.size() >\", Message:\"\", MessageExpression:\"\", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:\"\", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:14: Syntax error: unexpected end of expression"]
+        );
+        for bad in ["self.size( > 1", "self == 'a", "self #"] {
+            assert_eq!(texts(cc(bad)).len(), 1, "{bad}");
+        }
+        for ok in [
+            "self.size() > 1",
+            "self.?x.orValue('') == ''",
+            "self.startsWith('a') ? true : false",
+        ] {
+            assert!(texts(cc(ok)).is_empty(), "{ok}");
+        }
     }
 
     #[test]
