@@ -91,6 +91,14 @@ fn good_tree(s: &Path) {
     write(&s.join("out/README.md"), "not ours\n");
 }
 
+/// Add an output entry for `path` to the good tree's lock.
+fn tamper_lock(s: &Path, path: &str) {
+    let lock = s.join("out/capi-render.lock");
+    let t = std::fs::read_to_string(&lock).unwrap();
+    let entry = format!("outputs:\n- path: {path}\n  sha256: x\n");
+    write(&lock, t.replace("outputs:\n", &entry));
+}
+
 /// A staging directory as a Git checkout would bring it: real directories and files,
 /// an owner file that names some other directory.
 fn fake_staging(s: &Path, journal: &str) {
@@ -233,15 +241,7 @@ fn cases() -> Vec<Case> {
             |s| {
                 good_tree(s);
                 link(s.join("outside"), &s.join("out/escape"));
-                let lock = s.join("out/capi-render.lock");
-                let t = std::fs::read_to_string(&lock).unwrap();
-                write(
-                    &lock,
-                    t.replace(
-                        "outputs:\n",
-                        "outputs:\n- path: escape/victim.yaml\n  sha256: x\n",
-                    ),
-                );
+                tamper_lock(s, "escape/victim.yaml");
             },
         ));
         v.push(case(
@@ -361,57 +361,21 @@ fn cases() -> Vec<Case> {
             write(&s.join("out/.capi-render.staging"), "x");
         },
     ));
-    v.push(case(
-        "lock-output-escapes",
-        &render_o(),
-        Fail("not a relative path inside OUT"),
-        |s| {
-            good_tree(s);
-            let lock = s.join("out/capi-render.lock");
-            let t = std::fs::read_to_string(&lock).unwrap();
-            write(
-                &lock,
-                t.replace(
-                    "outputs:\n",
-                    "outputs:\n- path: ../outside/victim.yaml\n  sha256: x\n",
-                ),
-            );
-        },
-    ));
-    v.push(case(
-        "lock-output-absolute",
-        &render_o(),
-        Fail("not a relative path inside OUT"),
-        |s| {
-            good_tree(s);
-            let lock = s.join("out/capi-render.lock");
-            let t = std::fs::read_to_string(&lock).unwrap();
-            write(
-                &lock,
-                t.replace(
-                    "outputs:\n",
-                    "outputs:\n- path: /etc/hostname\n  sha256: x\n",
-                ),
-            );
-        },
-    ));
-    v.push(case(
-        "lock-output-in-staging",
-        &render_o(),
-        Fail("not a relative path inside OUT"),
-        |s| {
-            good_tree(s);
-            let lock = s.join("out/capi-render.lock");
-            let t = std::fs::read_to_string(&lock).unwrap();
-            write(
-                &lock,
-                t.replace(
-                    "outputs:\n",
-                    "outputs:\n- path: .capi-render.staging/x\n  sha256: x\n",
-                ),
-            );
-        },
-    ));
+    for (name, path) in [
+        ("lock-output-escapes", "../outside/victim.yaml"),
+        ("lock-output-absolute", "/etc/hostname"),
+        ("lock-output-in-staging", ".capi-render.staging/x"),
+    ] {
+        v.push(case(
+            name,
+            &render_o(),
+            Fail("not a relative path inside OUT"),
+            move |s| {
+                good_tree(s);
+                tamper_lock(s, path);
+            },
+        ));
+    }
     v.push(case(
         "lock-garbage",
         &render_o(),

@@ -4,51 +4,20 @@
 //! clusterctl has one, and say what to do next (`  hint: ...`) or where (file, document,
 //! field path).
 
+mod common;
+
 use std::fs;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
+use std::process::Output;
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_capi-render")
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::{bin, root, Scratch};
 
 fn repo() -> String {
     root().join("fixtures/repository").display().to_string()
 }
 
-struct Scratch(PathBuf);
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "capi-render-errors-{}-{tag}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = fs::remove_dir_all(&p);
-        fs::create_dir_all(&p).unwrap();
-        Scratch(p)
-    }
-    fn write(&self, name: &str, text: &str) -> String {
-        let p = self.0.join(name);
-        fs::write(&p, text).unwrap();
-        p.display().to_string()
-    }
-}
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
 fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(bin())
+    bin()
         .args(args)
         .current_dir(dir)
         .env_clear()
@@ -268,16 +237,7 @@ fn namespace_mismatch_names_the_object() {
 // ------------------------------------------------------------------ KRM
 
 fn krm(dir: &Path, stdin: &str) -> Output {
-    let mut c = Command::new(bin())
-        .arg("krm")
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    c.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    c.wait_with_output().unwrap()
+    common::run(bin().arg("krm").current_dir(dir), Some(stdin.as_bytes()))
 }
 
 fn krm_error(o: &Output) -> String {

@@ -2,12 +2,11 @@
 //! marker in every Secret value and every variable, and the marker must appear
 //! neither on stdout nor on stderr. Synthetic inputs only: this always runs.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
+
+use common::{bin, run, Scratch};
 
 const MARKER: &str = "Zq7MARKERs3cr3t";
-
-const META: &str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 0\n  contract: v1beta1\n";
 
 /// Core components that use the variables in the places a value can break.
 const COMPONENTS: &str = r#"apiVersion: v1
@@ -51,10 +50,6 @@ spec:
         image: ${IMAGE:=registry.example/capi:v1.0.0}
         args: ["--v=2"]
 "#;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_capi-render"))
-}
 
 struct Case {
     name: &'static str,
@@ -131,13 +126,6 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-fn write_repo(root: &Path) {
-    let d = root.join("repo/cluster-api/v1.0.0");
-    std::fs::create_dir_all(&d).unwrap();
-    std::fs::write(d.join("core-components.yaml"), COMPONENTS).unwrap();
-    std::fs::write(d.join("metadata.yaml"), META).unwrap();
-}
-
 fn inputs(c: &Case) -> String {
     let quote = |s: &str| serde_json::to_string(s).unwrap();
     let mut s = String::from(
@@ -166,41 +154,13 @@ fn inputs(c: &Case) -> String {
     s
 }
 
-fn run(cmd: &mut Command, stdin: Option<&str>) -> Output {
-    cmd.stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    })
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    if let Some(text) = stdin {
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("capi-render-secrets-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 #[test]
 fn no_failing_path_prints_a_secret_value() {
     let mut ran = 0;
     for c in cases() {
-        let dir = tmp(c.name);
-        write_repo(&dir);
-        let repo = dir.join("repo");
+        let scratch = Scratch::new(&format!("secrets-{}", c.name));
+        let dir = scratch.path().to_path_buf();
+        let repo = common::tiny_repo(&dir, COMPONENTS);
         let input = dir.join("providers.yaml");
         std::fs::write(&input, inputs(&c)).unwrap();
         // A clean "before" for `diff`: no config Secret values at all.
@@ -215,7 +175,7 @@ fn no_failing_path_prints_a_secret_value() {
         let krm_list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  apiVersion: capi-render.io/v1alpha1\n  kind: RenderConfig\n  spec:\n    repository: repo\n    inputs: [providers.yaml]\nitems: []\n".to_string();
         let r = repo.to_str().unwrap();
         let i = input.to_str().unwrap();
-        let mut runs: Vec<(&str, Command, Option<String>)> = Vec::new();
+        let mut runs: Vec<(&str, std::process::Command, Option<String>)> = Vec::new();
         let mut add = |what: &'static str, args: Vec<&str>, stdin: Option<String>| {
             let mut cmd = bin();
             if stdin.is_some() {
@@ -250,7 +210,7 @@ fn no_failing_path_prints_a_secret_value() {
         add("krm", vec!["krm"], Some(krm_list));
         add("upgrade plan", vec!["upgrade", "plan", "-f", i], None);
         for (what, mut cmd, stdin) in runs {
-            let o = run(&mut cmd, stdin.as_deref());
+            let o = run(&mut cmd, stdin.as_deref().map(str::as_bytes));
             let so = String::from_utf8_lossy(&o.stdout);
             let se = String::from_utf8_lossy(&o.stderr);
             assert!(
@@ -273,7 +233,6 @@ fn no_failing_path_prints_a_secret_value() {
                 ran += 1;
             }
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
     assert_eq!(ran, cases().len() * 6);
 }

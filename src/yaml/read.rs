@@ -545,9 +545,9 @@ mod tests {
         let doc = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [b\n";
         let e = parse_value(doc).unwrap_err();
         assert!(e.message().contains("line 4 column 9"), "{e}");
-        let e = parse_value_at(doc, 6).unwrap_err();
+        let e = parse_value_at(doc, 6, &Meter::current()).unwrap_err();
         assert!(e.message().contains("line 9 column 9"), "{e}");
-        let e = parse_value_at("a: 1\na: 2\n", 10).unwrap_err();
+        let e = parse_value_at("a: 1\na: 2\n", 10, &Meter::current()).unwrap_err();
         assert!(e.message().contains("line 11: key \"a\""), "{e}");
     }
 

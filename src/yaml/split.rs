@@ -11,28 +11,10 @@ use crate::error::{Error, Result};
 /// documents that contain only whitespace or comments are returned and left to
 /// the YAML reader, which turns them into nothing.
 pub fn split_documents(text: &str) -> Result<Vec<String>> {
-    let mut docs = Vec::new();
-    let mut cur = String::new();
-    for line in lines(text) {
-        if let Some(rest) = line.strip_prefix("---") {
-            let rest = rest.trim();
-            if !rest.is_empty() && !rest.starts_with('#') {
-                return Err(Error::new(format!(
-                    "invalid Yaml document separator: {rest}"
-                )));
-            }
-            if !cur.is_empty() {
-                docs.push(std::mem::take(&mut cur));
-            }
-            continue;
-        }
-        cur.push_str(line);
-        cur.push('\n');
-    }
-    if !cur.is_empty() {
-        docs.push(cur);
-    }
-    Ok(docs)
+    Ok(split_documents_at(text)?
+        .into_iter()
+        .map(|(_, d)| d)
+        .collect())
 }
 
 /// [`split_documents`] with the 1-based line of the file each document starts on, so a

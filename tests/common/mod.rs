@@ -113,6 +113,12 @@ impl Scratch {
     pub fn path(&self) -> &Path {
         &self.0
     }
+    /// Write `text` to `name` inside; returns the file's path.
+    pub fn write(&self, name: &str, text: &str) -> String {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    }
 }
 
 impl Drop for Scratch {
