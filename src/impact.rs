@@ -10,7 +10,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::error::Result;
-use crate::gitops::{check::file_diff, layout::plan_files, TreeOptions};
+use crate::gitops::check::{file_diff, Change, FileChange};
+use crate::gitops::{layout::plan_files, TreeOptions};
 use crate::render::RenderSet;
 
 /// What changed between two renders.
@@ -21,6 +22,17 @@ pub struct Impact {
     pub changed_units: Vec<String>,
     /// Per changed unit: a `# <dir>` header line, then one unified diff per object.
     pub diff: String,
+    /// The same units, each with its changed objects (for `diff --output-format json`).
+    pub units: Vec<UnitChange>,
+}
+
+/// One changed unit: its directory, whether it was added, removed or changed, and the
+/// object files (tree paths) that differ, sorted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitChange {
+    pub unit: String,
+    pub change: Change,
+    pub objects: Vec<FileChange>,
 }
 
 impl Impact {
@@ -65,20 +77,21 @@ pub fn impact(before: &RenderSet, after: &RenderSet) -> Result<Impact> {
         );
         let paths: BTreeSet<&String> = o.keys().chain(n.keys()).collect();
         let mut diffs = String::new();
-        let mut changed = 0usize;
+        let mut objects = Vec::new();
         for p in paths {
             let (a, b) = (o.get(p).map(String::as_str), n.get(p).map(String::as_str));
             if a != b {
-                changed += 1;
+                objects.push(FileChange {
+                    path: p.clone(),
+                    change: Change::between(a, b),
+                });
                 diffs.push_str(&file_diff(p, a, b));
             }
         }
-        let status = match (old.contains_key(unit), new.contains_key(unit)) {
-            (true, false) => "removed",
-            (false, true) => "added",
-            _ => "changed",
-        };
-        if changed > 0 || status != "changed" {
+        let changed = objects.len();
+        let change = Change::between(old.get(unit), new.get(unit));
+        let status = change.as_str();
+        if changed > 0 || change != Change::Changed {
             out.diff.push_str(&format!(
                 "# {unit}: {status}, {changed} object{} differ{}\n",
                 if changed == 1 { "" } else { "s" },
@@ -86,6 +99,11 @@ pub fn impact(before: &RenderSet, after: &RenderSet) -> Result<Impact> {
             ));
             out.diff.push_str(&diffs);
             out.changed_units.push(unit.clone());
+            out.units.push(UnitChange {
+                unit: unit.clone(),
+                change,
+                objects,
+            });
         }
     }
     Ok(out)
@@ -134,6 +152,17 @@ mod tests {
             i.diff
         );
         assert!(!i.diff.contains("clusters/fleet/a"));
+        assert_eq!(
+            i.units,
+            vec![UnitChange {
+                unit: "clusters/fleet/b".into(),
+                change: Change::Changed,
+                objects: vec![FileChange {
+                    path: "clusters/fleet/b/machinedeployment-b-md-0.yaml".into(),
+                    change: Change::Changed,
+                }],
+            }]
+        );
     }
 
     #[test]
@@ -159,6 +188,28 @@ mod tests {
             .contains("# clusters/fleet/c: added, 2 objects differ\n"));
         assert!(i.diff.contains("+++ /dev/null"));
         assert!(i.diff.contains("--- /dev/null"));
+        let shape: Vec<(&str, Change, Vec<Change>)> = i
+            .units
+            .iter()
+            .map(|u| {
+                (
+                    u.unit.as_str(),
+                    u.change,
+                    u.objects.iter().map(|o| o.change).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            vec![
+                (
+                    "clusters/fleet/a",
+                    Change::Removed,
+                    vec![Change::Removed; 2]
+                ),
+                ("clusters/fleet/c", Change::Added, vec![Change::Added; 2]),
+            ]
+        );
     }
 
     #[test]

@@ -37,15 +37,38 @@ pub enum BundleCmd {
     Verify {
         /// The bundle directory.
         bundle: PathBuf,
+        /// `json`: print a BundleVerifyResult (counts and problems) on stdout instead of
+        /// text. The exit codes stay as they are.
+        #[arg(long = "output-format", value_name = "FORMAT", default_value = "text")]
+        output_format: super::output::Format,
     },
 }
 
 /// Run the command; `config`/`repository` are the global `--config`/`--repository`.
 pub fn run(a: &BundleArgs, config: Option<&Path>, repository: Option<&Path>) -> Result<(), Error> {
-    if let Some(BundleCmd::Verify { bundle: dir }) = &a.what {
+    if let Some(BundleCmd::Verify {
+        bundle: dir,
+        output_format,
+    }) = &a.what
+    {
         let r = bundle::verify(dir)?;
-        for p in &r.problems {
-            println!("{p}");
+        let json = *output_format == super::output::Format::Json;
+        if json {
+            super::output::print_json(
+                "BundleVerifyResult",
+                serde_json::json!({
+                    "bundle": dir.to_string_lossy(),
+                    "ok": r.problems.is_empty(),
+                    "files": r.files,
+                    "configMaps": r.configmaps,
+                    "ociLayouts": r.oci_layouts,
+                    "problems": r.problems,
+                }),
+            )?;
+        } else {
+            for p in &r.problems {
+                println!("{p}");
+            }
         }
         if !r.problems.is_empty() {
             return Err(Error::new(format!(
@@ -54,7 +77,7 @@ pub fn run(a: &BundleArgs, config: Option<&Path>, repository: Option<&Path>) -> 
                 r.problems.len()
             )));
         }
-        if !super::ui::get().quiet {
+        if !json && !super::ui::get().quiet {
             println!(
                 "OK: {} files, {} ConfigMaps, {} OCI layouts",
                 r.files, r.configmaps, r.oci_layouts

@@ -25,6 +25,11 @@ pub struct DiffArgs {
     /// Print only the changed units (`clusters/<ns>/<name>`, `providers/...`), one a line.
     #[arg(long = "name-only")]
     pub name_only: bool,
+    /// `json`: print a DiffResult (every changed unit with its status and the paths and
+    /// status of its changed objects) on stdout instead of diffs (--name-only then has
+    /// no effect). The exit codes stay as they are.
+    #[arg(long = "output-format", value_name = "FORMAT", default_value = "text")]
+    pub output_format: super::output::Format,
     /// An OCI image layout holding the artifacts that `fetchConfig.oci` names.
     #[arg(long = "oci-layout", value_name = "DIR")]
     pub oci_layout: Option<PathBuf>,
@@ -46,8 +51,29 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
             .map_err(|e| e.wrap("rendering the --against inputs (after)"))?;
         capi_render::impact::impact(&before, &after)
     })();
+    let res = res.and_then(|i| {
+        if a.output_format == super::output::Format::Json {
+            let units: Vec<serde_json::Value> = i
+                .units
+                .iter()
+                .map(|u| {
+                    serde_json::json!({
+                        "unit": u.unit,
+                        "status": u.change.as_str(),
+                        "objects": super::output::file_changes(&u.objects),
+                    })
+                })
+                .collect();
+            super::output::print_json(
+                "DiffResult",
+                serde_json::json!({"differs": !i.is_empty(), "units": units}),
+            )?;
+        }
+        Ok(i)
+    });
     match res {
         Ok(i) if i.is_empty() => ExitCode::SUCCESS,
+        Ok(_) if a.output_format == super::output::Format::Json => ExitCode::from(1),
         Ok(i) => {
             let text = if a.name_only {
                 i.changed_units.iter().map(|u| format!("{u}\n")).collect()

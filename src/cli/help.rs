@@ -53,7 +53,8 @@ pub const LIST_IMAGES: &str = INIT;
 pub const UPGRADE: &str = concat!(
     "Examples:\n",
     "  capi-render --repository capi/repository upgrade plan -f capi/providers.yaml\n",
-    "  capi-render --repository capi/repository upgrade plan -f capi/providers.yaml -o yaml\n\n",
+    "  capi-render --repository capi/repository upgrade plan -f capi/providers.yaml -o yaml\n",
+    "  capi-render --repository capi/repository upgrade plan -f capi/providers.yaml -o json | jq .upgradesWithinContract\n\n",
     simple_exit!()
 );
 
@@ -63,10 +64,12 @@ pub const RENDER: &str = concat!(
     "Examples:\n",
     "  capi-render render -f capi/providers.yaml --repository capi/repository -o capi/rendered\n",
     "  capi-render render -f capi/providers.yaml -f capi/clusters --repository capi/repository --stdout\n",
-    "  capi-render render --check -f capi/providers.yaml --repository capi/repository -o capi/rendered --flux\n\n",
+    "  capi-render render --check -f capi/providers.yaml --repository capi/repository -o capi/rendered --flux\n",
+    "  capi-render render --check -f capi/providers.yaml --repository capi/repository -o capi/rendered \\\n",
+    "      --output-format json | jq -r '.files[].path'\n\n",
     "Exit codes:\n",
     "  0  success; with --check: the tree is up to date\n",
-    "  1  error; with --check: the tree differs (unified diffs on stdout)\n",
+    "  1  error; with --check: the tree differs (unified diffs, or a JSON CheckResult, on stdout)\n",
     "  2  with --check: an error (bad input, unreadable tree); always: usage error"
 );
 
@@ -93,7 +96,8 @@ pub const BUNDLE: &str = concat!(
 pub const BUNDLE_VERIFY: &str = concat!(
     "Examples:\n",
     "  capi-render bundle verify bundle\n",
-    "  capi-render bundle verify /media/usb/capi-bundle && kubectl apply -f /media/usb/capi-bundle/configmaps/\n\n",
+    "  capi-render bundle verify /media/usb/capi-bundle && kubectl apply -f /media/usb/capi-bundle/configmaps/\n",
+    "  capi-render bundle verify bundle --output-format json | jq .problems\n\n",
     "Exit codes:\n",
     "  0  every sum, ConfigMap and OCI layout checks out\n",
     "  1  a problem was found (each is printed) or the bundle is unreadable\n",
@@ -103,17 +107,19 @@ pub const BUNDLE_VERIFY: &str = concat!(
 pub const DIFF: &str = concat!(
     "Examples:\n",
     "  capi-render diff -f base/clusters --against clusters\n",
-    "  capi-render diff -f base/capi --against capi --repository capi/repository --name-only\n\n",
+    "  capi-render diff -f base/capi --against capi --repository capi/repository --name-only\n",
+    "  capi-render diff -f base/clusters --against clusters --output-format json | jq -r '.units[].unit'\n\n",
     "Exit codes (as diff(1)):\n",
     "  0  no difference\n",
-    "  1  differences (printed on stdout)\n",
+    "  1  differences (printed on stdout: diffs, names, or a JSON DiffResult)\n",
     "  2  error, or usage error"
 );
 
 pub const TOPOLOGY: &str = concat!(
     "Examples:\n",
     "  mkdir -p plan && capi-render topology plan -f cluster.yaml -f clusterclass.yaml -o plan\n",
-    "  capi-render topology plan -f fleet.yaml -f classes.yaml -o plan -n prod -c web-1\n\n",
+    "  capi-render topology plan -f fleet.yaml -f classes.yaml -o plan -n prod -c web-1\n",
+    "  capi-render topology plan -f cluster.yaml -f clusterclass.yaml -o plan --output-format json | jq .changes\n\n",
     simple_exit!()
 );
 

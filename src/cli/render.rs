@@ -14,6 +14,7 @@ use capi_render::render::{RenderOptions, RenderSet};
 use capi_render::Error;
 use clap::Args;
 
+use super::output::Format;
 use super::print_error;
 
 #[derive(Args, Debug)]
@@ -61,6 +62,16 @@ pub struct RenderArgs {
     /// every unit of the tree). Without it that is an error.
     #[arg(long = "allow-empty")]
     pub allow_empty: bool,
+    /// `json`: print the result as one JSON object on stdout instead of text — with
+    /// --check a CheckResult (the files that differ), else a RenderResult (the files
+    /// written, unchanged, removed). The exit codes stay as they are.
+    #[arg(
+        long = "output-format",
+        value_name = "FORMAT",
+        default_value = "text",
+        conflicts_with = "stdout"
+    )]
+    pub output_format: super::output::Format,
 }
 
 /// The tree options the flags ask for.
@@ -175,6 +186,17 @@ fn run_write(
         .as_deref()
         .expect("clap requires -o without --stdout");
     let rep = gitops::write_tree(&set, out, &topts)?;
+    if a.output_format == Format::Json {
+        super::output::print_json(
+            "RenderResult",
+            serde_json::json!({
+                "output": out.to_string_lossy(),
+                "written": rep.written,
+                "unchanged": rep.unchanged,
+                "removed": rep.removed,
+            }),
+        )?;
+    }
     super::ui::info(&format!(
         "{}: {} written, {} unchanged, {} removed",
         out.display(),
@@ -191,11 +213,26 @@ fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -
         let set = render(a, config, repository)?;
         gitops::check_tree(&set, out, &topts)
     });
+    let res = res.and_then(|rep| {
+        if a.output_format == Format::Json {
+            super::output::print_json(
+                "CheckResult",
+                serde_json::json!({
+                    "output": out.to_string_lossy(),
+                    "upToDate": rep.changed.is_empty(),
+                    "files": super::output::file_changes(&rep.files),
+                }),
+            )?;
+        }
+        Ok(rep)
+    });
     match res {
         Ok(rep) if rep.changed.is_empty() => ExitCode::SUCCESS,
         Ok(rep) => {
-            let mut so = std::io::stdout().lock();
-            let _ = so.write_all(rep.diff.as_bytes()).and_then(|_| so.flush());
+            if a.output_format == Format::Text {
+                let mut so = std::io::stdout().lock();
+                let _ = so.write_all(rep.diff.as_bytes()).and_then(|_| so.flush());
+            }
             super::ui::info(&format!(
                 "{}: {} file(s) out of date; run `capi-render render -o {}` with the same inputs",
                 out.display(),

@@ -27,6 +27,10 @@ pub struct PlanArgs {
     /// The target Cluster's name.
     #[arg(short = 'c', long, default_value = "", hide_default_value = true)]
     cluster: String,
+    /// `json`: print a TopologyPlan (the summary table's rows and the files written)
+    /// on stdout instead of the table. The exit codes stay as they are.
+    #[arg(long = "output-format", value_name = "FORMAT", default_value = "text")]
+    output_format: super::output::Format,
 }
 
 pub fn run(cmd: &TopologyCmd) -> Result<(), Error> {
@@ -62,6 +66,28 @@ fn run_plan(a: &PlanArgs) -> Result<(), Error> {
         }
         std::fs::write(&p, &f.content)
             .map_err(|e| Error::new(format!("failed to write {}: {e}", p.display())))?;
+    }
+    if a.output_format == super::output::Format::Json {
+        let s = &out.summary;
+        let changes: Vec<serde_json::Value> = s
+            .changes
+            .iter()
+            .map(|c| {
+                serde_json::json!({"namespace": c.namespace, "kind": c.kind, "name": c.name, "action": c.action})
+            })
+            .collect();
+        let files: Vec<&str> = out.files.iter().map(|f| f.path.as_str()).collect();
+        return super::output::print_json(
+            "TopologyPlan",
+            serde_json::json!({
+                "outputDirectory": a.out_dir,
+                "clusterClasses": s.cluster_classes,
+                "clusters": s.clusters,
+                "cluster": s.target,
+                "changes": changes,
+                "files": files,
+            }),
+        );
     }
     if super::ui::get().quiet {
         return Ok(());

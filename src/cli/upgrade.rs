@@ -24,8 +24,15 @@ pub struct PlanArgs {
     /// An OCI image layout holding the artifacts `fetchConfig.oci` names.
     #[arg(long = "oci-layout", value_name = "DIR")]
     pub oci_layout: Option<PathBuf>,
-    /// Output format: `table` (default) or `yaml`.
-    #[arg(short = 'o', long = "output", default_value = "table")]
+    /// Output format: `table` (default; also `text`), `yaml`, or `json` (an UpgradePlan
+    /// object, apiVersion capi-render.io/v1alpha1). `--output-format` is the same flag.
+    #[arg(
+        short = 'o',
+        long = "output",
+        visible_alias = "output-format",
+        value_name = "FORMAT",
+        default_value = "table"
+    )]
     pub output: String,
 }
 
@@ -37,9 +44,9 @@ pub fn run(
 ) -> Result<(), Error> {
     match cmd {
         UpgradeCmd::Plan(a) => {
-            if a.output != "table" && a.output != "yaml" {
+            if !["table", "text", "yaml", "json"].contains(&a.output.as_str()) {
                 return Err(Error::new(format!(
-                    "invalid output format {:?}: use table or yaml",
+                    "invalid output format {:?}: use table, yaml or json",
                     a.output
                 )));
             }
@@ -56,6 +63,11 @@ pub fn run(
             }
             let text = if a.output == "yaml" {
                 capi_render::yaml::to_yaml(&plan.to_value())
+            } else if a.output == "json" {
+                // The `-o yaml` fields, plus the warnings (also printed on stderr).
+                let mut body = plan.to_value();
+                body["warnings"] = serde_json::json!(plan.warnings);
+                super::output::to_json("UpgradePlan", body)?
             } else {
                 plan.to_table()
             };

@@ -18,6 +18,43 @@ pub struct CheckReport {
     pub diff: String,
     /// The paths that differ, sorted.
     pub changed: Vec<String>,
+    /// The same paths with what happens to each (for `--output-format json`).
+    pub files: Vec<FileChange>,
+}
+
+/// What a change does to a file (or a unit): it appears, disappears or differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Added,
+    Removed,
+    Changed,
+}
+
+impl Change {
+    /// `added`, `removed` or `changed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Added => "added",
+            Change::Removed => "removed",
+            Change::Changed => "changed",
+        }
+    }
+
+    /// The change from `old` to `new` (`None` = absent on that side; both present = changed).
+    pub fn between<A, B>(old: Option<A>, new: Option<B>) -> Change {
+        match (old.is_some(), new.is_some()) {
+            (false, true) => Change::Added,
+            (true, false) => Change::Removed,
+            _ => Change::Changed,
+        }
+    }
+}
+
+/// One changed file: its path (relative to the tree's root) and what changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: String,
+    pub change: Change,
 }
 
 /// One file's unified diff (`None` = absent on that side), as git shows it.
@@ -87,6 +124,10 @@ pub fn compare(
         }
         rep.diff.push_str(&file_diff(p, cur.as_deref(), want));
         rep.changed.push(p.clone());
+        rep.files.push(FileChange {
+            path: p.clone(),
+            change: Change::between(cur.as_deref(), want),
+        });
     }
     Ok(rep)
 }

@@ -16,6 +16,29 @@ pub struct PlanFile {
 pub struct PlanOutput {
     pub stdout: String,
     pub files: Vec<PlanFile>,
+    /// What the summary on stdout says, as data (`topology plan --output-format json`).
+    pub summary: PlanSummary,
+}
+
+/// The summary table's content: the affected ClusterClasses and Clusters
+/// (`<namespace>/<name>`), the Cluster planned, and one row per created or modified object.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanSummary {
+    pub cluster_classes: Vec<String>,
+    pub clusters: Vec<String>,
+    /// The Cluster whose changes are planned (the first one), if any.
+    pub target: Option<String>,
+    pub changes: Vec<PlanChange>,
+}
+
+/// One row of the summary table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanChange {
+    pub namespace: String,
+    pub kind: String,
+    pub name: String,
+    /// `created` or `modified`.
+    pub action: String,
 }
 
 /// `lessByKindAndName`.
@@ -89,6 +112,7 @@ pub fn plan(
     let ns = input::validate(&objs, target_ns).map_err(|e| e.wrap("input failed validation"))?;
     input::set_missing_namespaces(&mut objs, &ns);
     let mut stdout = String::new();
+    let key_of = |o: &Value| format!("{}/{}", obj::namespace(o), obj::name(o));
     let classes: Vec<&Value> = objs.iter().filter(|o| input::is_cluster_class(o)).collect();
     if classes.is_empty() {
         stdout.push_str("No ClusterClasses will be affected by the changes.\n");
@@ -100,6 +124,11 @@ pub fn plan(
         stdout.push('\n');
     }
     let clusters: Vec<&Value> = objs.iter().filter(|o| input::is_cluster(o)).collect();
+    let mut summary = PlanSummary {
+        cluster_classes: classes.iter().map(|c| key_of(c)).collect(),
+        clusters: clusters.iter().map(|c| key_of(c)).collect(),
+        ..Default::default()
+    };
     if clusters.is_empty() {
         // Without a Cluster, clusterctl still runs the ClusterClass webhook and controller.
         let inputs: Vec<Value> = objs
@@ -114,6 +143,7 @@ pub fn plan(
         return Ok(PlanOutput {
             stdout,
             files: vec![],
+            summary,
         });
     }
     stdout.push_str("The following Clusters will be affected by the changes:\n");
@@ -129,7 +159,7 @@ pub fn plan(
             "target cluster \"{ns}/{cluster_name}\" is not among the list of affected clusters"
         )));
     }
-    let key = format!("{}/{}", obj::namespace(cluster), obj::name(cluster));
+    let key = key_of(cluster);
     let inputs: Vec<Value> = objs
         .iter()
         .filter(|o| !input::is_cluster(o))
@@ -142,9 +172,11 @@ pub fn plan(
     };
     let Some(p) = p.as_mut() else {
         stdout.push_str(&format!("No changes detected for Cluster {key:?}.\n\n"));
+        summary.target = Some(key);
         return Ok(PlanOutput {
             stdout,
             files: vec![],
+            summary,
         });
     };
     sort_by_kind_and_name(&mut p.created);
@@ -172,6 +204,16 @@ pub fn plan(
     }
     stdout.push_str(&format!("Changes for Cluster {key:?}: \n\n"));
     stdout.push_str(&table(&rows, &colors));
+    summary.changes = rows
+        .iter()
+        .map(|[namespace, kind, name, action]| PlanChange {
+            namespace: namespace.clone(),
+            kind: kind.clone(),
+            name: name.clone(),
+            action: action.clone(),
+        })
+        .collect();
+    summary.target = Some(key);
     stdout.push('\n');
     let mut files = Vec::new();
     let join = |d: &str, f: &str| join_dir(&join_dir(out_dir, d), f);
@@ -229,7 +271,11 @@ pub fn plan(
         ));
     }
     stdout.push('\n');
-    Ok(PlanOutput { stdout, files })
+    Ok(PlanOutput {
+        stdout,
+        files,
+        summary,
+    })
 }
 
 /// Go's `path.Join(dir, sub)`.
