@@ -90,8 +90,11 @@ fn read_existing(out: &Path, rel: &str) -> Result<Option<String>> {
         Err(_) => Ok(None),
         Ok(m) if m.is_dir() => Ok(Some(format!("# capi-render: {rel} is a directory\n"))),
         Ok(_) => {
-            let b = fs::read(&full)
-                .map_err(|e| Error::new(format!("failed to read {}: {e}", full.display())))?;
+            let shown = full.display().to_string();
+            let limit = crate::limits::Limits::current().file_bytes;
+            let b = crate::limits::read_file_within(&full, &shown, limit, |e| {
+                Error::new(format!("failed to read {shown}: {e}"))
+            })?;
             Ok(Some(String::from_utf8_lossy(&b).into_owned()))
         }
     }

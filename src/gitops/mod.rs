@@ -95,15 +95,27 @@ pub fn plan(set: &RenderSet, opts: &TreeOptions) -> Result<BTreeMap<String, Stri
     Ok(files)
 }
 
+/// The least a lock may be when read back (README "Limits").
+const LOCK_READ_BYTES: u64 = 1 << 30;
+
 /// The outputs of OUT's current lock (none when there is no lock).
 fn previous_outputs(out: &Path) -> Result<Vec<String>> {
     writer::check_no_symlink(out, lock::FILE)?;
     let p = out.join(lock::FILE);
-    match std::fs::read(&p) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(Error::new(format!("failed to read {}: {e}", p.display()))),
+    if std::fs::symlink_metadata(&p).is_err() {
+        return Ok(Vec::new());
+    }
+    // Our own output, so at least LOCK_READ_BYTES (a 100,000-Cluster lock is a few
+    // hundred MB at most); more with a larger --max-file-bytes.
+    let limit = crate::limits::Limits::current()
+        .file_bytes
+        .max(LOCK_READ_BYTES);
+    let shown = p.display().to_string();
+    match crate::limits::read_file_within(&p, &shown, limit, |e| {
+        Error::new(format!("failed to read {shown}: {e}"))
+    }) {
+        Err(e) => Err(e),
         Ok(b) => {
-            let shown = p.display().to_string();
             let text = String::from_utf8(b)
                 .map_err(|_| Error::new(format!("{shown}: not UTF-8 text")).in_file(&shown))?;
             lock::read_outputs(&text, &shown)

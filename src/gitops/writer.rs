@@ -486,8 +486,12 @@ pub fn classify(
                 )))
             }
             Ok(_) => {
-                let cur = fs::read(&full).map_err(|e| io_err("read", &full, e))?;
-                if cur == content.as_bytes() {
+                // Never more than the planned size plus one byte: OUT is untrusted, and a
+                // longer file differs anyway.
+                let cur = fs::File::open(&full)
+                    .and_then(|f| crate::limits::read_bounded(f, content.len() as u64))
+                    .map_err(|e| io_err("read", &full, e))?;
+                if cur.as_deref() == Some(content.as_bytes()) {
                     c.unchanged.push(p.clone());
                 } else if prev_set.contains(p.as_str()) || p == super::lock::FILE {
                     c.writes.push((p.clone(), true));
