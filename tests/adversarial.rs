@@ -648,42 +648,32 @@ fn cases() -> Vec<Case> {
             std::fs::create_dir_all(s.join("none")).unwrap();
         },
     ));
-    v.push(case(
-        "cluster-unknown-version",
-        &render_stdout(),
-        Fail("is not a version capi-render reads"),
-        |s| {
+    // One edit of the Cluster each: a typo that used to drop it silently.
+    for (name, from, to, says) in [
+        (
+            "cluster-unknown-version",
+            "cluster.x-k8s.io/v1beta1",
+            "cluster.x-k8s.io/v9",
+            "is not a version capi-render reads",
+        ),
+        (
+            "cluster-kind-typo",
+            "kind: Cluster",
+            "kind: Clusterr",
+            "did you mean \"Cluster\"",
+        ),
+        (
+            "cluster-without-topology",
+            "  topology:",
+            "  topolgy:",
+            "has no spec.topology",
+        ),
+    ] {
+        v.push(case(name, &render_stdout(), Fail(says), move |s| {
             providers(s);
-            write(
-                &s.join("in/c.yaml"),
-                CLUSTER.replace("cluster.x-k8s.io/v1beta1", "cluster.x-k8s.io/v9"),
-            );
-        },
-    ));
-    v.push(case(
-        "cluster-kind-typo",
-        &render_stdout(),
-        Fail("did you mean \"Cluster\""),
-        |s| {
-            providers(s);
-            write(
-                &s.join("in/c.yaml"),
-                CLUSTER.replace("kind: Cluster", "kind: Clusterr"),
-            );
-        },
-    ));
-    v.push(case(
-        "cluster-without-topology",
-        &render_stdout(),
-        Fail("has no spec.topology"),
-        |s| {
-            providers(s);
-            write(
-                &s.join("in/c.yaml"),
-                CLUSTER.replace("  topology:", "  topolgy:"),
-            );
-        },
-    ));
+            write(&s.join("in/c.yaml"), CLUSTER.replace(from, to));
+        }));
+    }
     v.push(case("list-wrapper", &render_stdout(), Fail("List wrapper"), |s| {
         providers(s);
         write(&s.join("in/l.yaml"), format!("apiVersion: v1\nkind: List\nitems:\n- {}\n", serde_json::to_string(&serde_json::json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster"})).unwrap()));

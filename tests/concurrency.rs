@@ -8,24 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
 
-use common::{bin, snapshot, Node, Scratch};
-
-const CLASS: &str = include_str!("../fixtures/topology/no-patches/class.yaml");
-const CLUSTER: &str = include_str!("../fixtures/topology/no-patches/cluster.yaml");
-
-fn fleet(dir: &Path, n: usize) {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("class.yaml"), CLASS).unwrap();
-    let t: String = (0..n)
-        .map(|i| {
-            format!(
-                "{}---\n",
-                CLUSTER.replace("name: bare", &format!("name: bare-{i}"))
-            )
-        })
-        .collect();
-    std::fs::write(dir.join("clusters.yaml"), t).unwrap();
-}
+use common::{bin, fleet, snapshot, Node, Scratch};
 
 fn files(out: &Path) -> BTreeMap<String, Node> {
     snapshot(out)
@@ -47,7 +30,7 @@ fn render(inputs: &Path, out: &Path, check: bool) -> std::process::Output {
 fn a_held_lock_makes_a_second_run_fail_at_once() {
     let s = Scratch::new("lock-held");
     let (inputs, out) = (s.path().join("in"), s.path().join("out"));
-    fleet(&inputs, 3);
+    fleet(&inputs, 3, 0, str::to_string);
     assert!(render(&inputs, &out, false).status.success());
     let before = files(&out);
     // Another run holds OUT (as a running render -o would).
@@ -71,7 +54,7 @@ fn a_held_lock_makes_a_second_run_fail_at_once() {
 fn two_runs_at_once_leave_one_whole_tree() {
     let s = Scratch::new("two-at-once");
     let inputs = s.path().join("in");
-    fleet(&inputs, 40);
+    fleet(&inputs, 40, 0, str::to_string);
     let reference = s.path().join("ref");
     assert!(render(&inputs, &reference, false).status.success());
     let want = files(&reference);

@@ -9,23 +9,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{bin, snapshot, Node, Scratch};
-
-const CLASS: &str = include_str!("../fixtures/topology/no-patches/class.yaml");
-const CLUSTER: &str = include_str!("../fixtures/topology/no-patches/cluster.yaml");
-
-/// A fleet of `n` Clusters of the class, the class edited by `edit`.
-fn fleet(dir: &Path, n: usize, first: usize, edit: impl Fn(&str) -> String) {
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("class.yaml"), edit(CLASS)).unwrap();
-    let mut t = String::new();
-    for i in first..first + n {
-        t.push_str(&CLUSTER.replace("name: bare", &format!("name: bare-{i}")));
-        t.push_str("---\n");
-    }
-    std::fs::write(dir.join("clusters.yaml"), t).unwrap();
-}
+use common::{bin, fleet, snapshot, Node, Scratch};
 
 fn files(out: &Path) -> BTreeMap<String, Node> {
     snapshot(out)

@@ -4,13 +4,24 @@
 
 use std::fs;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::json;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_capi-render"))
+}
+
+/// `capi-render render -f FILE --stdout`.
+fn render_stdout(f: &Path) -> Output {
+    bin()
+        .arg("render")
+        .arg("-f")
+        .arg(f)
+        .arg("--stdout")
+        .output()
+        .unwrap()
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -60,13 +71,7 @@ fn alias_amplification_across_documents_is_limited_for_the_whole_run() {
     let d = scratch("alias");
     let f = d.join("bombs.yaml");
     fs::write(&f, vec![alias_bomb(); 200].join("---\n")).unwrap();
-    let o = bin()
-        .arg("render")
-        .arg("-f")
-        .arg(&f)
-        .arg("--stdout")
-        .output()
-        .unwrap();
+    let o = render_stdout(&f);
     assert_limit_error(&o, "bombs.yaml, document ", "--max-yaml-alias-nodes");
     // Within one document nothing changed, and the flag raises the limit.
     let one = d.join("one.yaml");
@@ -93,13 +98,7 @@ fn big_scalar_aliases_are_limited_in_bytes() {
         vec!["*s"; 64].join(",")
     );
     fs::write(&f, doc).unwrap();
-    let o = bin()
-        .arg("render")
-        .arg("-f")
-        .arg(&f)
-        .arg("--stdout")
-        .output()
-        .unwrap();
+    let o = render_stdout(&f);
     assert_limit_error(&o, "big.yaml, document 1", "--max-yaml-alias-bytes");
     let _ = fs::remove_dir_all(&d);
 }
@@ -115,13 +114,7 @@ fn a_flood_of_tiny_documents_is_refused_before_parsing() {
     }
     w.flush().unwrap();
     drop(w);
-    let o = bin()
-        .arg("render")
-        .arg("-f")
-        .arg(&f)
-        .arg("--stdout")
-        .output()
-        .unwrap();
+    let o = render_stdout(&f);
     assert_limit_error(&o, "many.yaml", "--max-documents");
     let _ = fs::remove_dir_all(&d);
 }
@@ -257,13 +250,7 @@ fn a_gzip_bomb_in_a_provider_configmap_is_refused() {
         "spec": {"version": "v1.10.10", "fetchConfig": {"selector": {"matchLabels": {"capi-render-test": "bomb"}}}}});
     let f = d.join("providers.yaml");
     fs::write(&f, format!("{}\n---\n{}\n", cm, cr)).unwrap();
-    let o = bin()
-        .arg("render")
-        .arg("-f")
-        .arg(&f)
-        .arg("--stdout")
-        .output()
-        .unwrap();
+    let o = render_stdout(&f);
     assert_limit_error(&o, "capi-system/v1.10.10", "--max-gzip-bytes");
     let _ = fs::remove_dir_all(&d);
 }

@@ -198,3 +198,22 @@ pub fn snapshot(root: &Path) -> BTreeMap<String, Node> {
     }
     out
 }
+
+/// The no-patches fixture class and `n` Clusters of it (`bare-<first>`…), in `dir`,
+/// the class text passed through `edit`: a fleet for the writer tests.
+pub fn fleet(dir: &Path, n: usize, first: usize, edit: impl Fn(&str) -> String) {
+    const CLASS: &str = include_str!("../../fixtures/topology/no-patches/class.yaml");
+    const CLUSTER: &str = include_str!("../../fixtures/topology/no-patches/cluster.yaml");
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("class.yaml"), edit(CLASS)).unwrap();
+    let t: String = (first..first + n)
+        .map(|i| {
+            format!(
+                "{}---\n",
+                CLUSTER.replace("name: bare", &format!("name: bare-{i}"))
+            )
+        })
+        .collect();
+    std::fs::write(dir.join("clusters.yaml"), t).unwrap();
+}
