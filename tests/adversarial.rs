@@ -126,6 +126,20 @@ fn render_o() -> Vec<&'static str> {
     ]
 }
 
+/// `topology plan` of the topology inputs into S/out.
+fn plan_o() -> Vec<&'static str> {
+    vec![
+        "topology",
+        "plan",
+        "-f",
+        "{S}/in/class.yaml",
+        "-f",
+        "{S}/in/cluster.yaml",
+        "-o",
+        "{S}/out",
+    ]
+}
+
 fn render_stdout() -> Vec<&'static str> {
     vec![
         "--repository",
@@ -246,16 +260,7 @@ fn cases() -> Vec<Case> {
         ));
         v.push(case(
             "topology-plan-created-symlink",
-            &[
-                "topology",
-                "plan",
-                "-f",
-                "{S}/in/class.yaml",
-                "-f",
-                "{S}/in/cluster.yaml",
-                "-o",
-                "{S}/out",
-            ],
+            &plan_o(),
             Fail("symbolic link"),
             |s| {
                 topology(s, str::to_string);
@@ -446,16 +451,7 @@ fn cases() -> Vec<Case> {
     }));
     v.push(case(
         "topology-plan-kind-escape",
-        &[
-            "topology",
-            "plan",
-            "-f",
-            "{S}/in/class.yaml",
-            "-f",
-            "{S}/in/cluster.yaml",
-            "-o",
-            "{S}/out",
-        ],
+        &plan_o(),
         Fail("cannot form an output file name"),
         |s| {
             topology(s, |c| {
@@ -468,16 +464,7 @@ fn cases() -> Vec<Case> {
     ));
     v.push(case(
         "topology-plan-kind-backslash",
-        &[
-            "topology",
-            "plan",
-            "-f",
-            "{S}/in/class.yaml",
-            "-f",
-            "{S}/in/cluster.yaml",
-            "-o",
-            "{S}/out",
-        ],
+        &plan_o(),
         Fail("cannot form an output file name"),
         |s| {
             topology(s, |c| {
@@ -488,23 +475,9 @@ fn cases() -> Vec<Case> {
             });
         },
     ));
-    v.push(case(
-        "topology-plan-good",
-        &[
-            "topology",
-            "plan",
-            "-f",
-            "{S}/in/class.yaml",
-            "-f",
-            "{S}/in/cluster.yaml",
-            "-o",
-            "{S}/out",
-        ],
-        Ok,
-        |s| {
-            topology(s, str::to_string);
-        },
-    ));
+    v.push(case("topology-plan-good", &plan_o(), Ok, |s| {
+        topology(s, str::to_string);
+    }));
 
     // --- YAML that tries to exhaust memory or confuse the reader. ---
     let laughs = {
