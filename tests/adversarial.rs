@@ -91,11 +91,13 @@ fn good_tree(s: &Path) {
     write(&s.join("out/README.md"), "not ours\n");
 }
 
-/// Add an output entry for `path` to the good tree's lock.
+/// Add an output entry for `path` to the good tree's lock (with the sha256 of
+/// `x\n`, a well-formed sum of bytes nobody wrote there).
 fn tamper_lock(s: &Path, path: &str) {
     let lock = s.join("out/capi-render.lock");
     let t = std::fs::read_to_string(&lock).unwrap();
-    let entry = format!("outputs:\n- path: {path}\n  sha256: x\n");
+    let sum = capi_render::load::sha256_hex(b"x\n");
+    let entry = format!("outputs:\n- path: {path}\n  sha256: {sum}\n");
     write(&lock, t.replace("outputs:\n", &entry));
 }
 
@@ -381,6 +383,46 @@ fn cases() -> Vec<Case> {
             },
         ));
     }
+    // A lock that lists a file capi-render never wrote (README.md, whose bytes are
+    // not the ones the lock records): neither -o nor --check treats it as ours.
+    v.push(case(
+        "lock-lists-a-foreign-file",
+        &render_o(),
+        Fail("not the file capi-render wrote"),
+        |s| {
+            good_tree(s);
+            tamper_lock(s, "README.md");
+        },
+    ));
+    v.push(case(
+        "lock-lists-a-foreign-file-check",
+        &[
+            "--repository",
+            "{S}/repo",
+            "render",
+            "-f",
+            "{S}/in",
+            "-o",
+            "{S}/out",
+            "--check",
+        ],
+        Fail("not the file capi-render wrote"),
+        |s| {
+            good_tree(s);
+            tamper_lock(s, "README.md");
+        },
+    ));
+    v.push(case(
+        "lock-without-sums",
+        &render_o(),
+        Fail("outputs[0].sha256"),
+        |s| {
+            good_tree(s);
+            let lock = s.join("out/capi-render.lock");
+            let t = std::fs::read_to_string(&lock).unwrap();
+            write(&lock, t.replace("outputs:\n", "outputs:\n- path: README.md\n"));
+        },
+    ));
     v.push(case(
         "lock-garbage",
         &render_o(),

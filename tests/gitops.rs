@@ -283,6 +283,34 @@ fn removed_providers_are_pruned_and_foreign_files_stay() {
 }
 
 #[test]
+fn a_file_edited_since_it_was_written_is_not_pruned() {
+    let d = Scratch::new("prune-edited");
+    let out = d.out();
+    let both = set(vec![core("v1.10.10"), docker()]);
+    write_tree(&both, &out, &opts()).unwrap();
+    let sa = "providers/capd-system/infrastructure-docker/serviceaccount-capd-manager.yaml";
+    fs::write(out.join(sa), "edited: by hand\n").unwrap();
+    let before = snapshot(&out);
+    let one = set(vec![core("v1.10.10")]);
+    for e in [
+        write_tree(&one, &out, &opts()).unwrap_err(),
+        check_tree(&one, &out, &opts()).unwrap_err(),
+    ] {
+        assert!(e.message().contains(sa), "{e}");
+        assert!(
+            e.message().contains("not the file capi-render wrote"),
+            "{e}"
+        );
+    }
+    assert_eq!(snapshot(&out), before, "a refused run changed OUT");
+    // Once the user deletes it, the prune goes ahead.
+    fs::remove_file(out.join(sa)).unwrap();
+    let r = write_tree(&one, &out, &opts()).unwrap();
+    assert!(!r.removed.contains(&sa.to_string()));
+    assert!(!out.join("providers/capd-system").exists());
+}
+
+#[test]
 fn files_capi_render_did_not_write_are_never_overwritten() {
     let d = Scratch::new("foreign");
     let out = d.out();

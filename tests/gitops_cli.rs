@@ -147,17 +147,19 @@ fn check_mode_exit_codes_and_masked_diff() {
     );
 
     // Drift: a hand edit, and a file of the lock that is no longer produced (a Secret).
+    // The lock records the sha256 of what was written, so the stale file is ours.
+    let old_secret =
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: aHVudGVyMg==\n";
     let lock = fs::read_to_string(d.0.join("out/capi-render.lock")).unwrap();
     let lock = lock.replace(
         "outputs:\n",
-        "outputs:\n- path: old-secret.yaml\n  sha256: \"0\"\n",
+        &format!(
+            "outputs:\n- path: old-secret.yaml\n  sha256: {}\n",
+            capi_render::load::sha256_hex(old_secret.as_bytes())
+        ),
     );
     fs::write(d.0.join("out/capi-render.lock"), lock).unwrap();
-    fs::write(
-        d.0.join("out/old-secret.yaml"),
-        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: aHVudGVyMg==\n",
-    )
-    .unwrap();
+    fs::write(d.0.join("out/old-secret.yaml"), old_secret).unwrap();
     fs::write(d.0.join("out/kustomization.yaml"), "resources: []\n").unwrap();
     let before = snapshot(&d.0.join("out"));
     let o = r(&["--check"]);

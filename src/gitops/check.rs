@@ -7,6 +7,7 @@ use std::path::Path;
 
 use similar::TextDiff;
 
+use super::lock::Owned;
 use super::mask::mask_pair;
 use super::writer::check_no_symlink;
 use crate::error::{Error, Result};
@@ -105,13 +106,15 @@ fn read_existing(out: &Path, rel: &str) -> Result<Option<String>> {
 pub fn compare(
     out: &Path,
     planned: &BTreeMap<String, String>,
-    prev: &[String],
+    prev: &[Owned],
 ) -> Result<CheckReport> {
     let mut rep = CheckReport::default();
     let mut paths: Vec<&String> = planned.keys().collect();
-    for p in prev {
-        if !planned.contains_key(p) {
-            paths.push(p);
+    for o in prev {
+        // What `render -o` would remove; it refuses a file whose bytes changed, and
+        // so does the check.
+        if !planned.contains_key(&o.path) && super::writer::still_as_written(out, o)? {
+            paths.push(&o.path);
         }
     }
     paths.sort();

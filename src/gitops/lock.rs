@@ -56,21 +56,30 @@ pub fn lock_text(set: &RenderSet, files: &BTreeMap<String, String>) -> String {
     )
 }
 
-/// The output paths a lock lists. `shown` names the file in errors. Every path must
-/// be a safe relative path: a lock is never trusted to point outside OUT.
+/// A file the lock says capi-render wrote: its path in OUT and the sha256 of the
+/// bytes written. A later run removes it only while it still has those bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owned {
+    pub path: String,
+    pub sha256: String,
+}
+
+/// The outputs a lock lists. `shown` names the file in errors. Every path must be a
+/// safe relative path (a lock is never trusted to point outside OUT) and every entry
+/// must carry the sha256 of what was written.
 ///
 /// A lock in the shape [`lock_text`] writes is read by a dedicated line reader
 /// (linear, no YAML node budget: a 100,000-Cluster tree lists over a million
 /// files); anything else (a hand-edited lock) goes through the YAML reader and its
 /// limits.
-pub fn read_outputs(text: &str, shown: &str) -> Result<Vec<String>> {
+pub fn read_outputs(text: &str, shown: &str) -> Result<Vec<Owned>> {
     let bad = |what: &str| {
         Error::new(format!(
             "{shown}: {what}; fix or delete the lock (capi-render then only writes files that do not exist yet)"
         ))
         .in_file(shown)
     };
-    let (version, paths) = match read_canonical(text) {
+    let (version, entries) = match read_canonical(text) {
         Some(c) => c,
         None => read_general(text).map_err(|e| bad(&e))?,
     };
@@ -83,8 +92,8 @@ pub fn read_outputs(text: &str, shown: &str) -> Result<Vec<String>> {
         }
         None => return Err(bad("lockVersion: missing")),
     }
-    let mut out = Vec::with_capacity(paths.len());
-    for (i, p) in paths.into_iter().enumerate() {
+    let mut out = Vec::with_capacity(entries.len());
+    for (i, (p, sum)) in entries.into_iter().enumerate() {
         let p = p.ok_or_else(|| bad(&format!("outputs[{i}].path: missing or not a string")))?;
         if !is_safe_relative(&p) || p == FILE || p.split('/').next() == Some(super::writer::STAGING)
         {
@@ -92,20 +101,29 @@ pub fn read_outputs(text: &str, shown: &str) -> Result<Vec<String>> {
                 "outputs[{i}].path: {p:?} is not a relative path inside OUT"
             )));
         }
-        out.push(p);
+        let sha256 = sum.filter(|s| is_sha256_hex(s)).ok_or_else(|| {
+            bad(&format!(
+                "outputs[{i}].sha256: missing or not a sha256 (64 lowercase hex digits)"
+            ))
+        })?;
+        out.push(Owned { path: p, sha256 });
     }
     Ok(out)
 }
 
-/// `(lockVersion, outputs[*].path)` of a lock, `Err` with the reason it cannot be read.
-type LockFacts = (Option<u64>, Vec<Option<String>>);
+fn is_sha256_hex(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// `(lockVersion, (outputs[*].path, outputs[*].sha256))` of a lock.
+type LockFacts = (Option<u64>, Vec<(Option<String>, Option<String>)>);
 
 /// The dedicated reader: `None` unless `text` has exactly the shape go-yaml gives
 /// [`lock_text`]'s value (comment lines, top-level keys at column 0, block sequences
 /// of `- key: value` / `  key: value` items, plain scalars).
 fn read_canonical(text: &str) -> Option<LockFacts> {
     let mut version = None;
-    let mut paths: Vec<Option<String>> = Vec::new();
+    let mut entries: Vec<(Option<String>, Option<String>)> = Vec::new();
     let mut section = "";
     for line in text.lines() {
         if line.is_empty() || line.starts_with('#') {
@@ -136,24 +154,26 @@ fn read_canonical(text: &str) -> Option<LockFacts> {
             continue;
         }
         if item_start {
-            paths.push(None);
+            entries.push((None, None));
         }
         let (k, v) = body.split_once(": ")?;
-        if k == "path" {
-            let slot = paths.last_mut()?;
-            // Only text the writer prints plain and the reader reads back as the same
-            // string; anything else goes to the YAML reader.
-            let plain = !v.is_empty()
-                && v.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"._/-".contains(&b))
-                && crate::yaml::resolve::plain_resolves_to_str(v);
-            if !plain {
-                return None;
-            }
-            *slot = Some(v.to_string());
+        let slot = match k {
+            "path" => &mut entries.last_mut()?.0,
+            "sha256" => &mut entries.last_mut()?.1,
+            _ => continue,
+        };
+        // Only text the writer prints plain and the reader reads back as the same
+        // string; anything else (and a repeated key) goes to the YAML reader.
+        let plain = !v.is_empty()
+            && v.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._/-".contains(&b))
+            && crate::yaml::resolve::plain_resolves_to_str(v);
+        if !plain || slot.is_some() {
+            return None;
         }
+        *slot = Some(v.to_string());
     }
-    Some((version, paths))
+    Some((version, entries))
 }
 
 /// Any other lock, through the YAML reader (and its limits).
@@ -171,11 +191,12 @@ fn read_general(text: &str) -> std::result::Result<LockFacts, String> {
         Some(_) if version != Some(LOCK_VERSION) => return Ok((version, Vec::new())),
         Some(_) => return Err("outputs: not a list".to_string()),
     };
-    let paths = outs
+    let field = |o: &Value, k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
+    let entries = outs
         .iter()
-        .map(|o| o.get("path").and_then(Value::as_str).map(str::to_string))
+        .map(|o| (field(o, "path"), field(o, "sha256")))
         .collect();
-    Ok((version, paths))
+    Ok((version, entries))
 }
 
 #[cfg(test)]
@@ -208,7 +229,11 @@ mod tests {
         files.insert("b/x.yaml".to_string(), "x: 1\n".to_string());
         files.insert("a.yaml".to_string(), "".to_string());
         let t = lock_text(&set, &files);
-        assert_eq!(read_outputs(&t, "l").unwrap(), vec!["a.yaml", "b/x.yaml"]);
+        let read = read_outputs(&t, "l").unwrap();
+        let paths: Vec<&str> = read.iter().map(|o| o.path.as_str()).collect();
+        assert_eq!(paths, vec!["a.yaml", "b/x.yaml"]);
+        assert_eq!(read[0].sha256, sha256_hex(b""));
+        assert_eq!(read[1].sha256, sha256_hex(b"x: 1\n"));
         let v = crate::yaml::parse_value(&t).unwrap();
         assert_eq!(v["providers"][0]["contract"], "v1beta1");
         assert_eq!(v["providers"][0]["version"], "v1.10.10");
@@ -231,20 +256,35 @@ mod tests {
         let t = lock_text(&RenderSet::default(), &files);
         let read = read_outputs(&t, "OUT/capi-render.lock").unwrap();
         assert_eq!(read.len(), 100_000);
-        assert!(read.iter().eq(files.keys()));
+        assert!(read.iter().map(|o| &o.path).eq(files.keys()));
+        assert!(read.iter().all(|o| o.sha256 == sha256_hex(b"")));
     }
 
     #[test]
     fn canonical_and_general_readers_agree() {
+        let sum = sha256_hex(b"x");
+        let paths = |t: &str| -> Vec<String> {
+            let r = read_outputs(t, "l").unwrap();
+            assert!(r.iter().all(|o| o.sha256 == sum), "{t}");
+            r.into_iter().map(|o| o.path).collect()
+        };
         // A lock that is not in the writer's shape (flow style, quoted paths) goes
         // through the YAML reader and gives the same outputs.
-        let t = "lockVersion: 1\noutputs: [{path: a.yaml, sha256: x}, {path: 'b/c.yaml'}]\n";
-        assert_eq!(read_outputs(t, "l").unwrap(), vec!["a.yaml", "b/c.yaml"]);
-        let t = "# c\nlockVersion: 1\noutputs:\n- path: \"x y.yaml\"\n  sha256: s\n";
-        assert_eq!(read_outputs(t, "l").unwrap(), vec!["x y.yaml"]);
+        let t = format!("lockVersion: 1\noutputs: [{{path: a.yaml, sha256: {sum}}}, {{path: 'b/c.yaml', sha256: '{sum}'}}]\n");
+        assert_eq!(paths(&t), vec!["a.yaml", "b/c.yaml"]);
+        let t = format!("# c\nlockVersion: 1\noutputs:\n- path: \"x y.yaml\"\n  sha256: {sum}\n");
+        assert_eq!(paths(&t), vec!["x y.yaml"]);
+        // The canonical shape, and the same with the keys the other way round.
+        let t = format!("lockVersion: 1\noutputs:\n- path: a.yaml\n  sha256: {sum}\n");
+        assert_eq!(paths(&t), vec!["a.yaml"]);
+        let t = format!("lockVersion: 1\noutputs:\n- sha256: {sum}\n  path: a.yaml\n");
+        assert_eq!(paths(&t), vec!["a.yaml"]);
+        // A repeated key leaves the line reader; the YAML reader refuses it.
+        let t = format!("lockVersion: 1\noutputs:\n- path: a.yaml\n  path: b.yaml\n  sha256: {sum}\n");
+        assert!(read_outputs(&t, "l").is_err());
         // A plain scalar that YAML reads as a number is not a path.
-        let t = "lockVersion: 1\noutputs:\n- path: 1e3\n";
-        assert!(read_outputs(t, "l").is_err());
+        let t = format!("lockVersion: 1\noutputs:\n- path: 1e3\n  sha256: {sum}\n");
+        assert!(read_outputs(&t, "l").is_err());
     }
 
     #[test]
@@ -263,6 +303,14 @@ mod tests {
                 "outputs[0].path",
             ),
             ("lockVersion: 1\noutputs:\n- sha256: x\n", "outputs[0].path"),
+            (
+                "lockVersion: 1\noutputs:\n- path: a.yaml\n",
+                "outputs[0].sha256",
+            ),
+            (
+                "lockVersion: 1\noutputs:\n- path: a.yaml\n  sha256: abc\n",
+                "outputs[0].sha256",
+            ),
             ("lockVersion: 2\n", "lockVersion"),
             ("outputs: []\n", "lockVersion"),
             ("lockVersion: [\n", "OUT/capi-render.lock"),

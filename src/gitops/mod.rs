@@ -99,7 +99,7 @@ pub fn plan(set: &RenderSet, opts: &TreeOptions) -> Result<BTreeMap<String, Stri
 const LOCK_READ_BYTES: u64 = 1 << 30;
 
 /// The outputs of OUT's current lock (none when there is no lock).
-fn previous_outputs(out: &Path) -> Result<Vec<String>> {
+fn previous_outputs(out: &Path) -> Result<Vec<lock::Owned>> {
     writer::check_no_symlink(out, lock::FILE)?;
     let p = out.join(lock::FILE);
     if std::fs::symlink_metadata(&p).is_err() {

@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 pub use crate::paths::check_no_symlink;
 use crate::paths::is_safe_relative;
+use super::lock::Owned;
 
 /// The staging directory's name inside OUT.
 pub const STAGING: &str = ".capi-render.staging";
@@ -470,9 +471,9 @@ pub struct Changes {
 pub fn classify(
     out: &Path,
     planned: &BTreeMap<String, String>,
-    prev: &[String],
+    prev: &[Owned],
 ) -> Result<Changes> {
-    let prev_set: BTreeSet<&str> = prev.iter().map(String::as_str).collect();
+    let prev_set: BTreeSet<&str> = prev.iter().map(|o| o.path.as_str()).collect();
     let mut c = Changes::default();
     for (p, content) in planned {
         check_no_symlink(out, p)?;
@@ -505,17 +506,36 @@ pub fn classify(
             }
         }
     }
-    for p in prev {
-        if planned.contains_key(p) {
-            continue;
-        }
-        check_no_symlink(out, p)?;
-        let full = rel_path(out, p);
-        if matches!(fs::symlink_metadata(&full), Ok(m) if m.is_file()) {
-            c.removes.push(p.clone());
+    for o in prev {
+        if !planned.contains_key(&o.path) && still_as_written(out, o)? {
+            c.removes.push(o.path.clone());
         }
     }
     Ok(c)
+}
+
+/// Whether a file the lock lists is in OUT as a regular file with the bytes the lock
+/// recorded: `Ok(false)` when it is gone (or not a regular file), an error when its
+/// bytes changed. A file is only removed while it is exactly what capi-render wrote;
+/// a lock that lists someone else's file (or a file edited since) never deletes it.
+pub fn still_as_written(out: &Path, o: &Owned) -> Result<bool> {
+    check_no_symlink(out, &o.path)?;
+    let full = rel_path(out, &o.path);
+    if !matches!(fs::symlink_metadata(&full), Ok(m) if m.is_file()) {
+        return Ok(false);
+    }
+    let shown = full.display().to_string();
+    let limit = crate::limits::Limits::current().file_bytes;
+    let bytes = crate::limits::read_file_within(&full, &shown, limit, |e| io_err("read", &full, e))?;
+    if crate::load::sha256_hex(&bytes) == o.sha256 {
+        return Ok(true);
+    }
+    Err(Error::new(format!(
+        "{shown} is no longer produced, but it is not the file capi-render wrote there (its sha256 differs from the one {} records), so it is not removed",
+        super::lock::FILE
+    ))
+    .in_file(&shown)
+    .with_hint("if the file is no longer wanted, delete it yourself; to keep it, move it out of the output directory; then run again"))
 }
 
 /// Apply `changes` to OUT atomically (see the module doc); `planned` holds the bytes.
