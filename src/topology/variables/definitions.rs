@@ -270,8 +270,9 @@ fn schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
 /// A CEL syntax error of a rule (`L:C: Syntax error: ...`), as the API server's CEL
 /// compiler rejects the rule when the ClusterClass is validated. Only what is surely a
 /// syntax error (an unbalanced bracket, an operator without operand, a bad token) is
-/// reported; what our parser merely does not support (or its nesting limit, lower than
-/// CEL's) stays a warning when the rule is evaluated.
+/// reported, and cel-go's own nesting limits ([`cel::depth`]); what our parser merely
+/// does not support (or its nesting limit, lower than CEL's) stays a warning when the
+/// rule is evaluated.
 fn rule_syntax_error(rule: &str) -> Option<String> {
     if rule.trim().is_empty() {
         return None;
@@ -280,6 +281,10 @@ fn rule_syntax_error(rule: &str) -> Option<String> {
     let unsupported = ["?.", ".?", "[?", "{?", "b\"", "b'", "B\"", "B'"];
     if unsupported.iter().any(|u| rule.contains(u)) {
         return None;
+    }
+    // cel-go's nesting limits (no location: `-1:0`).
+    if let Some(e) = cel::depth::check(rule) {
+        return Some(format!("-1:0: {e}"));
     }
     let e = cel::parser::parse(rule).err()?;
     if e.contains("recursion limit") || e.contains("not supported") {
