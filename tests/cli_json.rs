@@ -229,26 +229,35 @@ fn render_and_check_report_files_as_json() {
     assert!(diff.starts_with("--- "), "{diff}");
     assert!(diff.contains(&format!("+++ b/{md}\n")) && diff.contains(&format!("+++ b/{gone}\n")));
 
-    // A unit that is no longer rendered: its files would be removed.
-    let o = run(&[
-        "--config",
-        "fixtures/quickstart/clusterctl.yaml",
-        "render",
-        "-f",
-        "fixtures/quickstart/providers",
-        "-o",
-        out.to_str().unwrap(),
-        "--check",
-        "--output-format",
-        "json",
-    ]);
+    // A unit that is no longer rendered: its files would be removed, but not the one
+    // edited since it was written (an error, exit 2, naming it) until it is deleted.
+    let providers_only = || {
+        run(&[
+            "--config",
+            "fixtures/quickstart/clusterctl.yaml",
+            "render",
+            "-f",
+            "fixtures/quickstart/providers",
+            "-o",
+            out.to_str().unwrap(),
+            "--check",
+            "--output-format",
+            "json",
+        ])
+    };
+    let o = providers_only();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains(&md), "{}", text(&o.stderr));
+    assert!(o.stdout.is_empty(), "{}", text(&o.stdout));
+    std::fs::remove_file(out.join(&md)).unwrap();
+    let o = providers_only();
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     let files = changes(&json(&o)["files"]);
     assert!(files
         .iter()
         .any(|(p, s)| p.starts_with("clusters/default/prod/") && s == "removed"));
-    // The deleted file is neither planned nor on disk any more: not a change.
-    assert!(files.iter().all(|(p, _)| p != &gone));
+    // The deleted files are neither planned nor on disk any more: not a change.
+    assert!(files.iter().all(|(p, _)| p != &gone && p != &md));
 
     // An error: exit 2 and nothing on stdout.
     let o = run(&[
