@@ -229,7 +229,7 @@ pub fn generate_cluster(config: &Config, o: &ClusterOptions) -> Result<String> {
 
 /// Go's `%q`.
 fn go_q(s: &str) -> String {
-    crate::yaml::read::go_quote(s)
+    crate::go::quote::quote(s)
 }
 
 /// `printVariablesOutput` (R8.5).

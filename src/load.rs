@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::model::sha256_hex;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::limits::{Limit, Meter};
@@ -16,12 +16,6 @@ use crate::render::{InputFile, InputObject};
 pub struct Loaded {
     pub files: Vec<InputFile>,
     pub objects: Vec<InputObject>,
-}
-
-/// Lower-case hex sha256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let d = Sha256::digest(bytes);
-    d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn is_yaml_name(p: &Path) -> bool {

@@ -31,7 +31,7 @@ impl Redactor {
     pub fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Self {
         let mut needles = Vec::new();
         for v in values {
-            let quoted = crate::yaml::read::go_quote(v);
+            let quoted = crate::go::quote::quote(v);
             let inner = &quoted[1..quoted.len() - 1];
             for form in [v, inner] {
                 needles.push(form.to_string());

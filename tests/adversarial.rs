@@ -96,7 +96,7 @@ fn good_tree(s: &Path) {
 fn tamper_lock(s: &Path, path: &str) {
     let lock = s.join("out/capi-render.lock");
     let t = std::fs::read_to_string(&lock).unwrap();
-    let sum = capi_render::load::sha256_hex(b"x\n");
+    let sum = capi_render::model::sha256_hex(b"x\n");
     let entry = format!("outputs:\n- path: {path}\n  sha256: {sum}\n");
     write(&lock, t.replace("outputs:\n", &entry));
 }
@@ -420,7 +420,10 @@ fn cases() -> Vec<Case> {
             good_tree(s);
             let lock = s.join("out/capi-render.lock");
             let t = std::fs::read_to_string(&lock).unwrap();
-            write(&lock, t.replace("outputs:\n", "outputs:\n- path: README.md\n"));
+            write(
+                &lock,
+                t.replace("outputs:\n", "outputs:\n- path: README.md\n"),
+            );
         },
     ));
     v.push(case(

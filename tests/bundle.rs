@@ -547,7 +547,7 @@ fn verify_detects_any_flipped_byte_and_missing_or_extra_files() {
             if l.ends_with("  configmaps/capd-system/infrastructure-docker-v1.10.10.yaml") {
                 format!(
                     "{}  {}\n",
-                    bundle::sums::sha256_hex(cm_bad.as_bytes()),
+                    capi_render::model::sha256_hex(cm_bad.as_bytes()),
                     &l[66..]
                 )
             } else {

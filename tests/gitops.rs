@@ -170,7 +170,7 @@ fn same_inputs_give_the_same_bytes_and_lock() {
     assert_eq!(listed, on_disk);
     for o in lv["outputs"].as_array().unwrap() {
         let bytes = sa[o["path"].as_str().unwrap()].clone().unwrap();
-        assert_eq!(o["sha256"], capi_render::load::sha256_hex(&bytes));
+        assert_eq!(o["sha256"], capi_render::model::sha256_hex(&bytes));
     }
     assert_eq!(lv["providers"][1]["name"], "docker");
     assert_eq!(lv["providers"][1]["source"], "repository:docker/v1.10.10");

@@ -155,7 +155,7 @@ fn check_mode_exit_codes_and_masked_diff() {
         "outputs:\n",
         &format!(
             "outputs:\n- path: old-secret.yaml\n  sha256: {}\n",
-            capi_render::load::sha256_hex(old_secret.as_bytes())
+            capi_render::model::sha256_hex(old_secret.as_bytes())
         ),
     );
     fs::write(d.0.join("out/capi-render.lock"), lock).unwrap();

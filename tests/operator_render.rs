@@ -184,7 +184,7 @@ fn corpus_crs_render_like_generate_provider() {
         .iter()
         .find(|f| f.path.ends_with("secret.yaml"))
         .unwrap();
-    assert_eq!(secret.sha256, capi_render::load::sha256_hex(&text));
+    assert_eq!(secret.sha256, capi_render::model::sha256_hex(&text));
     assert!(set.warnings.is_empty(), "{:?}", set.warnings);
 }
 
@@ -301,7 +301,7 @@ fn configmap_sources_match_the_repository() {
         .unwrap()
         .remove("components");
     compressed["metadata"]["annotations"] = json!({ANNOTATION_COMPRESSED: "true"});
-    compressed["binaryData"] = json!({"components": capi_render::operator::b64::encode(
+    compressed["binaryData"] = json!({"components": capi_render::go::base64::encode(
         &capi_render::operator::configmap::gzip(&comp))});
     let selector = json!({"version": "v1.10.10",
         "fetchConfig": {"selector": {"matchLabels": {"provider-components": "docker"}}}});
@@ -461,7 +461,7 @@ fn write_layout(dir: &Path, tag: &str, files: &[(&str, &str)]) {
     let blobs = dir.join("blobs/sha256");
     std::fs::create_dir_all(&blobs).unwrap();
     let put = |bytes: &[u8]| {
-        let d = capi_render::load::sha256_hex(bytes);
+        let d = capi_render::model::sha256_hex(bytes);
         std::fs::write(blobs.join(&d), bytes).unwrap();
         (format!("sha256:{d}"), bytes.len())
     };

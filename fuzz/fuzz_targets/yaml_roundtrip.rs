@@ -4,17 +4,30 @@
 //! text, and go-yaml reads a raw NEL (U+0085) there as a line break and folds it, so a
 //! string holding NEL does not survive (clusterctl prints the folded text too). For
 //! such objects the property is that writing is a fixed point after one round.
+//!
+//! U+2028/U+2029 are line breaks to go-yaml (YAML 1.1) but not to our YAML 1.2 reader
+//! (README, "Known reader difference"): the writer breaks a quoted scalar after one and
+//! indents the next line, as go-yaml does, and our reader keeps that indentation. For
+//! such objects the property is only that the output reads back.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
-fn has_nel(v: &Value) -> bool {
+fn any_str(v: &Value, f: &dyn Fn(&str) -> bool) -> bool {
     match v {
-        Value::String(s) => s.contains('\u{85}'),
-        Value::Array(a) => a.iter().any(has_nel),
-        Value::Object(m) => m.iter().any(|(k, x)| k.contains('\u{85}') || has_nel(x)),
+        Value::String(s) => f(s),
+        Value::Array(a) => a.iter().any(|x| any_str(x, f)),
+        Value::Object(m) => m.iter().any(|(k, x)| f(k) || any_str(x, f)),
         _ => false,
     }
+}
+
+fn has_nel(v: &Value) -> bool {
+    any_str(v, &|s| s.contains('\u{85}'))
+}
+
+fn has_ls_ps(v: &Value) -> bool {
+    any_str(v, &|s| s.contains(['\u{2028}', '\u{2029}']))
 }
 
 /// One object as `sigs.k8s.io/yaml.Marshal` writes it. (Not `from_objects`: like
@@ -38,6 +51,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let (out, back) = write_and_read(&v);
+    if has_ls_ps(&v) {
+        return;
+    }
     if !has_nel(&v) {
         assert_eq!(back, v, "round trip changed the object:\n{out}");
         return;

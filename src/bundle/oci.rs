@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use super::sums::sha256_hex;
 use crate::error::{Error, Result};
+use crate::model::sha256_hex;
 
 pub const MEDIA_INDEX: &str = "application/vnd.oci.image.index.v1+json";
 pub const MEDIA_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";

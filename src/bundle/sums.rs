@@ -5,20 +5,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
+use crate::model::sha256_hex;
 
 use crate::error::{Error, Result};
 
 /// The name of the sums file at the bundle root.
 pub const SUMS_FILE: &str = "SHA256SUMS";
-
-/// Lower-case hex sha256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
 
 /// The sums file text for `files` (path → bytes), sorted by path.
 pub fn format_sums(files: &BTreeMap<String, Vec<u8>>) -> String {

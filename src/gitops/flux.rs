@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::names::is_safe_relative;
 use crate::error::{Error, Result};
-use crate::load::sha256_hex;
+use crate::model::sha256_hex;
 use crate::render::{RenderedUnit, UnitKind};
 
 /// Namespace of the Kustomizations (and of the GitRepository they read from).

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::names::is_safe_relative;
 use crate::error::{Error, Result};
-use crate::load::sha256_hex;
+use crate::model::sha256_hex;
 use crate::render::{RenderSet, UnitKind};
 
 pub const FILE: &str = "capi-render.lock";
@@ -112,7 +112,9 @@ pub fn read_outputs(text: &str, shown: &str) -> Result<Vec<Owned>> {
 }
 
 fn is_sha256_hex(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// `(lockVersion, (outputs[*].path, outputs[*].sha256))` of a lock.
@@ -280,7 +282,8 @@ mod tests {
         let t = format!("lockVersion: 1\noutputs:\n- sha256: {sum}\n  path: a.yaml\n");
         assert_eq!(paths(&t), vec!["a.yaml"]);
         // A repeated key leaves the line reader; the YAML reader refuses it.
-        let t = format!("lockVersion: 1\noutputs:\n- path: a.yaml\n  path: b.yaml\n  sha256: {sum}\n");
+        let t =
+            format!("lockVersion: 1\noutputs:\n- path: a.yaml\n  path: b.yaml\n  sha256: {sum}\n");
         assert!(read_outputs(&t, "l").is_err());
         // A plain scalar that YAML reads as a number is not a path.
         let t = format!("lockVersion: 1\noutputs:\n- path: 1e3\n  sha256: {sum}\n");

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::load::sha256_hex;
+use crate::model::sha256_hex;
 
 /// A namespace or name used as a directory: a DNS-1123 subdomain (what Kubernetes
 /// accepts for these names), so never empty, `.`, `..` or containing `/`.

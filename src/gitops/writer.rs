@@ -27,10 +27,10 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::lock::Owned;
 use crate::error::{Error, Result};
 pub use crate::paths::check_no_symlink;
 use crate::paths::is_safe_relative;
-use super::lock::Owned;
 
 /// The staging directory's name inside OUT.
 pub const STAGING: &str = ".capi-render.staging";
@@ -468,11 +468,7 @@ pub struct Changes {
 
 /// Compare `planned` with OUT. A planned path that exists with other content and is
 /// not in the previous lock is someone else's file: an error, never overwritten.
-pub fn classify(
-    out: &Path,
-    planned: &BTreeMap<String, String>,
-    prev: &[Owned],
-) -> Result<Changes> {
+pub fn classify(out: &Path, planned: &BTreeMap<String, String>, prev: &[Owned]) -> Result<Changes> {
     let prev_set: BTreeSet<&str> = prev.iter().map(|o| o.path.as_str()).collect();
     let mut c = Changes::default();
     for (p, content) in planned {
@@ -526,8 +522,9 @@ pub fn still_as_written(out: &Path, o: &Owned) -> Result<bool> {
     }
     let shown = full.display().to_string();
     let limit = crate::limits::Limits::current().file_bytes;
-    let bytes = crate::limits::read_file_within(&full, &shown, limit, |e| io_err("read", &full, e))?;
-    if crate::load::sha256_hex(&bytes) == o.sha256 {
+    let bytes =
+        crate::limits::read_file_within(&full, &shown, limit, |e| io_err("read", &full, e))?;
+    if crate::model::sha256_hex(&bytes) == o.sha256 {
         return Ok(true);
     }
     Err(Error::new(format!(

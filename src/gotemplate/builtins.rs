@@ -86,7 +86,7 @@ pub fn js_escape(s: &str) -> String {
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u00{:02X}", c as u32)),
             c if c.is_ascii() => out.push(c),
             c => {
-                let printable = super::fmt::quote(&c.to_string()).chars().count() == 3;
+                let printable = crate::go::quote::quote(&c.to_string()).chars().count() == 3;
                 if printable {
                     out.push(c)
                 } else {

@@ -153,7 +153,7 @@ impl<'a> Exec<'a> {
             self.parse_name,
             line,
             col,
-            super::fmt::quote(&self.name),
+            crate::go::quote::quote(&self.name),
             s
         )
     }
@@ -340,7 +340,10 @@ impl<'a> Exec<'a> {
 
     fn walk_template(&mut self, dot: &Rv, name: &str, pipe: Option<&'a Pipe>) -> R<()> {
         let Some(tree) = self.tmpls.trees.get(name) else {
-            return self.err(format!("template {} not defined", super::fmt::quote(name)));
+            return self.err(format!(
+                "template {} not defined",
+                crate::go::quote::quote(name)
+            ));
         };
         if self.depth >= MAX_TEMPLATE_DEPTH {
             return self.err(format!(
@@ -538,7 +541,7 @@ impl<'a> Exec<'a> {
             Arg::Str { text, .. } => Ok(Rv::plain(Value::str(text.as_str()))),
             _ => self.err(format!(
                 "can't evaluate command {}",
-                super::fmt::quote(&first.to_string())
+                crate::go::quote::quote(&first.to_string())
             )),
         }
     }
@@ -648,7 +651,7 @@ impl<'a> Exec<'a> {
                 }),
                 None if self.opts.missing_key_error => self.err(format!(
                     "map has no entry for key {}",
-                    super::fmt::quote(name)
+                    crate::go::quote::quote(name)
                 )),
                 None => Ok(Rv::invalid()),
             };
@@ -673,7 +676,7 @@ impl<'a> Exec<'a> {
         let Some(f) = found else {
             return self.err(format!(
                 "{} is not a defined function",
-                super::fmt::quote(name)
+                crate::go::quote::quote(name)
             ));
         };
         let builtin = !self.opts.sprig || funcs::is_builtin(name);

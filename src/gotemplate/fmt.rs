@@ -1,58 +1,9 @@
 //! Go's `fmt` printing of template values: `Sprint`, `Sprintln`, `Sprintf`
-//! verbs and flags, strconv float formats and `strconv.Quote`.
+//! verbs and flags and strconv float formats (`strconv.Quote` is [`crate::go::quote`]).
 
 use super::value::Value;
 
-/// strconv.Quote: a double-quoted Go string literal.
-pub fn quote(s: &str) -> String {
-    quote_with(s, '"', false)
-}
-
-fn is_go_print(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    !matches!(c as u32,
-        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E | 0x200B..=0x200F
-        | 0x202A..=0x202E | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB
-        | 0xD800..=0xDFFF | 0xE000..=0xF8FF | 0xFFFE | 0xFFFF | 0xF0000..)
-}
-
-/// strconv.Quote / QuoteToASCII / QuoteRune.
-pub fn quote_with(s: &str, q: char, ascii: bool) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(q);
-    for c in s.chars() {
-        if c == q || c == '\\' {
-            out.push('\\');
-            out.push(c);
-            continue;
-        }
-        if (!ascii || c.is_ascii()) && is_go_print(c) {
-            out.push(c);
-            continue;
-        }
-        match c {
-            '\x07' => out.push_str("\\a"),
-            '\x08' => out.push_str("\\b"),
-            '\x0c' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\x0b' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push(q);
-    out
-}
+use crate::go::quote::{is_print as is_go_print, quote, quote_with};
 
 /// `%U` / `%#U` of a rune.
 pub fn unicode_u(c: char, sharp: bool) -> String {

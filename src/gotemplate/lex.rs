@@ -47,9 +47,9 @@ impl Item {
         };
         if val.chars().count() > 10 {
             let short: String = val.chars().take(10).collect();
-            format!("{}...", super::fmt::quote(&short))
+            format!("{}...", crate::go::quote::quote(&short))
         } else {
-            super::fmt::quote(&val)
+            crate::go::quote::quote(&val)
         }
     }
 }
@@ -512,13 +512,19 @@ impl<'a> Lexer<'a> {
     fn number(&mut self) -> bool {
         if !self.scan_number() {
             let t = self.input[self.start..self.pos].to_string();
-            return self.error(format!("bad number syntax: {}", super::fmt::quote(&t)));
+            return self.error(format!(
+                "bad number syntax: {}",
+                crate::go::quote::quote(&t)
+            ));
         }
         if matches!(self.peek(), Some('+' | '-')) {
             // Complex constants (1+2i): not supported by capi-render.
             if !self.scan_number() || !self.input[..self.pos].ends_with('i') {
                 let t = self.input[self.start..self.pos].to_string();
-                return self.error(format!("bad number syntax: {}", super::fmt::quote(&t)));
+                return self.error(format!(
+                    "bad number syntax: {}",
+                    crate::go::quote::quote(&t)
+                ));
             }
         }
         let t = self.input[self.start..self.pos].to_string();

@@ -233,8 +233,8 @@ impl fmt::Display for Node {
                 f.write_str("{{end}}")
             }
             Node::Template { name, pipe, .. } => match pipe {
-                None => write!(f, "{{{{template {}}}}}", super::fmt::quote(name)),
-                Some(p) => write!(f, "{{{{template {} {p}}}}}", super::fmt::quote(name)),
+                None => write!(f, "{{{{template {}}}}}", crate::go::quote::quote(name)),
+                Some(p) => write!(f, "{{{{template {} {p}}}}}", crate::go::quote::quote(name)),
             },
             Node::Break { .. } => f.write_str("{{break}}"),
             Node::Continue { .. } => f.write_str("{{continue}}"),
@@ -374,7 +374,7 @@ impl Parser<'_> {
         match self.templates.trees.get(&name) {
             Some(old) if !is_empty_tree(old) && !is_empty_tree(&list) => self.err(format!(
                 "template: multiple definition of template {}",
-                super::fmt::quote(&name)
+                crate::go::quote::quote(&name)
             )),
             Some(old) if !is_empty_tree(old) => Ok(()),
             _ => {
@@ -745,7 +745,7 @@ impl Parser<'_> {
                 | Arg::Nil { .. }
                 | Arg::Dot { .. } => self.err(format!(
                     "unexpected . after term {}",
-                    super::fmt::quote(&node.to_string())
+                    crate::go::quote::quote(&node.to_string())
                 )),
                 node => Ok(Some(Arg::Chain {
                     pos: cpos,
@@ -763,7 +763,10 @@ impl Parser<'_> {
         Ok(Some(match tok.tok {
             Tok::Ident(name) => {
                 if !(self.funcs)(&name) {
-                    return self.err(format!("function {} not defined", super::fmt::quote(&name)));
+                    return self.err(format!(
+                        "function {} not defined",
+                        crate::go::quote::quote(&name)
+                    ));
                 }
                 Arg::Ident { pos, name }
             }
@@ -771,7 +774,10 @@ impl Parser<'_> {
             Tok::Nil => Arg::Nil { pos },
             Tok::Variable(name) => {
                 if !self.vars.contains(&name) {
-                    return self.err(format!("undefined variable {}", super::fmt::quote(&name)));
+                    return self.err(format!(
+                        "undefined variable {}",
+                        crate::go::quote::quote(&name)
+                    ));
                 }
                 Arg::Variable {
                     pos,
@@ -983,7 +989,7 @@ pub fn parse_number(text: &str) -> Result<Number, String> {
     if text.ends_with('i') {
         return Err(format!(
             "illegal number syntax: {} (complex constants are not supported)",
-            super::fmt::quote(text)
+            crate::go::quote::quote(text)
         ));
     }
     let (i, u) = parse_go_int(text);
@@ -1002,7 +1008,10 @@ pub fn parse_number(text: &str) -> Result<Number, String> {
         n.is_float = true;
     } else if let Some(f) = parse_go_float(text) {
         if !text.contains(['.', 'e', 'E', 'p', 'P']) {
-            return Err(format!("integer overflow: {}", super::fmt::quote(text)));
+            return Err(format!(
+                "integer overflow: {}",
+                crate::go::quote::quote(text)
+            ));
         }
         n.is_float = true;
         n.float = f;
@@ -1017,7 +1026,7 @@ pub fn parse_number(text: &str) -> Result<Number, String> {
     if !n.is_int && !n.is_uint && !n.is_float {
         return Err(format!(
             "illegal number syntax: {}",
-            super::fmt::quote(text)
+            crate::go::quote::quote(text)
         ));
     }
     Ok(n)

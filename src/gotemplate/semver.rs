@@ -104,7 +104,7 @@ fn seg(s: &str) -> Result<u64, String> {
     s.trim_start_matches('.').parse::<u64>().map_err(|_| {
         format!(
             "Error parsing version segment: strconv.ParseUint: parsing {}: value out of range",
-            super::fmt::quote(s.trim_start_matches('.'))
+            crate::go::quote::quote(s.trim_start_matches('.'))
         )
     })
 }

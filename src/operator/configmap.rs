@@ -9,8 +9,8 @@ use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
-use super::b64::{decode as base64_decode, encode as base64_encode};
 use crate::error::{Error, Result};
+use crate::go::base64::{decode as base64_decode, encode as base64_encode};
 use crate::provider::ProviderType;
 use crate::version::Version;
 

@@ -10,7 +10,6 @@
 //! moves over the same sources.
 
 pub mod api;
-pub mod b64;
 pub mod configmap;
 pub mod convert;
 pub mod customize;

@@ -47,7 +47,7 @@ fn read_blob(dir: &Path, digest: &str) -> Result<Vec<u8>> {
     let bytes = crate::limits::read_file(&path, &shown, |e| {
         Error::new(format!("cannot read blob {shown}: {e}"))
     })?;
-    if alg == "sha256" && crate::load::sha256_hex(&bytes) != hex.to_ascii_lowercase() {
+    if alg == "sha256" && crate::model::sha256_hex(&bytes) != hex.to_ascii_lowercase() {
         return Err(Error::new(format!(
             "blob {} does not match its digest {digest}",
             path.display()

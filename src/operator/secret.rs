@@ -39,7 +39,7 @@ pub fn variables(secret: &Value) -> Result<BTreeMap<String, String>> {
                 Value::String(s) => s.as_str(),
                 _ => return Err(Error::new(format!("data.{k}: must be a base64 string"))),
             };
-            let bytes = super::b64::decode(s.as_bytes()).map_err(|off| {
+            let bytes = crate::go::base64::decode(s.as_bytes()).map_err(|off| {
                 Error::new(format!("data.{k}: illegal base64 data at input byte {off}"))
             })?;
             out.insert(k.clone(), String::from_utf8_lossy(&bytes).into_owned());

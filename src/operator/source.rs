@@ -394,11 +394,11 @@ impl Source<'_> {
                 let files = vec![
                     InputFile {
                         path: shown_dir.join("metadata.yaml").display().to_string(),
-                        sha256: crate::load::sha256_hex(metadata.as_bytes()),
+                        sha256: crate::model::sha256_hex(metadata.as_bytes()),
                     },
                     InputFile {
                         path: shown_dir.join(&repo.components_file).display().to_string(),
-                        sha256: crate::load::sha256_hex(components.as_bytes()),
+                        sha256: crate::model::sha256_hex(components.as_bytes()),
                     },
                 ];
                 let _ = (mpath, cpath);
@@ -422,11 +422,11 @@ impl Source<'_> {
                     files: vec![
                         InputFile {
                             path: format!("oci:{reference}:{version}/metadata"),
-                            sha256: crate::load::sha256_hex(metadata.as_bytes()),
+                            sha256: crate::model::sha256_hex(metadata.as_bytes()),
                         },
                         InputFile {
                             path: format!("oci:{reference}:{version}/components"),
-                            sha256: crate::load::sha256_hex(components.as_bytes()),
+                            sha256: crate::model::sha256_hex(components.as_bytes()),
                         },
                     ],
                     metadata,

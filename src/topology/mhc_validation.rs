@@ -14,7 +14,7 @@ fn int_or_string_go_syntax(v: &Value) -> String {
     match v {
         Value::String(s) => format!(
             "intstr.IntOrString{{Type:1, IntVal:0, StrVal:{}}}",
-            crate::yaml::read::go_quote(s)
+            crate::go::quote::quote(s)
         ),
         other => format!(
             "intstr.IntOrString{{Type:0, IntVal:{}, StrVal:\"\"}}",
@@ -35,8 +35,8 @@ fn max_unhealthy_error(v: &Value) -> Option<String> {
         Ok(_) if !num.starts_with('+') || num.len() > 1 => None,
         _ => Some(format!(
             "invalid value {}: strconv.Atoi: parsing {}: invalid syntax",
-            crate::yaml::read::go_quote(s),
-            crate::yaml::read::go_quote(num)
+            crate::go::quote::quote(s),
+            crate::go::quote::quote(num)
         )),
     }
 }

@@ -103,7 +103,7 @@ pub fn render(template: &str, cluster: &str, strategy: &Strategy, random: &str) 
     crate::gotemplate::parse_check(template, &o).map_err(|e| {
         Error::new(format!(
             "parsing template {}: {e}",
-            crate::gotemplate::fmt::quote(template)
+            crate::go::quote::quote(template)
         ))
     })?;
     let out = crate::gotemplate::execute_with(template, &data, &o)

@@ -14,12 +14,11 @@
 
 use serde_json::{Map, Value};
 
-use super::gojson::{
-    base64_decode, base64_encode, normalize_number, normalize_numbers, number_text,
-};
+use super::gojson::{normalize_number, normalize_numbers, number_text};
 use super::gotime::parse_rfc3339;
 use super::model::{Kind, Model, Special, Ty};
 use super::quantity::{self, ERR_FORMAT_WRONG};
+use crate::go::base64::{decode as base64_decode, encode as base64_encode};
 
 /// A Go `json.UnmarshalTypeError`.
 #[derive(Debug, Clone)]

@@ -13,7 +13,7 @@ const UNITS: [(&str, u64); 9] = [
 ];
 
 fn quote(s: &str) -> String {
-    crate::yaml::read::go_quote(s)
+    crate::go::quote::quote(s)
 }
 
 /// `time.ParseDuration`: nanoseconds, or Go's error text.

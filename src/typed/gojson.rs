@@ -1,6 +1,7 @@
 //! Small pieces of Go's encoding/json and encoding/base64 behaviour the round trip
-//! depends on: how a float64 is written, how a number comes back from JSON text
-//! (int64 when the text parses as one, else float64), and base64 for `[]byte`.
+//! depends on: how a float64 is written and how a number comes back from JSON text
+//! (int64 when the text parses as one, else float64). base64 for `[]byte` is
+//! [`crate::go::base64`].
 
 use serde_json::{Number, Value};
 
@@ -12,22 +13,7 @@ pub fn number_text(n: &Number) -> String {
     if let Some(u) = n.as_u64() {
         return u.to_string();
     }
-    float_text(n.as_f64().unwrap_or(0.0))
-}
-
-/// Go `encoding/json` text of a float64: shortest digits, 'f' form for
-/// 1e-6 <= |f| < 1e21, else 'e' form with a cleaned exponent (`1e+21`, `1.5e-7`).
-pub fn float_text(f: f64) -> String {
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let s = format!("{f:e}");
-        match s.split_once('e') {
-            Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
-            _ => s,
-        }
-    } else {
-        format!("{f}")
-    }
+    crate::go::float::json(n.as_f64().unwrap_or(0.0))
 }
 
 /// A number after JSON text → apimachinery's `unmarshal` (UseNumber, then int64 if
@@ -57,118 +43,6 @@ pub fn normalize_numbers(v: &Value) -> Value {
                 .collect(),
         ),
         other => other.clone(),
-    }
-}
-
-const STD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/// base64.StdEncoding.EncodeToString.
-pub fn base64_encode(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let v = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        let idx = [(v >> 18) & 63, (v >> 12) & 63, (v >> 6) & 63, v & 63];
-        out.push(char::from(STD[idx[0] as usize]));
-        out.push(char::from(STD[idx[1] as usize]));
-        if chunk.len() > 1 {
-            out.push(char::from(STD[idx[2] as usize]));
-        } else {
-            out.push('=');
-        }
-        if chunk.len() > 2 {
-            out.push(char::from(STD[idx[3] as usize]));
-        } else {
-            out.push('=');
-        }
-    }
-    out
-}
-
-fn decode_char(c: u8) -> Option<u8> {
-    match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
-        _ => None,
-    }
-}
-
-/// base64.StdEncoding.Decode (padded, not strict, `\r`/`\n` skipped). The error is the
-/// byte offset Go's CorruptInputError reports.
-pub fn base64_decode(src: &[u8]) -> Result<Vec<u8>, usize> {
-    let mut out = Vec::with_capacity(src.len() / 4 * 3);
-    let mut si = 0usize;
-    loop {
-        // One quantum (Go's decodeQuantum).
-        let mut dbuf = [0u8; 4];
-        let mut dlen = 4usize;
-        let mut j = 0usize;
-        let mut trailing_err: Option<usize> = None;
-        while j < 4 {
-            if si == src.len() {
-                if j == 0 {
-                    return Ok(out);
-                }
-                return Err(si - j);
-            }
-            let c = src[si];
-            si += 1;
-            if let Some(v) = decode_char(c) {
-                dbuf[j] = v;
-                j += 1;
-                continue;
-            }
-            if c == b'\n' || c == b'\r' {
-                continue;
-            }
-            if c != b'=' {
-                return Err(si - 1);
-            }
-            // Padding.
-            match j {
-                0 | 1 => return Err(si - 1),
-                2 => {
-                    while si < src.len() && (src[si] == b'\n' || src[si] == b'\r') {
-                        si += 1;
-                    }
-                    if si == src.len() {
-                        return Err(src.len());
-                    }
-                    if src[si] != b'=' {
-                        return Err(si - 1);
-                    }
-                    si += 1;
-                }
-                _ => {}
-            }
-            while si < src.len() && (src[si] == b'\n' || src[si] == b'\r') {
-                si += 1;
-            }
-            if si < src.len() {
-                trailing_err = Some(si);
-            }
-            dlen = j;
-            break;
-        }
-        let val = (u32::from(dbuf[0]) << 18)
-            | (u32::from(dbuf[1]) << 12)
-            | (u32::from(dbuf[2]) << 6)
-            | u32::from(dbuf[3]);
-        let bytes = [(val >> 16) as u8, (val >> 8) as u8, val as u8];
-        out.extend_from_slice(&bytes[..dlen.saturating_sub(1)]);
-        if let Some(e) = trailing_err {
-            return Err(e);
-        }
-        if dlen < 4 {
-            return Ok(out);
-        }
     }
 }
 
@@ -219,7 +93,7 @@ pub fn json_number_text(n: &Number) -> String {
     } else if let Some(u) = n.as_u64() {
         u.to_string()
     } else {
-        crate::yaml::emit::go_json_float(n.as_f64().unwrap_or(0.0))
+        crate::go::float::json(n.as_f64().unwrap_or(0.0))
     }
 }
 
@@ -243,33 +117,4 @@ fn write_json_string(out: &mut String, s: &str) {
         }
     }
     out.push('"');
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn float_texts_like_go() {
-        assert_eq!(float_text(0.5), "0.5");
-        assert_eq!(float_text(3.0), "3");
-        assert_eq!(float_text(1e20), "100000000000000000000");
-        assert_eq!(float_text(1e21), "1e+21");
-        assert_eq!(float_text(1.5e-7), "1.5e-7");
-        assert_eq!(float_text(0.000001), "0.000001");
-        assert_eq!(float_text(-0.0), "-0");
-    }
-
-    #[test]
-    fn base64_round_trip_and_errors() {
-        assert_eq!(base64_encode(b"hello"), "aGVsbG8=");
-        assert_eq!(base64_decode(b"aGVsbG8=").unwrap(), b"hello");
-        assert_eq!(base64_decode(b"aGVs\nbG8=").unwrap(), b"hello");
-        assert_eq!(base64_decode(b"Cg==").unwrap(), b"\n");
-        assert_eq!(base64_decode(b"Ch==").unwrap(), b"\n");
-        assert_eq!(base64_decode(b"Cg"), Err(0));
-        assert_eq!(base64_decode(b"aGVsbG8"), Err(4));
-        assert_eq!(base64_decode(b"a!=="), Err(1));
-        assert_eq!(base64_decode(b"Cg==x"), Err(4));
-    }
 }

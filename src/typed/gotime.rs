@@ -2,7 +2,7 @@
 //! `nil` for the zero instant (0001-01-01T00:00:00Z) or the UTC RFC3339 text (whole
 //! seconds). Error texts follow Go's `time.ParseError` for the usual failures.
 
-use crate::yaml::read::go_quote;
+use crate::go::quote::quote as go_quote;
 
 const LAYOUT: &str = "2006-01-02T15:04:05Z07:00";
 

@@ -138,7 +138,7 @@ fn go_special_float(f: f64) -> &'static str {
 
 /// Go's `strconv.FormatFloat(f, 'g', -1, 64)` for map keys that are floats.
 fn go_float_key(f: f64) -> String {
-    crate::yaml::emit::format_go_float_g(f)
+    crate::go::float::format_g(f)
 }
 
 fn key_string(k: Raw, path: &Path) -> Result<String> {
@@ -187,7 +187,7 @@ impl Path {
         {
             k.to_string()
         } else {
-            format!("[{}]", go_quote(k))
+            format!("[{}]", crate::go::quote::quote(k))
         }
     }
 }
@@ -368,7 +368,7 @@ fn duplicate_error(doc: &str, d: &Duplicate, first_line: usize) -> Error {
             .unwrap_or_default();
     Error::new(format!(
         "error converting YAML to JSON: yaml: unmarshal errors: {line}key {} already set in map (a duplicate key in {}: remove one of the two)",
-        go_quote(&d.key),
+        crate::go::quote::quote(&d.key),
         d.path
     ))
 }
@@ -422,7 +422,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
             e.wrap(format!(
                 "failed to unmarshal the {} yaml document: {}",
                 ordinalize(out.len() + 1),
-                go_quote(&crate::limits::excerpt(&doc))
+                crate::go::quote::quote(&crate::limits::excerpt(&doc))
             ))
         })?;
         match v {
@@ -438,42 +438,12 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
                 return Err(Error::new(format!(
                     "failed to unmarshal the {} yaml document: {}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {what} into Go value of type map[string]interface {{}}",
                     ordinalize(out.len() + 1),
-                    go_quote(&crate::limits::excerpt(&doc))
+                    crate::go::quote::quote(&crate::limits::excerpt(&doc))
                 )));
             }
         }
     }
     Ok(out)
-}
-
-/// Go's `%q` of a string (strconv.Quote): printable runes raw, others escaped.
-pub fn go_quote(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            '\n' => o.push_str("\\n"),
-            '\r' => o.push_str("\\r"),
-            '\t' => o.push_str("\\t"),
-            '\u{7}' => o.push_str("\\a"),
-            '\u{8}' => o.push_str("\\b"),
-            '\u{c}' => o.push_str("\\f"),
-            '\u{b}' => o.push_str("\\v"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => o.push_str(&format!("\\x{:02x}", c as u32)),
-            c if c.is_control() => {
-                if (c as u32) < 0x10000 {
-                    o.push_str(&format!("\\u{:04x}", c as u32))
-                } else {
-                    o.push_str(&format!("\\U{:08x}", c as u32))
-                }
-            }
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
 }
 
 #[cfg(test)]

@@ -171,7 +171,7 @@ fn go_value(v: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Number(n) => n
             .as_f64()
-            .map(crate::yaml::emit::format_go_float_g)
+            .map(crate::go::float::format_g)
             .unwrap_or_default(),
         Value::Bool(b) => b.to_string(),
         Value::Array(a) => format!("[{}]", a.iter().map(go_value).collect::<Vec<_>>().join(" ")),

@@ -1,15 +1,9 @@
 //! Hashes and encodings sprig offers: sha1/sha256/sha512/adler32 sums and
 //! standard base64/base32 (decode errors return Go's error text, as sprig does).
 
-use sha2::{Digest, Sha256, Sha512};
+use sha2::{Digest, Sha512};
 
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-pub fn sha256_hex(b: &[u8]) -> String {
-    hex(&Sha256::digest(b))
-}
+use crate::model::hex;
 
 pub fn sha512_hex(b: &[u8]) -> String {
     hex(&Sha512::digest(b))
@@ -69,24 +63,11 @@ pub fn adler32(data: &[u8]) -> u32 {
     (b << 16) | a
 }
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const B32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
+/// `b64enc`: base64.StdEncoding.EncodeToString.
 pub fn b64enc(data: &[u8]) -> String {
-    let mut out = String::new();
-    for c in data.chunks(3) {
-        let n = (c[0] as u32) << 16
-            | (*c.get(1).unwrap_or(&0) as u32) << 8
-            | *c.get(2).unwrap_or(&0) as u32;
-        for i in 0..4 {
-            if i <= c.len() {
-                out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    crate::go::base64::encode(data)
 }
 
 pub fn b32enc(data: &[u8]) -> String {
@@ -154,8 +135,12 @@ fn decode(s: &str, alphabet: &[u8], q: usize, bits: u32, kind: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// `b64dec`: the decoded text, or Go's error text (sprig returns `err.Error()`).
 pub fn b64dec(s: &str) -> String {
-    decode(s, B64, 4, 6, "base64")
+    match crate::go::base64::decode(s.as_bytes()) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(i) => format!("illegal base64 data at input byte {i}"),
+    }
 }
 
 pub fn b32dec(s: &str) -> String {
@@ -170,7 +155,7 @@ mod tests {
     fn known_digests() {
         assert_eq!(sha1_hex(b"abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
         assert_eq!(
-            sha256_hex(b"abc"),
+            crate::model::sha256_hex(b"abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
         assert_eq!(adler32(b"Wikipedia"), 0x11E60398);

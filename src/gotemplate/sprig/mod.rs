@@ -124,7 +124,7 @@ pub fn lookup(name: &str) -> Option<Func> {
             let parts: Vec<String> = a
                 .iter()
                 .filter(|v| !matches!(v, Value::Nil | Value::Invalid))
-                .map(|v| super::fmt::quote(&strval(v)))
+                .map(|v| crate::go::quote::quote(&strval(v)))
                 .collect();
             str_ok(parts.join(" "))
         }),
@@ -158,7 +158,9 @@ pub fn lookup(name: &str) -> Option<Func> {
             str_ok(if int(a, 2) == 1 { s(a, 0) } else { s(a, 1) })
         }),
         "sha1sum" => f(&[Str], |a| str_ok(encoding::sha1_hex(s(a, 0).as_bytes()))),
-        "sha256sum" => f(&[Str], |a| str_ok(encoding::sha256_hex(s(a, 0).as_bytes()))),
+        "sha256sum" => f(&[Str], |a| {
+            str_ok(crate::model::sha256_hex(s(a, 0).as_bytes()))
+        }),
         "sha512sum" => f(&[Str], |a| str_ok(encoding::sha512_hex(s(a, 0).as_bytes()))),
         "adler32sum" => f(&[Str], |a| {
             str_ok(encoding::adler32(s(a, 0).as_bytes()).to_string())

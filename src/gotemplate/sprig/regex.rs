@@ -1,95 +1,11 @@
-//! sprig regex functions over Go RE2 syntax, run with the `regex` crate.
-//! Go's `\d \w \s \b` (and their negations) are ASCII-only; they are rewritten
-//! to ASCII classes before compiling. Compile errors carry the crate's text,
-//! not Go's (see differences.txt).
+//! sprig regex functions over Go RE2 syntax ([`crate::go::regex`]: compiled with the
+//! `regex` crate after Go's ASCII Perl classes are rewritten; compile errors in Go's
+//! words for the common mistakes, the crate's otherwise, see differences.txt).
 
 use regex::Regex;
 
-/// Translate Go RE2 syntax to the `regex` crate's.
-fn translate(pat: &str) -> String {
-    let mut out = String::with_capacity(pat.len() + 16);
-    let mut chars = pat.chars().peekable();
-    let mut in_class = false;
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                let Some(n) = chars.next() else {
-                    out.push('\\');
-                    break;
-                };
-                let rep = match (n, in_class) {
-                    ('d', false) => Some("[0-9]"),
-                    ('D', false) => Some("[^0-9]"),
-                    ('w', false) => Some("[0-9A-Za-z_]"),
-                    ('W', false) => Some("[^0-9A-Za-z_]"),
-                    ('s', false) => Some("[\\t\\n\\f\\r ]"),
-                    ('S', false) => Some("[^\\t\\n\\f\\r ]"),
-                    ('b', false) => Some("(?-u:\\b)"),
-                    ('B', false) => Some("(?-u:\\B)"),
-                    ('d', true) => Some("0-9"),
-                    ('w', true) => Some("0-9A-Za-z_"),
-                    ('s', true) => Some("\\t\\n\\f\\r "),
-                    _ => None,
-                };
-                match rep {
-                    Some(r) => out.push_str(r),
-                    None => {
-                        out.push('\\');
-                        out.push(n);
-                    }
-                }
-            }
-            '[' if !in_class => {
-                in_class = true;
-                out.push(c);
-                // A leading ']' (or '^]') is literal.
-                if chars.peek() == Some(&'^') {
-                    out.push('^');
-                    chars.next();
-                }
-                if chars.peek() == Some(&']') {
-                    out.push_str("\\]");
-                    chars.next();
-                }
-            }
-            '[' if in_class && chars.peek() == Some(&':') => {
-                out.push('[');
-                // POSIX class [:alpha:]: copy through the closing ":]".
-                for d in chars.by_ref() {
-                    out.push(d);
-                    if d == ']' {
-                        break;
-                    }
-                }
-            }
-            '[' => out.push_str("\\["),
-            ']' if in_class => {
-                in_class = false;
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 fn compile(pat: &str) -> Result<Regex, String> {
-    crate::topology::variables::go_regex::builder(&translate(pat))
-        .build()
-        .map_err(|e| {
-            let m = e.to_string();
-            let why = m.lines().last().unwrap_or("").trim_start_matches("error: ");
-            // Go's texts for the common mistakes; the crate's otherwise.
-            let go = match why {
-                "unclosed group" => format!("missing closing ): `{pat}`"),
-                "unopened group" => format!("unexpected ): `{pat}`"),
-                "repetition operator missing expression" => {
-                    "missing argument to repetition operator".to_string()
-                }
-                w => crate::topology::variables::go_regex::size_limit_note(w),
-            };
-            format!("error parsing regexp: {go}")
-        })
+    crate::go::regex::compile(pat).map_err(|e| crate::go::regex::go_error(pat, &e))
 }
 
 pub fn is_match(pat: &str, s: &str) -> Result<bool, String> {

@@ -15,7 +15,7 @@ use super::set_arg::set_arg;
 use super::spec::ContainerSpec;
 use crate::components::filters::name;
 use crate::error::{Error, Result};
-use crate::yaml::read::go_quote;
+use crate::go::quote::quote as go_quote;
 
 /// `removeEnv`: remove the first env var named `n`.
 fn remove_env(env: &mut Vec<Value>, n: &str) {

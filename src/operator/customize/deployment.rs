@@ -15,7 +15,7 @@ use super::podspec::{map_at, pod_spec_mut};
 use super::spec::{DeploymentSpec, ManagerSpec};
 use crate::components::filters::name;
 use crate::error::{Error, Result};
-use crate::yaml::read::go_quote;
+use crate::go::quote::quote as go_quote;
 
 /// `customizeDeploymentSpec`.
 pub fn customize_deployment_spec(ds: &DeploymentSpec, d: &mut Value) -> Result<()> {

@@ -27,7 +27,7 @@ use json_patch::{AddOperation, PatchOperation, RemoveOperation, ReplaceOperation
 use serde_json::{Map, Value};
 
 use super::gojson;
-use crate::yaml::read::go_quote;
+use crate::go::quote::quote as go_quote;
 
 /// One decoded `RFC6902` struct.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use crate::yaml::read::go_quote;
+use crate::go::quote::quote as go_quote;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tok {

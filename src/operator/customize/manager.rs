@@ -35,7 +35,7 @@ use super::podspec::{args, container_name, containers_mut, set_args};
 use super::set_arg::set_arg;
 use super::spec::ManagerSpec;
 use crate::error::{Error, Result};
-use crate::yaml::read::go_quote;
+use crate::go::quote::quote as go_quote;
 
 const MANAGER: &str = "manager";
 const DEFAULT_VERBOSITY: i64 = 1;

@@ -19,7 +19,7 @@ use super::merge::merge_patch;
 use super::spec::{Patch, PatchSelector};
 use crate::components::filters::{group, kind, name, namespace, string_map, version};
 use crate::error::{Error, Result};
-use crate::yaml::read::go_quote;
+use crate::go::quote::quote as go_quote;
 
 /// `sigs.k8s.io/yaml.YAMLToJSON` of a patch text (`""` is `null`).
 pub fn yaml_to_json(text: &str) -> Result<Value> {

@@ -14,7 +14,7 @@ use super::schema::Schema;
 use super::structural::structural_errors;
 use super::unknown_fields::has_unknown_fields;
 use crate::error::{Error, Result};
-use crate::yaml::read::go_quote;
+use crate::go::quote::quote as go_quote;
 
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
 const REASONS: &[&str] = &[

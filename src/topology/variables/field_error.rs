@@ -1,7 +1,7 @@
 //! apimachinery's `field.Error` / `field.ErrorList` texts (util/validation/field), the
 //! aggregate formatting (`[a, b]`, duplicates dropped) and `apierrors.NewInvalid`.
 
-use crate::yaml::read::go_quote;
+use crate::go::quote::quote as go_quote;
 
 /// `field.ErrorType`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,7 +181,7 @@ impl std::fmt::Display for FieldError {
 
 /// Go's `%v` of a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`).
 pub fn go_v_float(f: f64) -> String {
-    crate::yaml::emit::format_go_float_g(f)
+    crate::go::float::format_g(f)
 }
 
 /// Go's `%#v` of a decoded JSON value (`map[string]interface {}{"a":1}`,

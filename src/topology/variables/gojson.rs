@@ -2,7 +2,7 @@
 //! keys sorted, HTML-safe escaping, Go float texts) and the int64/float64 split that
 //! `k8s.io/apimachinery/pkg/util/json.Unmarshal` makes for numbers.
 
-use crate::yaml::emit::go_json_float;
+use crate::go::float::json as go_json_float;
 
 /// The integer a number decodes to with apimachinery's JSON decoder (integral and
 /// within int64), or `None` when it stays a float64.

@@ -78,7 +78,7 @@ pub fn values_index<'a>(
 }
 
 fn go_q(s: &str) -> String {
-    crate::yaml::read::go_quote(s)
+    crate::go::quote::quote(s)
 }
 
 /// A variable's (first) definition from `status.variables`.

@@ -3,7 +3,7 @@
 //!
 //! One file per purpose: `status` (status.variables), `schema` (the typed schema),
 //! `index` (value/definition indexes), `defaulting`, `openapi` + `composition` +
-//! `formats` + `go_regex` (schema checks), `unknown_fields` (the pruning check), `cel/` (rules),
+//! `formats` + `crate::go::regex` (schema checks), `unknown_fields` (the pruning check), `cel/` (rules),
 //! `validation` (the per-list orchestration), `definitions` + `structural` +
 //! `metadata` (ClusterClass-side rules), `field_error` and `gojson` (Go's texts).
 //!
@@ -21,7 +21,6 @@ pub mod defaulting;
 pub mod definitions;
 pub mod field_error;
 pub mod formats;
-pub mod go_regex;
 pub mod gojson;
 pub mod index;
 pub mod metadata;

@@ -13,7 +13,7 @@ use super::field_error::{go_v_float, BadValue, FieldError};
 use super::formats;
 use super::gojson::{as_int64, marshal};
 use super::schema::Schema;
-use crate::yaml::read::go_quote;
+use crate::go::quote::quote as go_quote;
 
 /// kube-openapi's error codes that change the field error type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -259,7 +259,7 @@ fn string_check(s: &Schema, text: &str, path: &str) -> Vec<OaError> {
         }
     }
     if !s.pattern.is_empty() {
-        match super::go_regex::compile(&s.pattern) {
+        match crate::go::regex::compile(&s.pattern) {
             Ok(re) => {
                 if !re.is_match(text) {
                     return vec![OaError::new(
@@ -276,7 +276,7 @@ fn string_check(s: &Schema, text: &str, path: &str) -> Vec<OaError> {
                     &format!(
                         "should match '{}, but pattern is invalid: {}'",
                         s.pattern,
-                        super::go_regex::go_error(&s.pattern, &err)
+                        crate::go::regex::go_error(&s.pattern, &err)
                     ),
                 );
                 return vec![

@@ -73,13 +73,13 @@ fn invariants(s: &Schema, lvl: Level, path: &str, errs: &mut Vec<FieldError>) {
     }
 }
 
-/// A `pattern` must compile (Go's error text for the common mistakes, see `go_regex`).
+/// A `pattern` must compile (Go's error text for the common mistakes, see `crate::go::regex`).
 fn pattern_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
     if s.pattern.is_empty() {
         return;
     }
-    if let Err(e) = super::go_regex::compile(&s.pattern) {
-        let reason = super::go_regex::go_error(&s.pattern, &e);
+    if let Err(e) = crate::go::regex::compile(&s.pattern) {
+        let reason = crate::go::regex::go_error(&s.pattern, &e);
         errs.push(FieldError::invalid(
             &child(path, "pattern"),
             BadValue::Str(s.pattern.clone()),

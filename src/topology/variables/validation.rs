@@ -9,7 +9,7 @@ use super::field_error::{child, key, BadValue, FieldError};
 use super::index::{definitions_index, raw_value, values_index, Definition};
 use super::openapi;
 use super::unknown_fields::unknown_fields;
-use crate::yaml::read::go_quote;
+use crate::go::quote::quote as go_quote;
 
 /// Errors and warnings of a validation run.
 #[derive(Debug, Default, Clone, PartialEq)]

@@ -6,7 +6,7 @@
 //	yamlref corpus OUTDIR F…  parse every document of each file F as clusterctl does and
 //	                          write the re-marshalled documents to OUTDIR/<n>.yaml
 //	                          (documents joined with "---\n"; used by conformance checks)
-//	yamlref unicode           print the Unicode letter / digit ranges of this Go toolchain
+//	yamlref unicode           print the Unicode letter / digit / strconv.IsPrint ranges of this Go toolchain
 //
 // Every value is handled as clusterctl handles objects: JSON text is decoded with
 // encoding/json into interface{} (numbers become float64), then yaml.Marshal.
@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -286,6 +287,7 @@ func printUnicode() {
 	}
 	print("LETTER", unicode.IsLetter)
 	print("DIGIT", unicode.IsDigit)
+	print("PRINT", strconv.IsPrint)
 }
 
 // ---------------------------------------------------------------------------

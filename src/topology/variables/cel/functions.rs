@@ -17,16 +17,14 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
         ("contains", [Val::Str(a), Val::Str(b)]) => Ok(Val::Bool(a.contains(b.as_str()))),
         ("startsWith", [Val::Str(a), Val::Str(b)]) => Ok(Val::Bool(a.starts_with(b.as_str()))),
         ("endsWith", [Val::Str(a), Val::Str(b)]) => Ok(Val::Bool(a.ends_with(b.as_str()))),
-        ("matches", [Val::Str(a), Val::Str(re)]) => {
-            crate::topology::variables::go_regex::compile(re)
-                .map(|r| Val::Bool(r.is_match(a)))
-                .map_err(|e| {
-                    runtime(format!(
-                        "invalid regular expression: {}",
-                        e.to_string().lines().last().unwrap_or("").trim()
-                    ))
-                })
-        }
+        ("matches", [Val::Str(a), Val::Str(re)]) => crate::go::regex::compile(re)
+            .map(|r| Val::Bool(r.is_match(a)))
+            .map_err(|e| {
+                runtime(format!(
+                    "invalid regular expression: {}",
+                    e.to_string().lines().last().unwrap_or("").trim()
+                ))
+            }),
         ("int", [v]) if recv.is_none() => to_int(v),
         ("uint", [v]) if recv.is_none() => to_uint(v),
         ("double", [v]) if recv.is_none() => to_double(v),

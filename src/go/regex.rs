@@ -1,6 +1,9 @@
-//! Go `regexp` (RE2) semantics on top of the regex crate: the Perl classes `\d`, `\w`,
-//! `\s` and the word boundary `\b` are ASCII-only in Go but Unicode-aware in the regex
-//! crate, so they are rewritten to their ASCII forms before compiling.
+//! Go `regexp` (RE2) semantics on top of the regex crate, for every caller (variable
+//! `pattern`s, CEL `matches`, sprig's `regex*`): the Perl classes `\d`, `\w`, `\s` and
+//! the word boundary `\b` are ASCII-only in Go but Unicode-aware in the regex crate, so
+//! they are rewritten to their ASCII forms before compiling; a `[` inside a bracket is
+//! a literal in Go (unless it opens `[:name:]`) but a nested class in the regex crate,
+//! so it is escaped; compile errors get Go's text for the common mistakes.
 
 use regex::Regex;
 
@@ -125,18 +128,18 @@ pub fn translate(pattern: &str) -> String {
                     chars.next();
                 }
             }
-            '[' if in_class => {
+            '[' if in_class && chars.peek() == Some(&':') => {
                 // `[:alpha:]` style classes pass through.
                 out.push('[');
-                if chars.peek() == Some(&':') {
-                    for n in chars.by_ref() {
-                        out.push(n);
-                        if n == ']' {
-                            break;
-                        }
+                for n in chars.by_ref() {
+                    out.push(n);
+                    if n == ']' {
+                        break;
                     }
                 }
             }
+            // Any other `[` inside a bracket is a literal in Go.
+            '[' => out.push_str("\\["),
             ']' if in_class => {
                 in_class = false;
                 out.push(']');
@@ -186,6 +189,9 @@ mod tests {
         assert_eq!(translate(r"^v[0-9]+\.[a-z]$"), r"^v[0-9]+\.[a-z]$");
         assert_eq!(translate(r"[]a]"), r"[\]a]");
         assert_eq!(translate(r"[[:alpha:]]"), r"[[:alpha:]]");
+        // A `[` inside a bracket is a literal, as in Go.
+        assert_eq!(translate(r"[a[]"), r"[a\[]");
+        assert!(compile(r"^[a[]+$").unwrap().is_match("a[a"));
         assert!(compile(r"\bword\b").unwrap().is_match("a word here"));
         assert!(compile(r"(?i)^ABC\pL$").unwrap().is_match("abcé"));
     }

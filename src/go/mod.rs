@@ -1,0 +1,15 @@
+//! Go standard-library behaviour that several stages need byte for byte: one
+//! implementation each, checked by the goldens of every stage that prints it.
+//!
+//! * [`quote`]: `strconv.Quote` / `QuoteToASCII` / `QuoteRune` and `strconv.IsPrint`
+//!   (tables from Go in [`isprint`]);
+//! * [`float`]: `strconv.FormatFloat(f, 'g', -1, 64)` and `encoding/json` float text;
+//! * [`regex`]: Go `regexp` (RE2) semantics and compile errors on the regex crate;
+//! * [`base64`]: `encoding/base64.StdEncoding` (encode, and decode with Go's error
+//!   offsets).
+
+pub mod base64;
+pub mod float;
+pub mod isprint;
+pub mod quote;
+pub mod regex;
