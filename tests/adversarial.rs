@@ -396,16 +396,7 @@ fn cases() -> Vec<Case> {
     ));
     v.push(case(
         "lock-lists-a-foreign-file-check",
-        &[
-            "--repository",
-            "{S}/repo",
-            "render",
-            "-f",
-            "{S}/in",
-            "-o",
-            "{S}/out",
-            "--check",
-        ],
+        &[render_o(), vec!["--check"]].concat(),
         Fail("not the file capi-render wrote"),
         |s| {
             good_tree(s);
