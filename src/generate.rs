@@ -2,6 +2,7 @@
 //! (with `--list-variables`) and `init list-images`. Each returns the exact text
 //! clusterctl v1.10.10 prints on stdout.
 
+use crate::go::quote::quote as go_q;
 use std::collections::BTreeMap;
 
 use crate::components::{self, ComponentsOptions};
@@ -225,11 +226,6 @@ pub fn generate_cluster(config: &Config, o: &ClusterOptions) -> Result<String> {
         return Ok(list_variables(&t, o, &config));
     }
     Ok(format!("{}\n", t.yaml()))
-}
-
-/// Go's `%q`.
-fn go_q(s: &str) -> String {
-    crate::go::quote::quote(s)
 }
 
 /// `printVariablesOutput` (R8.5).

@@ -1,5 +1,6 @@
 //! `metav1.Duration`: Go's `time.ParseDuration` and `Duration.String()`.
 
+use crate::go::quote::quote;
 const UNITS: [(&str, u64); 9] = [
     ("ns", 1),
     ("us", 1_000),
@@ -11,10 +12,6 @@ const UNITS: [(&str, u64); 9] = [
     ("h", 3_600_000_000_000),
     ("", 0),
 ];
-
-fn quote(s: &str) -> String {
-    crate::go::quote::quote(s)
-}
 
 /// `time.ParseDuration`: nanoseconds, or Go's error text.
 pub fn parse(s: &str) -> Result<i64, String> {

@@ -2,6 +2,7 @@
 //! (no `definitionFrom`, no duplicates) and status definitions by name (at least one
 //! definition, no conflict).
 
+use crate::go::quote::quote as go_q;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -75,10 +76,6 @@ pub fn values_index<'a>(
     } else {
         Err(errs)
     }
-}
-
-fn go_q(s: &str) -> String {
-    crate::go::quote::quote(s)
 }
 
 /// A variable's (first) definition from `status.variables`.
