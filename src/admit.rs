@@ -41,7 +41,8 @@ pub fn check(objects: &[InputObject]) -> Result<()> {
     objects.iter().try_for_each(check_one)
 }
 
-fn check_one(o: &InputObject) -> Result<()> {
+/// [`check`] of one object.
+pub fn check_one(o: &InputObject) -> Result<()> {
     let v = &o.value;
     let (api, kind) = (str_at(v, "apiVersion"), str_at(v, "kind"));
     let at = format!("{}, document {}", o.file, o.doc + 1);

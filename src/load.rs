@@ -114,7 +114,22 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Loaded> {
 /// Read and parse every input path, all of them one run for `meter`: bytes per file
 /// and in total, documents, YAML nodes and alias expansions.
 pub fn load_paths_in(paths: &[PathBuf], meter: &Meter) -> Result<Loaded> {
-    let mut loaded = Loaded::default();
+    let mut objects = Vec::new();
+    let files = load_paths_with(paths, meter, &mut |o| {
+        objects.push(o);
+        Ok(())
+    })?;
+    Ok(Loaded { files, objects })
+}
+
+/// [`load_paths_in`], handing each object to `sink` as its file is parsed (one file's
+/// objects at a time are held here): the files read, with their sums.
+pub fn load_paths_with(
+    paths: &[PathBuf],
+    meter: &Meter,
+    sink: &mut dyn FnMut(InputObject) -> Result<()>,
+) -> Result<Vec<InputFile>> {
+    let mut files = Vec::new();
     for (f, named) in list_inputs(paths)? {
         let shown = f.display().to_string();
         let bytes = crate::limits::read_file_within(&f, &shown, meter.limits().file_bytes, |e| {
@@ -123,7 +138,7 @@ pub fn load_paths_in(paths: &[PathBuf], meter: &Meter) -> Result<Loaded> {
         meter
             .charge(Limit::TotalBytes, bytes.len() as u64)
             .map_err(|e| e.wrap(&shown).in_file(&shown))?;
-        loaded.files.push(InputFile {
+        files.push(InputFile {
             path: shown.clone(),
             sha256: sha256_hex(&bytes),
         });
@@ -136,9 +151,9 @@ pub fn load_paths_in(paths: &[PathBuf], meter: &Meter) -> Result<Loaded> {
             ))
             .in_file(&shown));
         }
-        loaded.objects.extend(objs);
+        objs.into_iter().try_for_each(&mut *sink)?;
     }
-    Ok(loaded)
+    Ok(files)
 }
 
 #[cfg(test)]

@@ -14,6 +14,9 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod cli;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "capi-render",

@@ -70,17 +70,14 @@ pub struct RenderSet {
 }
 
 impl RenderSet {
-    /// `render --stdout`: every object of every unit, in order, as one YAML stream.
+    /// `render --stdout`: every object of every unit, in order, as one YAML stream
+    /// (what the binary prints unit by unit through [`crate::yaml::StreamJoin`]).
     pub fn to_yaml_stream(&self) -> String {
-        let objs: Vec<Value> = self
-            .units
-            .iter()
-            .flat_map(|u| u.objects.iter().cloned())
-            .collect();
-        let mut s = crate::yaml::from_objects(&objs);
-        if !s.is_empty() && !s.ends_with('\n') {
-            s.push('\n');
+        let (mut join, mut s) = (crate::yaml::StreamJoin::default(), String::new());
+        for o in self.units.iter().flat_map(|u| &u.objects) {
+            join.push(&crate::yaml::to_yaml(o), &mut s);
         }
+        join.finish(&mut s);
         s
     }
 }
@@ -123,102 +120,356 @@ pub fn render_paths(
 
 /// Render already-loaded objects (the KRM function's `items`); `files` are recorded in
 /// the lock as inputs, followed by the repository / OCI files the providers were read
-/// from.
+/// from. Every unit is kept in memory: [`prepare`] and [`Rendering::stream`] are the
+/// streaming form.
 pub fn render_objects(
     objects: Vec<InputObject>,
     files: Vec<InputFile>,
     opts: &RenderOptions,
 ) -> crate::Result<RenderSet> {
-    crate::admit::check(&objects)?;
-    let (mut units, extra, warnings) = crate::operator::render_providers(&objects, opts)?;
-    units.extend(render_clusters(&objects)?);
-    if units.is_empty() && !opts.allow_empty {
+    prepare(Inputs::from_objects(objects), files, opts)?.into_set()
+}
+
+/// The objects of a render, gathered one by one as they are read
+/// ([`crate::load::load_paths_with`]): each is admitted ([`crate::admit::check_one`]);
+/// a Cluster with `spec.topology` is kept in its compact form until it is rendered,
+/// so a fleet's Clusters cost a fraction of their parsed size; every other object is
+/// kept as it is.
+#[derive(Default)]
+pub struct Inputs {
+    objects: Vec<InputObject>,
+    clusters: Vec<PendingCluster>,
+    /// The first object `render` does not admit (reported once loading is over, so a
+    /// file that fails to load is still reported first, as before).
+    refused: Option<crate::Error>,
+}
+
+struct PendingCluster {
+    namespace: String,
+    name: String,
+    value: crate::model::compact::Compact,
+    file: std::sync::Arc<str>,
+    doc: usize,
+}
+
+impl Inputs {
+    pub fn from_objects(objects: Vec<InputObject>) -> Inputs {
+        let mut inputs = Inputs::default();
+        objects.into_iter().for_each(|o| inputs.push(o));
+        inputs
+    }
+
+    pub fn push(&mut self, o: InputObject) {
+        use crate::topology::{input, obj, v1beta2};
+        if self.refused.is_none() {
+            self.refused = crate::admit::check_one(&o).err();
+        }
+        let v = &o.value;
+        let topology_cluster = (input::is_cluster(v) || v1beta2::is_cluster(v))
+            && obj::get(v, &["spec", "topology"]).is_some_and(|t| !t.is_null());
+        if !topology_cluster {
+            self.objects.push(o);
+            return;
+        }
+        let mut value = o.value;
+        input::set_missing_namespaces(std::slice::from_mut(&mut value), "");
+        let file = match self.clusters.last() {
+            Some(p) if *p.file == *o.file => p.file.clone(),
+            _ => std::sync::Arc::from(o.file.as_str()),
+        };
+        self.clusters.push(PendingCluster {
+            namespace: obj::namespace(&value).to_string(),
+            name: obj::name(&value).to_string(),
+            value: crate::model::compact::Compact::encode(&value),
+            file,
+            doc: o.doc,
+        });
+    }
+}
+
+/// A render run whose providers are rendered and whose Clusters are indexed, ready to
+/// produce its units one by one ([`Rendering::stream`]).
+pub struct Rendering {
+    /// The input files, then the repository / OCI files the providers were read from.
+    pub inputs: Vec<InputFile>,
+    /// Non-fatal findings to print on stderr (never secret values).
+    pub warnings: Vec<String>,
+    providers: Vec<RenderedUnit>,
+    clusters: Vec<ClusterJob>,
+    namespaces: Vec<Namespace>,
+}
+
+/// One topology Cluster to render (compact, namespace set), where it came from, and
+/// the index of its namespace in [`Rendering::namespaces`].
+struct ClusterJob {
+    name: String,
+    value: crate::model::compact::Compact,
+    file: std::sync::Arc<str>,
+    doc: usize,
+    namespace: usize,
+}
+
+/// The non-Cluster objects of one namespace (what its Clusters are rendered against)
+/// and the ClusterClasses prepared for them, shared read-only by every Cluster there.
+struct Namespace {
+    name: String,
+    objects: Vec<Value>,
+    classes: crate::topology::ClassCache,
+    /// sha256 over the compact form of every object, in input order: with the Cluster
+    /// itself, everything a Cluster's unit is rendered from.
+    fingerprint: String,
+}
+
+/// Clusters rendered per batch: the units in flight, which bound memory with the inputs.
+const BATCH: usize = 256;
+
+/// Check the inputs, render every provider and index every topology Cluster by its
+/// namespace (each object is read once; no Cluster scans its namespace).
+pub fn prepare(
+    inputs: Inputs,
+    files: Vec<InputFile>,
+    opts: &RenderOptions,
+) -> crate::Result<Rendering> {
+    if let Some(e) = inputs.refused {
+        return Err(e);
+    }
+    let (providers, extra, warnings) = crate::operator::render_providers(&inputs.objects, opts)?;
+    if providers.is_empty() && inputs.clusters.is_empty() && !opts.allow_empty {
         return Err(crate::Error::new(
             "the inputs yield nothing to render: no provider CR and no Cluster with spec.topology. With -o this would remove every unit of the tree; check the input paths, or pass --allow-empty if an empty output is what you want",
         ));
     }
+    let (clusters, namespaces) = index_clusters(inputs.objects, inputs.clusters);
     let mut inputs = files;
     for f in extra {
         if !inputs.contains(&f) {
             inputs.push(f);
         }
     }
-    Ok(RenderSet {
+    Ok(Rendering {
         inputs,
-        units,
         warnings,
+        providers,
+        clusters,
+        namespaces,
     })
 }
 
-/// Every Cluster with `spec.topology` in the inputs, rendered against the ClusterClasses
-/// and templates of its namespace (objects without a namespace are in `default`), in
-/// parallel; units in input order. Each Cluster sees only its own namespace's
-/// non-Cluster objects, so adding a Cluster never changes another's output.
-fn render_clusters(objects: &[InputObject]) -> crate::Result<Vec<RenderedUnit>> {
-    use crate::topology::{desired_view, input, obj, v1beta2};
-    let is_cluster = |o: &Value| input::is_cluster(o) || v1beta2::is_cluster(o);
-    let mut values: Vec<Value> = objects.iter().map(|o| o.value.clone()).collect();
-    input::set_missing_namespaces(&mut values, "");
-    let jobs: Vec<usize> = (0..values.len())
-        .filter(|&i| {
-            is_cluster(&values[i])
-                && obj::get(&values[i], &["spec", "topology"]).is_some_and(|t| !t.is_null())
-        })
-        .collect();
-    if jobs.is_empty() {
-        return Ok(Vec::new());
-    }
-    let render_one = |i: usize| -> crate::Result<RenderedUnit> {
-        let c = &values[i];
-        let (ns, name) = (obj::namespace(c).to_string(), obj::name(c).to_string());
-        let same_ns: Vec<Value> = values
-            .iter()
-            .filter(|o| obj::namespace(o) == ns && !is_cluster(o))
-            .cloned()
-            .collect();
-        let objs = crate::topology::render_cluster(c, &same_ns).map_err(|e| {
-            e.wrap(format!(
-                "Cluster {ns}/{name} ({}, document {})",
-                objects[i].file,
-                objects[i].doc + 1
-            ))
-            .in_file(&objects[i].file)
-        })?;
-        crate::progress::step();
-        Ok(RenderedUnit {
-            kind: UnitKind::Cluster,
-            objects: desired_view::without_dry_run_artefacts(objs, &name),
-            namespace: ns,
-            name,
+/// Every object goes to its namespace (objects without a namespace are in `default`),
+/// every Cluster becomes a job (input order) that points at its namespace. Each
+/// Cluster sees only its own namespace's non-Cluster objects, so adding a Cluster
+/// never changes another's output.
+fn index_clusters(
+    objects: Vec<InputObject>,
+    pending: Vec<PendingCluster>,
+) -> (Vec<ClusterJob>, Vec<Namespace>) {
+    use crate::topology::{input, obj, v1beta2};
+    let mut by_name: std::collections::HashMap<String, usize> = Default::default();
+    let mut namespaces: Vec<Namespace> = Vec::new();
+    let mut ns_of = |name: &str| -> usize {
+        *by_name.entry(name.to_string()).or_insert_with(|| {
+            namespaces.push(Namespace {
+                name: name.to_string(),
+                objects: Vec::new(),
+                classes: Default::default(),
+                fingerprint: String::new(),
+            });
+            namespaces.len() - 1
         })
     };
-    // Contiguous chunks, one thread each; joining them in order keeps input order, so
-    // the first error in input order wins, as a sequential run would report it.
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(jobs.len());
-    let per = jobs.len().div_ceil(workers);
-    crate::progress::start("clusters", jobs.len());
-    let res = std::thread::scope(|s| {
-        let handles: Vec<_> = jobs
-            .chunks(per)
-            .map(|chunk| {
-                let render_one = &render_one;
-                s.spawn(move || chunk.iter().map(|&i| render_one(i)).collect::<Vec<_>>())
-            })
-            .collect();
-        let mut units = Vec::with_capacity(jobs.len());
-        for h in handles {
-            let rs = h
-                .join()
-                .map_err(|_| crate::Error::new("internal error: a topology worker panicked"))?;
-            for r in rs {
-                units.push(r?);
-            }
+    let mut placed: Vec<(usize, Value)> = Vec::with_capacity(objects.len());
+    for o in objects {
+        let mut value = o.value;
+        // A Cluster without spec.topology (refused by `admit`) is no input of others.
+        if input::is_cluster(&value) || v1beta2::is_cluster(&value) {
+            continue;
         }
-        Ok(units)
-    });
-    crate::progress::finish();
-    res
+        input::set_missing_namespaces(std::slice::from_mut(&mut value), "");
+        placed.push((ns_of(obj::namespace(&value)), value));
+    }
+    let clusters = pending
+        .into_iter()
+        .map(|p| ClusterJob {
+            namespace: ns_of(&p.namespace),
+            name: p.name,
+            value: p.value,
+            file: p.file,
+            doc: p.doc,
+        })
+        .collect();
+    for (ns, value) in placed {
+        namespaces[ns].objects.push(value);
+    }
+    for ns in &mut namespaces {
+        let mut bytes = Vec::new();
+        for o in &ns.objects {
+            let c = crate::model::compact::Compact::encode(o);
+            bytes.extend_from_slice(&(c.len() as u64).to_le_bytes());
+            bytes.extend_from_slice(c.as_bytes());
+        }
+        ns.fingerprint = crate::model::sha256_hex(&bytes);
+    }
+    (clusters, namespaces)
+}
+
+/// What a Cluster's unit is rendered from, as one sha256: the tool's version, the
+/// limits in force (they decide whether a render fails), the objects of its namespace
+/// and the Cluster. Equal fingerprints give equal units.
+fn fingerprint(job: &ClusterJob, ns: &Namespace) -> String {
+    let mut b = format!(
+        "capi-render {} cluster unit\n{:?}\n{}\n",
+        env!("CARGO_PKG_VERSION"),
+        crate::limits::Limits::current(),
+        ns.fingerprint
+    )
+    .into_bytes();
+    b.extend_from_slice(job.value.as_bytes());
+    crate::model::sha256_hex(&b)
+}
+
+/// A unit as [`Rendering::stream_keeping`] hands it on.
+pub enum Produced<T> {
+    /// Rendered and mapped; a Cluster's unit carries its fingerprint.
+    Made {
+        unit: T,
+        fingerprint: Option<String>,
+    },
+    /// A Cluster not rendered because the caller's `keep` said its output still is
+    /// what the fingerprint gave before.
+    Kept(KeptUnit),
+}
+
+/// A Cluster's unit that was not rendered ([`Produced::Kept`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptUnit {
+    pub namespace: String,
+    pub name: String,
+    /// Its directory in the tree ([`RenderedUnit::dir`]).
+    pub dir: String,
+    pub fingerprint: String,
+}
+
+impl Rendering {
+    /// How many units the run produces (providers, then Clusters).
+    pub fn unit_count(&self) -> usize {
+        self.providers.len() + self.clusters.len()
+    }
+
+    /// Produce every unit in order (providers, core first, then Clusters in input
+    /// order) and hand it to `map` and then `sink`. Clusters render in parallel in
+    /// batches of [`BATCH`], and `map` (e.g. writing a unit's YAML) runs on the same
+    /// workers; `sink` sees the results one at a time, in order, on the calling thread.
+    /// The first error in unit order stops the run, as a sequential run would report it;
+    /// the units before it have been given to `sink`.
+    pub fn stream<T: Send>(
+        self,
+        map: impl Fn(RenderedUnit) -> crate::Result<T> + Sync,
+        mut sink: impl FnMut(T) -> crate::Result<()>,
+    ) -> crate::Result<()> {
+        self.stream_keeping(&|_, _| false, map, |p| match p {
+            Produced::Made { unit, .. } => sink(unit),
+            Produced::Kept(_) => Ok(()),
+        })
+    }
+
+    /// [`Rendering::stream`], incrementally: a Cluster whose unit directory and
+    /// fingerprint `keep` accepts (called on the workers) is not rendered and reaches
+    /// `sink` as [`Produced::Kept`].
+    pub fn stream_keeping<T: Send>(
+        mut self,
+        keep: &(dyn Fn(&str, &str) -> bool + Sync),
+        map: impl Fn(RenderedUnit) -> crate::Result<T> + Sync,
+        mut sink: impl FnMut(Produced<T>) -> crate::Result<()>,
+    ) -> crate::Result<()> {
+        use rayon::prelude::*;
+        for u in std::mem::take(&mut self.providers) {
+            sink(Produced::Made {
+                unit: map(u)?,
+                fingerprint: None,
+            })?;
+        }
+        if self.clusters.is_empty() {
+            return Ok(());
+        }
+        crate::progress::start("clusters", self.clusters.len());
+        let namespaces = &self.namespaces;
+        let one = |job: &ClusterJob| -> crate::Result<Produced<T>> {
+            let ns = &namespaces[job.namespace];
+            let fp = fingerprint(job, ns);
+            let dir = format!("clusters/{}/{}", ns.name, job.name);
+            if keep(&dir, &fp) {
+                crate::progress::step();
+                return Ok(Produced::Kept(KeptUnit {
+                    namespace: ns.name.clone(),
+                    name: job.name.clone(),
+                    dir,
+                    fingerprint: fp,
+                }));
+            }
+            Ok(Produced::Made {
+                unit: render_cluster(job, namespaces).and_then(&map)?,
+                fingerprint: Some(fp),
+            })
+        };
+        // Two batches in flight: the workers render the next batch while this thread
+        // hands the previous one to `sink` (which may write files).
+        let res = std::thread::scope(|s| {
+            let one = &one;
+            let mut pending: Option<std::thread::ScopedJoinHandle<Vec<_>>> = None;
+            let mut drain = |h: std::thread::ScopedJoinHandle<Vec<crate::Result<Produced<T>>>>| {
+                let done = h
+                    .join()
+                    .map_err(|_| crate::Error::new("internal error: a render worker panicked"))?;
+                done.into_iter().try_for_each(|r| sink(r?))
+            };
+            for batch in self.clusters.chunks(BATCH) {
+                let next = s.spawn(move || batch.par_iter().map(one).collect::<Vec<_>>());
+                if let Some(h) = pending.replace(next) {
+                    drain(h)?;
+                }
+            }
+            pending.map_or(Ok(()), drain)
+        });
+        crate::progress::finish();
+        res
+    }
+
+    /// Every unit, kept in memory.
+    pub fn into_set(self) -> crate::Result<RenderSet> {
+        let mut units = Vec::with_capacity(self.unit_count());
+        let (inputs, warnings) = (self.inputs.clone(), self.warnings.clone());
+        self.stream(Ok, |u| {
+            units.push(u);
+            Ok(())
+        })?;
+        Ok(RenderSet {
+            inputs,
+            units,
+            warnings,
+        })
+    }
+}
+
+/// One Cluster's unit, rendered against its namespace's objects and prepared classes.
+fn render_cluster(job: &ClusterJob, namespaces: &[Namespace]) -> crate::Result<RenderedUnit> {
+    use crate::topology::{desired_view, obj};
+    let c = &job.value.decode();
+    let (ns, name) = (obj::namespace(c).to_string(), obj::name(c).to_string());
+    let space = &namespaces[job.namespace];
+    let objs =
+        crate::topology::render_cluster_with(c, &space.objects, &space.classes).map_err(|e| {
+            e.wrap(format!(
+                "Cluster {ns}/{name} ({}, document {})",
+                job.file,
+                job.doc + 1
+            ))
+            .in_file(&job.file)
+        })?;
+    crate::progress::step();
+    Ok(RenderedUnit {
+        kind: UnitKind::Cluster,
+        objects: desired_view::without_dry_run_artefacts(objs, &name),
+        namespace: ns,
+        name,
+    })
 }

@@ -219,3 +219,52 @@ fn diff_command_exit_codes() {
     assert!(err.contains("--against"), "{err}");
     fs::remove_dir_all(class_change).unwrap();
 }
+
+/// `render --stdout` prints units as they come; a Cluster that fails after output
+/// began ends the stream with a document no YAML reader accepts, so a consumer of the
+/// stream (`kubectl apply -f -`) refuses the partial output as the exit status does.
+#[test]
+fn stdout_cut_short_by_an_error_is_not_valid_yaml() {
+    let d = scratch("broken-stream");
+    let clusters = fs::read_to_string(fx("quickstart/clusters/clusters.yaml")).unwrap();
+    let broken = clusters.clone()
+        + "---\n"
+        + &clusters
+            .replace("name: dev", "name: dev2")
+            .replace("name: prod", "name: prod2")
+            .replace("class: quickstart", "class: missing");
+    fs::write(d.join("clusters.yaml"), broken).unwrap();
+    let class = fx("quickstart/clusters/class.yaml");
+    let out = Command::new(env!("CARGO_BIN_EXE_capi-render"))
+        .args(["render", "--stdout", "-f"])
+        .arg(&class)
+        .arg("-f")
+        .arg(d.join("clusters.yaml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("Cluster default/dev2"), "{stderr}");
+    // The good Clusters came first, then the marker.
+    assert!(stdout.contains("name: prod\n"), "{stdout}");
+    assert!(stdout.ends_with(capi_render_broken_marker()), "{stdout}");
+    assert!(capi_render::yaml::parse_documents(&stdout).is_err());
+    // The same inputs without the broken Clusters print a valid stream.
+    let ok = Command::new(env!("CARGO_BIN_EXE_capi-render"))
+        .args(["render", "--stdout", "-f"])
+        .arg(&class)
+        .arg("-f")
+        .arg(fx("quickstart/clusters/clusters.yaml"))
+        .output()
+        .unwrap();
+    assert!(ok.status.success());
+    let text = String::from_utf8(ok.stdout).unwrap();
+    assert!(capi_render::yaml::parse_documents(&text).is_ok());
+    assert!(stdout.starts_with(&text[..text.len() - 1]));
+    let _ = fs::remove_dir_all(&d);
+}
+
+fn capi_render_broken_marker() -> &'static str {
+    "\n---\n{\"capi-render\": \"render failed: the output above is incomplete, see the error on stderr\"\n"
+}

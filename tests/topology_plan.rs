@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use capi_render::topology::{self, plan};
+use capi_render::topology::plan;
 use regex::Regex;
 use serde_json::Value;
 
@@ -209,10 +209,29 @@ fn renamed(objs: &[Value], cluster: &str) -> Vec<Value> {
         .collect()
 }
 
+/// `render`'s Clusters: (namespace/name, objects) in input order.
+fn render_fleet(objects: &[Value]) -> Vec<(String, Vec<Value>)> {
+    use capi_render::render::{render_objects, InputObject, RenderOptions};
+    let objects = objects
+        .iter()
+        .enumerate()
+        .map(|(doc, value)| InputObject {
+            file: "fleet.yaml".into(),
+            doc,
+            value: value.clone(),
+        })
+        .collect();
+    let set = render_objects(objects, Vec::new(), &RenderOptions::default()).unwrap();
+    set.units
+        .into_iter()
+        .map(|u| (format!("{}/{}", u.namespace, u.name), u.objects))
+        .collect()
+}
+
 #[test]
 fn fleet_renders_each_cluster_independently() {
     let own = fixture("value-variable");
-    let alone = topology::render_fleet(&own).unwrap();
+    let alone = render_fleet(&own);
     assert_eq!(alone.len(), 1);
     // A second Cluster of the same class and, with the corpus, one of another class
     // (the corpus in-memory class) in another namespace of the same input.
@@ -230,7 +249,7 @@ fn fleet_renders_each_cluster_independently() {
         }));
         want.push("mem/mem-1");
     }
-    let fleet = topology::render_fleet(&many).unwrap();
+    let fleet = render_fleet(&many);
     let keys: Vec<&str> = fleet.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(keys, want);
     assert_eq!(

@@ -26,36 +26,65 @@ pub fn print_error(e: &Error) {
     }
 }
 
-/// `render::render_paths` (load, then render), telling with `-v` what was read and
-/// what each provider resolved to, and printing the render's warnings (not with `-q`).
-/// (An input that gives no unit is an error of the library: `admit`.)
+/// Load and prepare a render ([`capi_render::render::prepare`]: providers rendered,
+/// Clusters indexed), telling with `-v` what was read and printing the providers'
+/// warnings (not with `-q`). (An input that gives no unit is an error of the library:
+/// `admit`.)
+pub fn prepare_inputs(
+    paths: &[std::path::PathBuf],
+    opts: &capi_render::render::RenderOptions,
+) -> Result<capi_render::render::Rendering, Error> {
+    let mut inputs = capi_render::render::Inputs::default();
+    let meter = capi_render::limits::Meter::current();
+    let files = capi_render::load::load_paths_with(paths, &meter, &mut |o| {
+        inputs.push(o);
+        Ok(())
+    })?;
+    let r = capi_render::render::prepare(inputs, files, opts)?;
+    if ui::is_verbose() {
+        for f in &r.inputs {
+            ui::verbose(&format!("read {} (sha256 {})", f.path, f.sha256));
+        }
+    }
+    for w in &r.warnings {
+        ui::warn(w);
+    }
+    Ok(r)
+}
+
+/// With `-v`, what one unit resolved to (a provider) or holds (a Cluster).
+pub fn report_unit(u: &capi_render::render::RenderedUnit) {
+    report(&u.kind, &u.namespace, &u.name, u.objects.len());
+}
+
+/// [`report_unit`] for a unit already laid out (`-o`, `--check`).
+pub fn report_summary(u: &capi_render::gitops::flux::UnitSummary) {
+    report(&u.kind, &u.namespace, &u.name, u.objects);
+}
+
+fn report(kind: &capi_render::render::UnitKind, namespace: &str, name: &str, objects: usize) {
+    if !ui::is_verbose() {
+        return;
+    }
+    match kind {
+        capi_render::render::UnitKind::Provider(p) => ui::verbose(&format!(
+            "{} {namespace}/{name}: version {}, contract {}, from {}",
+            p.kind, p.version, p.contract, p.source
+        )),
+        capi_render::render::UnitKind::Cluster => {
+            ui::verbose(&format!("Cluster {namespace}/{name}: {objects} objects"))
+        }
+    }
+}
+
+/// [`prepare_inputs`], then every unit in memory (`-o`, `--check`, `diff`).
 pub fn render_inputs(
     paths: &[std::path::PathBuf],
     opts: &capi_render::render::RenderOptions,
 ) -> Result<capi_render::render::RenderSet, Error> {
-    let loaded = capi_render::load::load_paths(paths)?;
-    let set = capi_render::render::render_objects(loaded.objects, loaded.files, opts)?;
-    if ui::is_verbose() {
-        for f in &set.inputs {
-            ui::verbose(&format!("read {} (sha256 {})", f.path, f.sha256));
-        }
-        for u in &set.units {
-            match &u.kind {
-                capi_render::render::UnitKind::Provider(p) => ui::verbose(&format!(
-                    "{} {}/{}: version {}, contract {}, from {}",
-                    p.kind, u.namespace, u.name, p.version, p.contract, p.source
-                )),
-                capi_render::render::UnitKind::Cluster => ui::verbose(&format!(
-                    "Cluster {}/{}: {} objects",
-                    u.namespace,
-                    u.name,
-                    u.objects.len()
-                )),
-            }
-        }
-    }
-    for w in &set.warnings {
-        ui::warn(w);
+    let set = prepare_inputs(paths, opts)?.into_set()?;
+    for u in &set.units {
+        report_unit(u);
     }
     Ok(set)
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use capi_render::gitops::{self, TreeOptions};
-use capi_render::render::{RenderOptions, RenderSet};
+use capi_render::render::{RenderOptions, Rendering};
 use capi_render::Error;
 use clap::Args;
 
@@ -38,6 +38,11 @@ pub struct RenderArgs {
     /// 1 with a unified diff per file when not, 2 on errors.
     #[arg(long, requires = "output")]
     pub check: bool,
+    /// Render every Cluster and compare every file byte for byte (-o, --check).
+    /// Without it, a Cluster whose inputs hash to the fingerprint OUT's lock records,
+    /// and whose files are still in place with their recorded sizes, is not rendered.
+    #[arg(long)]
+    pub full: bool,
     /// Also write Flux Kustomizations (kustomize.toolkit.fluxcd.io/v1) under OUT/flux/.
     #[arg(long, requires = "output")]
     pub flux: bool,
@@ -132,11 +137,11 @@ pub fn check_out_outside_inputs(files: &[PathBuf], out: &Path) -> Result<(), Err
     Ok(())
 }
 
-fn render(
+fn prepare(
     a: &RenderArgs,
     config: Option<&Path>,
     repository: Option<&Path>,
-) -> Result<RenderSet, Error> {
+) -> Result<Rendering, Error> {
     if let Some(out) = &a.output {
         check_out_outside_inputs(&a.files, out)?;
     }
@@ -150,7 +155,7 @@ fn render(
         allow_empty: a.allow_empty,
         ..RenderOptions::default()
     };
-    super::render_inputs(&a.files, &opts)
+    super::prepare_inputs(&a.files, &opts)
 }
 
 pub fn run(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {
@@ -172,20 +177,22 @@ fn run_write(
     repository: Option<&Path>,
 ) -> Result<(), Error> {
     let topts = tree_options(a)?;
-    let set = render(a, config, repository)?;
     if a.stdout {
-        let text = set.to_yaml_stream();
-        let mut out = std::io::stdout().lock();
-        return out
-            .write_all(text.as_bytes())
-            .and_then(|_| out.flush())
-            .map_err(|e| Error::new(format!("failed to write to stdout: {e}")));
+        return print_stream(prepare(a, config, repository)?);
     }
     let out = a
         .output
         .as_deref()
         .expect("clap requires -o without --stdout");
-    let rep = gitops::write_tree(&set, out, &topts)?;
+    let r = prepare(a, config, repository)?;
+    let rep = gitops::write_rendering(
+        r,
+        out,
+        &topts,
+        a.full,
+        &mut super::report_summary,
+        &mut |_| Ok(()),
+    )?;
     if a.output_format == Format::Json {
         super::output::print_json(
             "RenderResult",
@@ -207,11 +214,58 @@ fn run_write(
     Ok(())
 }
 
+/// `render --stdout`: every unit's YAML as it comes (written by the render workers),
+/// so memory is bounded by the inputs and the units in flight, not by the output.
+/// A failure after output began ends the stream with [`BROKEN_STREAM`], so that a
+/// reader of the stream (`kubectl apply -f -` decodes every document before applying)
+/// refuses the partial output as well as the exit status does.
+fn print_stream(r: Rendering) -> Result<(), Error> {
+    use capi_render::yaml::{to_yaml, StreamJoin};
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let (mut join, mut text, mut began) = (StreamJoin::default(), String::new(), false);
+    let write_err = |e: std::io::Error| Error::new(format!("failed to write to stdout: {e}"));
+    let res = r.stream(
+        |u| {
+            let docs: Vec<String> = u.objects.iter().map(to_yaml).collect();
+            Ok((u, docs))
+        },
+        |(u, docs)| {
+            super::report_unit(&u);
+            text.clear();
+            for d in &docs {
+                join.push(d, &mut text);
+            }
+            began |= !text.is_empty();
+            out.write_all(text.as_bytes()).map_err(write_err)
+        },
+    );
+    let end = match &res {
+        Ok(()) => {
+            text.clear();
+            join.finish(&mut text);
+            text.as_str()
+        }
+        Err(_) if began => BROKEN_STREAM,
+        Err(_) => "",
+    };
+    let flushed = out
+        .write_all(end.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(write_err);
+    res.and(flushed)
+}
+
+/// What ends a `--stdout` stream cut short by an error: a document no YAML or JSON
+/// reader accepts (an unclosed flow mapping), naming the cause's place (stderr).
+pub const BROKEN_STREAM: &str =
+    "\n---\n{\"capi-render\": \"render failed: the output above is incomplete, see the error on stderr\"\n";
+
 fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {
     let out = a.output.as_deref().expect("clap requires -o with --check");
     let res = tree_options(a).and_then(|topts| {
-        let set = render(a, config, repository)?;
-        gitops::check_tree(&set, out, &topts)
+        let r = prepare(a, config, repository)?;
+        gitops::check_rendering(r, out, &topts, a.full, &mut super::report_summary)
     });
     let res = res.and_then(|rep| {
         if a.output_format == Format::Json {

@@ -1,7 +1,7 @@
 //! `--check`: compare the planned tree with OUT, without writing, and describe every
 //! changed, added or removed file as a unified diff with Secret values masked.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::path::Path;
 
@@ -101,6 +101,69 @@ fn read_existing(out: &Path, rel: &str) -> Result<Option<String>> {
     }
 }
 
+/// `--check` file by file as the tree is laid out: only the files that differ are
+/// kept (with both texts) until [`Checker::finish`] writes the report in path order.
+pub struct Checker<'a> {
+    out: &'a Path,
+    prev: &'a [Owned],
+    planned: HashSet<String>,
+    differ: Vec<(String, Option<String>, Option<String>)>,
+}
+
+impl<'a> Checker<'a> {
+    /// `prev`: the outputs of OUT's current lock (files that would be removed when
+    /// not planned).
+    pub fn new(out: &'a Path, prev: &'a [Owned]) -> Self {
+        Checker {
+            out,
+            prev,
+            planned: HashSet::new(),
+            differ: Vec::new(),
+        }
+    }
+
+    /// A planned file known to be in place (a kept unit's): up to date.
+    pub fn kept(&mut self, p: &str) {
+        self.planned.insert(p.to_string());
+    }
+
+    /// Compare one planned file with OUT.
+    pub fn file(&mut self, p: String, want: String) -> Result<()> {
+        let cur = read_existing(self.out, &p)?;
+        if cur.as_deref() != Some(want.as_str()) {
+            self.differ.push((p.clone(), cur, Some(want)));
+        }
+        self.planned.insert(p);
+        Ok(())
+    }
+
+    /// Every planned file was given: add what `render -o` would remove, and report.
+    pub fn finish(mut self) -> Result<CheckReport> {
+        for o in self.prev {
+            // What `render -o` would remove; it refuses a file whose bytes changed, and
+            // so does the check.
+            if !self.planned.contains(&o.path) && super::writer::still_as_written(self.out, o)? {
+                if let Some(cur) = read_existing(self.out, &o.path)? {
+                    self.differ.push((o.path.clone(), Some(cur), None));
+                }
+            }
+        }
+        self.differ.sort_by(|a, b| a.0.cmp(&b.0));
+        self.differ.dedup_by(|a, b| a.0 == b.0);
+        let mut rep = CheckReport::default();
+        for (p, cur, want) in self.differ {
+            rep.diff
+                .push_str(&file_diff(&p, cur.as_deref(), want.as_deref()));
+            rep.files.push(FileChange {
+                path: p.clone(),
+                change: Change::between(cur.as_deref(), want.as_deref()),
+            });
+            rep.changed.push(p);
+        }
+        Ok(rep)
+    }
+}
+
 /// Compare `planned` (every file including the lock) with OUT; `prev` are the outputs
 /// of OUT's current lock (files that would be removed when not planned).
 pub fn compare(
@@ -108,34 +171,11 @@ pub fn compare(
     planned: &BTreeMap<String, String>,
     prev: &[Owned],
 ) -> Result<CheckReport> {
-    let mut rep = CheckReport::default();
-    let mut paths: Vec<&String> = planned.keys().collect();
-    for o in prev {
-        // What `render -o` would remove; it refuses a file whose bytes changed, and
-        // so does the check.
-        if !planned.contains_key(&o.path) && super::writer::still_as_written(out, o)? {
-            paths.push(&o.path);
-        }
+    let mut c = Checker::new(out, prev);
+    for (p, t) in planned {
+        c.file(p.clone(), t.clone())?;
     }
-    paths.sort();
-    paths.dedup();
-    for p in paths {
-        let cur = read_existing(out, p)?;
-        let want = planned.get(p).map(String::as_str);
-        if cur.as_deref() == want {
-            continue;
-        }
-        if cur.is_none() && want.is_none() {
-            continue;
-        }
-        rep.diff.push_str(&file_diff(p, cur.as_deref(), want));
-        rep.changed.push(p.clone());
-        rep.files.push(FileChange {
-            path: p.clone(),
-            change: Change::between(cur.as_deref(), want),
-        });
-    }
-    Ok(rep)
+    c.finish()
 }
 
 #[cfg(test)]

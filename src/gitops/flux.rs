@@ -22,9 +22,49 @@ pub const INTERVAL: &str = "10m";
 /// 63 characters.
 const MAX_NAME: usize = 63;
 
+/// What the tree needs of a unit once its files are written: what it is (the lock's
+/// provider facts, the Flux name and path) and the kinds it defines (CRDs) and uses
+/// (Flux `dependsOn`). Units stream through the writer; summaries stay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnitSummary {
+    pub kind: UnitKind,
+    pub namespace: String,
+    pub name: String,
+    /// `(group, kind)` of every CustomResourceDefinition of the unit.
+    pub defines: Vec<(String, String)>,
+    /// `(group, kind)` of every object of the unit.
+    pub uses: BTreeSet<(String, String)>,
+    /// How many objects the unit has.
+    pub objects: usize,
+}
+
+impl UnitSummary {
+    pub fn of(u: &RenderedUnit) -> UnitSummary {
+        UnitSummary {
+            kind: u.kind.clone(),
+            namespace: u.namespace.clone(),
+            name: u.name.clone(),
+            defines: u.objects.iter().filter_map(crd_defines).collect(),
+            uses: u.objects.iter().filter_map(group_kind).collect(),
+            objects: u.objects.len(),
+        }
+    }
+
+    /// The unit's directory inside the tree ([`RenderedUnit::dir`]).
+    pub fn dir(&self) -> String {
+        RenderedUnit {
+            kind: self.kind.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+            objects: Vec::new(),
+        }
+        .dir()
+    }
+}
+
 /// The Kustomization's name: `<namespace>-<type>-<name>` for a provider,
 /// `cluster-<namespace>-<name>` for a cluster; cut to 63 characters with a hash.
-pub fn flux_name(u: &RenderedUnit) -> String {
+pub fn flux_name(u: &UnitSummary) -> String {
     let full = match &u.kind {
         UnitKind::Provider(p) => format!("{}-{}-{}", u.namespace, p.provider_type, u.name),
         UnitKind::Cluster => format!("cluster-{}-{}", u.namespace, u.name),
@@ -60,18 +100,16 @@ fn crd_defines(o: &Value) -> Option<(String, String)> {
     Some((group.to_string(), kind.to_string()))
 }
 
-fn is_core(u: &RenderedUnit) -> bool {
+fn is_core(u: &UnitSummary) -> bool {
     matches!(&u.kind, UnitKind::Provider(p) if p.provider_type == "core")
 }
 
 /// For every unit, the indices of the units it depends on.
-pub fn dependencies(units: &[RenderedUnit]) -> Result<Vec<BTreeSet<usize>>> {
-    let mut defined: BTreeMap<(String, String), usize> = BTreeMap::new();
+pub fn dependencies(units: &[UnitSummary]) -> Result<Vec<BTreeSet<usize>>> {
+    let mut defined: BTreeMap<&(String, String), usize> = BTreeMap::new();
     for (i, u) in units.iter().enumerate() {
-        for o in &u.objects {
-            if let Some(gk) = crd_defines(o) {
-                defined.entry(gk).or_insert(i);
-            }
+        for gk in &u.defines {
+            defined.entry(gk).or_insert(i);
         }
     }
     let cores: Vec<usize> = (0..units.len()).filter(|&i| is_core(&units[i])).collect();
@@ -81,8 +119,8 @@ pub fn dependencies(units: &[RenderedUnit]) -> Result<Vec<BTreeSet<usize>>> {
         if matches!(u.kind, UnitKind::Provider(_)) && !is_core(u) {
             d.extend(cores.iter().copied());
         }
-        for o in &u.objects {
-            if let Some(&j) = group_kind(o).and_then(|gk| defined.get(&gk)) {
+        for gk in &u.uses {
+            if let Some(&j) = defined.get(gk) {
                 if j != i {
                     d.insert(j);
                 }
@@ -94,7 +132,7 @@ pub fn dependencies(units: &[RenderedUnit]) -> Result<Vec<BTreeSet<usize>>> {
     Ok(deps)
 }
 
-fn check_acyclic(units: &[RenderedUnit], deps: &[BTreeSet<usize>]) -> Result<()> {
+fn check_acyclic(units: &[UnitSummary], deps: &[BTreeSet<usize>]) -> Result<()> {
     // 0 = unvisited, 1 = on the current path, 2 = done.
     fn visit(
         i: usize,
@@ -152,7 +190,7 @@ fn flux_path(prefix: &str, dir: &str) -> Result<String> {
 
 /// The Flux Kustomizations of a set, as `(file name, object)` in unit order.
 pub fn kustomizations(
-    units: &[RenderedUnit],
+    units: &[UnitSummary],
     source: &str,
     prefix: &str,
 ) -> Result<Vec<(String, Value)>> {
@@ -222,7 +260,7 @@ mod tests {
 
     #[test]
     fn core_first_and_crd_owners_before_users() {
-        let units = vec![
+        let units = [
             provider(
                 "core",
                 "cluster-api",
@@ -244,6 +282,7 @@ mod tests {
                 ],
             },
         ];
+        let units: Vec<UnitSummary> = units.iter().map(UnitSummary::of).collect();
         let deps = dependencies(&units).unwrap();
         assert_eq!(deps[0], BTreeSet::new());
         assert_eq!(deps[1], BTreeSet::from([0]));
@@ -279,6 +318,7 @@ mod tests {
                 json!({"apiVersion": "a.io/v1", "kind": "A"}),
             ],
         );
+        let (a, b) = (UnitSummary::of(&a), UnitSummary::of(&b));
         let e = dependencies(&[a.clone(), b]).unwrap_err();
         assert!(e.message().contains("cycle"), "{e}");
         assert!(kustomizations(std::slice::from_ref(&a), "Bad Name", "").is_err());
@@ -287,7 +327,7 @@ mod tests {
 
     #[test]
     fn names_fit_in_a_label() {
-        let mut u = provider("infrastructure", "x", vec![]);
+        let mut u = UnitSummary::of(&provider("infrastructure", "x", vec![]));
         u.namespace = "n".repeat(60);
         let n = flux_name(&u);
         assert!(n.len() <= 63, "{n}");

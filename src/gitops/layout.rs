@@ -3,62 +3,139 @@
 //! directory of Flux Kustomizations (not listed by the root kustomization, so that
 //! `kustomize build OUT` is exactly the rendered objects).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, HashSet};
 
+use super::flux::UnitSummary;
 use super::kustomization::{kustomization, FILE as KUSTOMIZATION};
 use super::names::{check_segment, object_file_names};
 use super::{flux, TreeOptions};
 use crate::error::{Error, Result};
-use crate::render::{RenderSet, UnitKind};
+use crate::render::{RenderSet, RenderedUnit, UnitKind};
 
 /// Directory of the Flux Kustomizations.
 pub const FLUX_DIR: &str = "flux";
 
-/// Every file of the tree (without the lock): relative path → content.
-pub fn plan_files(set: &RenderSet, opts: &TreeOptions) -> Result<BTreeMap<String, String>> {
-    let mut files = BTreeMap::new();
-    let mut dirs = BTreeSet::new();
-    let mut unit_dirs = Vec::new();
-    for u in &set.units {
-        let what = match &u.kind {
-            UnitKind::Provider(p) => format!("provider {} {}/{}", p.kind, u.namespace, u.name),
-            UnitKind::Cluster => format!("cluster {}/{}", u.namespace, u.name),
-        };
-        check_segment(&format!("{what}: namespace"), &u.namespace)?;
-        check_segment(&format!("{what}: name"), &u.name)?;
-        let dir = u.dir();
-        if !dirs.insert(dir.clone()) {
+/// One unit laid out: its summary and its files (path in the tree, content), the
+/// objects in apply order and then the unit's `kustomization.yaml`.
+pub struct UnitFiles {
+    pub summary: UnitSummary,
+    pub files: Vec<(String, String)>,
+}
+
+/// How errors name a unit.
+fn describe(kind: &UnitKind, namespace: &str, name: &str) -> String {
+    match kind {
+        UnitKind::Provider(p) => format!("provider {} {namespace}/{name}", p.kind),
+        UnitKind::Cluster => format!("cluster {namespace}/{name}"),
+    }
+}
+
+/// Lay out one unit: a safe directory from its namespace and name, one file per
+/// object, its kustomization.
+pub fn unit_files(u: &RenderedUnit) -> Result<UnitFiles> {
+    let what = describe(&u.kind, &u.namespace, &u.name);
+    check_segment(&format!("{what}: namespace"), &u.namespace)?;
+    check_segment(&format!("{what}: name"), &u.name)?;
+    let dir = u.dir();
+    let names = object_file_names(&u.objects);
+    let mut files = Vec::with_capacity(names.len() + 1);
+    for (o, n) in u.objects.iter().zip(&names) {
+        let text = crate::yaml::emit::try_to_yaml(o)
+            .map_err(|e| e.wrap(format!("{what}: object {n} cannot be written as YAML")))?;
+        files.push((format!("{dir}/{n}"), text));
+    }
+    files.push((format!("{dir}/{KUSTOMIZATION}"), kustomization(&names)));
+    Ok(UnitFiles {
+        summary: UnitSummary::of(u),
+        files,
+    })
+}
+
+/// The tree assembled from its units in order: every unit's files are handed on as
+/// the unit comes, then [`Layout::finish`] adds the root kustomization and the Flux
+/// files. What stays is one summary per unit.
+#[derive(Default)]
+pub struct Layout {
+    dirs: HashSet<String>,
+    units: Vec<UnitSummary>,
+}
+
+impl Layout {
+    /// Add the next unit; its files go to `sink`.
+    pub fn unit(
+        &mut self,
+        u: UnitFiles,
+        sink: &mut dyn FnMut(String, String) -> Result<()>,
+    ) -> Result<()> {
+        let dir = u.summary.dir();
+        if !self.dirs.insert(dir.clone()) {
+            let what = describe(&u.summary.kind, &u.summary.namespace, &u.summary.name);
             return Err(Error::new(format!(
                 "{what}: two units render to the same directory {dir}"
             )));
         }
-        let names = object_file_names(&u.objects);
-        for (o, n) in u.objects.iter().zip(&names) {
-            let text = crate::yaml::emit::try_to_yaml(o)
-                .map_err(|e| e.wrap(format!("{what}: object {n} cannot be written as YAML")))?;
-            files.insert(format!("{dir}/{n}"), text);
+        for (p, text) in u.files {
+            sink(p, text)?;
         }
-        files.insert(format!("{dir}/{KUSTOMIZATION}"), kustomization(&names));
-        unit_dirs.push(dir);
+        self.units.push(u.summary);
+        Ok(())
     }
-    files.insert(KUSTOMIZATION.to_string(), kustomization(&unit_dirs));
-    if opts.flux {
-        let source = opts.flux_source.as_deref().unwrap_or(flux::NAMESPACE);
-        let ks = flux::kustomizations(&set.units, source, &opts.flux_path)?;
-        let mut names = Vec::new();
-        for (n, o) in ks {
-            files.insert(format!("{FLUX_DIR}/{n}"), crate::yaml::to_yaml(&o));
-            names.push(n);
+
+    /// Add the next unit, not rendered this time: its files stay as they are.
+    pub fn kept(&mut self, summary: UnitSummary) -> Result<()> {
+        let dir = summary.dir();
+        if !self.dirs.insert(dir.clone()) {
+            let what = describe(&summary.kind, &summary.namespace, &summary.name);
+            return Err(Error::new(format!(
+                "{what}: two units render to the same directory {dir}"
+            )));
         }
-        files.insert(format!("{FLUX_DIR}/{KUSTOMIZATION}"), kustomization(&names));
+        self.units.push(summary);
+        Ok(())
     }
+
+    /// The root kustomization and, with `--flux`, the Flux files, to `sink`; the
+    /// units' summaries in order.
+    pub fn finish(
+        self,
+        opts: &TreeOptions,
+        sink: &mut dyn FnMut(String, String) -> Result<()>,
+    ) -> Result<Vec<UnitSummary>> {
+        let unit_dirs: Vec<String> = self.units.iter().map(UnitSummary::dir).collect();
+        sink(KUSTOMIZATION.to_string(), kustomization(&unit_dirs))?;
+        if opts.flux {
+            let source = opts.flux_source.as_deref().unwrap_or(flux::NAMESPACE);
+            let ks = flux::kustomizations(&self.units, source, &opts.flux_path)?;
+            let mut names = Vec::new();
+            for (n, o) in ks {
+                sink(format!("{FLUX_DIR}/{n}"), crate::yaml::to_yaml(&o))?;
+                names.push(n);
+            }
+            sink(format!("{FLUX_DIR}/{KUSTOMIZATION}"), kustomization(&names))?;
+        }
+        Ok(self.units)
+    }
+}
+
+/// Every file of the tree (without the lock): relative path → content.
+pub fn plan_files(set: &RenderSet, opts: &TreeOptions) -> Result<BTreeMap<String, String>> {
+    let mut files = BTreeMap::new();
+    let mut sink = |p: String, t: String| {
+        files.insert(p, t);
+        Ok(())
+    };
+    let mut layout = Layout::default();
+    for u in &set.units {
+        layout.unit(unit_files(u)?, &mut sink)?;
+    }
+    layout.finish(opts, &mut sink)?;
     Ok(files)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::{ProviderInfo, RenderedUnit};
+    use crate::render::ProviderInfo;
     use serde_json::json;
 
     fn set() -> RenderSet {

@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
+use super::flux::UnitSummary;
 use super::names::is_safe_relative;
 use crate::error::{Error, Result};
 use crate::model::sha256_hex;
-use crate::render::{RenderSet, UnitKind};
+use crate::render::{InputFile, RenderSet, UnitKind};
 
 pub const FILE: &str = "capi-render.lock";
 /// Format version of the lock file.
@@ -23,13 +24,27 @@ pub fn tool() -> String {
 
 /// The lock's text for a set and the tree's files (the lock itself excluded).
 pub fn lock_text(set: &RenderSet, files: &BTreeMap<String, String>) -> String {
-    let inputs: Vec<Value> = set
-        .inputs
+    let units: Vec<UnitSummary> = set.units.iter().map(UnitSummary::of).collect();
+    let outputs: Vec<(String, String)> = files
+        .iter()
+        .map(|(p, c)| (p.clone(), sha256_hex(c.as_bytes())))
+        .collect();
+    lock_text_of(&set.inputs, &units, &outputs, &[])
+}
+
+/// The lock's text from the inputs, the units (their provider facts) and the tree's
+/// files as `(path, sha256)`, sorted by path (the lock itself excluded).
+pub fn lock_text_of(
+    inputs: &[InputFile],
+    units: &[UnitSummary],
+    outputs: &[(String, String)],
+    records: &[UnitRecord],
+) -> String {
+    let inputs: Vec<Value> = inputs
         .iter()
         .map(|i| json!({"path": i.path, "sha256": i.sha256}))
         .collect();
-    let providers: Vec<Value> = set
-        .units
+    let providers: Vec<Value> = units
         .iter()
         .filter_map(|u| match &u.kind {
             UnitKind::Provider(p) => Some(json!({
@@ -39,21 +54,72 @@ pub fn lock_text(set: &RenderSet, files: &BTreeMap<String, String>) -> String {
             UnitKind::Cluster => None,
         })
         .collect();
-    let outputs: Vec<Value> = files
-        .iter()
-        .map(|(p, c)| json!({"path": p, "sha256": sha256_hex(c.as_bytes())}))
-        .collect();
-    let v = json!({
-        "lockVersion": LOCK_VERSION,
-        "tool": tool(),
-        "inputs": inputs,
-        "providers": providers,
-        "outputs": outputs,
-    });
-    format!(
-        "# capi-render lock file: written by `capi-render render`, do not edit.\n# capi-render only ever replaces or removes the files listed under outputs.\n{}",
-        crate::yaml::to_yaml(&v)
-    )
+    // The document's keys in go-yaml's order are inputs, lockVersion, outputs,
+    // providers, tool, units; each top-level entry is written on its own, and
+    // `outputs` and `units` item by item (a 100,000-Cluster tree lists over a million
+    // files), which gives the bytes of writing the whole document at once.
+    let head = json!({"lockVersion": LOCK_VERSION, "inputs": inputs});
+    let tail = json!({"tool": tool(), "providers": providers});
+    let mut text = String::from(
+        "# capi-render lock file: written by `capi-render render`, do not edit.\n# capi-render only ever replaces or removes the files listed under outputs.\n",
+    );
+    text.push_str(&crate::yaml::to_yaml(&head));
+    if outputs.is_empty() {
+        text.push_str("outputs: []\n");
+    } else {
+        text.push_str("outputs:\n");
+        for (p, sha) in outputs {
+            output_entry(p, sha, &mut text);
+        }
+    }
+    text.push_str(&crate::yaml::to_yaml(&tail));
+    if !records.is_empty() {
+        text.push_str("units:\n");
+        for r in records {
+            let item = json!({"units": [{"dir": r.dir, "inputs": r.inputs, "bytes": r.bytes}]});
+            let one = crate::yaml::to_yaml(&item);
+            text.push_str(one.strip_prefix("units:\n").unwrap_or(&one));
+        }
+    }
+    text
+}
+
+/// What the lock records of a Cluster's unit, for the next run to skip it when
+/// nothing it is rendered from changed: its directory, the fingerprint of its inputs
+/// (`render::Produced`) and the total size of its files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitRecord {
+    pub dir: String,
+    pub inputs: String,
+    pub bytes: u64,
+}
+
+/// What a lock says: the files capi-render owns and the units it can skip.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lock {
+    pub outputs: Vec<Owned>,
+    pub units: Vec<UnitRecord>,
+}
+
+/// One `outputs` item as the YAML writer writes it inside the lock: plain scalars
+/// written directly, anything that needs quoting through the writer itself.
+fn output_entry(path: &str, sha: &str, text: &mut String) {
+    let plain = |s: &str| {
+        s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-'))
+            && s.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+            && crate::yaml::resolve::plain_resolves_to_str(s)
+    };
+    if plain(path) && plain(sha) && path.len() < 80 {
+        text.push_str("- path: ");
+        text.push_str(path);
+        text.push_str("\n  sha256: ");
+        text.push_str(sha);
+        text.push('\n');
+        return;
+    }
+    let one = crate::yaml::to_yaml(&json!({"outputs": [{"path": path, "sha256": sha}]}));
+    text.push_str(one.strip_prefix("outputs:\n").unwrap_or(&one));
 }
 
 /// A file the lock says capi-render wrote: its path in OUT and the sha256 of the
@@ -73,16 +139,23 @@ pub struct Owned {
 /// files); anything else (a hand-edited lock) goes through the YAML reader and its
 /// limits.
 pub fn read_outputs(text: &str, shown: &str) -> Result<Vec<Owned>> {
+    Ok(read_lock(text, shown)?.outputs)
+}
+
+/// [`read_outputs`] and the unit records: each a Cluster's directory, a sha256 and a
+/// size.
+pub fn read_lock(text: &str, shown: &str) -> Result<Lock> {
     let bad = |what: &str| {
         Error::new(format!(
             "{shown}: {what}; fix or delete the lock (capi-render then only writes files that do not exist yet)"
         ))
         .in_file(shown)
     };
-    let (version, entries) = match read_canonical(text) {
+    let facts = match read_canonical(text) {
         Some(c) => c,
         None => read_general(text).map_err(|e| bad(&e))?,
     };
+    let (version, entries) = (facts.version, facts.outputs);
     match version {
         Some(LOCK_VERSION) => {}
         Some(n) => {
@@ -108,7 +181,29 @@ pub fn read_outputs(text: &str, shown: &str) -> Result<Vec<Owned>> {
         })?;
         out.push(Owned { path: p, sha256 });
     }
-    Ok(out)
+    let mut units = Vec::with_capacity(facts.units.len());
+    for (i, [dir, inputs, bytes]) in facts.units.into_iter().enumerate() {
+        let dir = dir
+            .filter(|d| {
+                is_safe_relative(d) && d.split('/').count() == 3 && d.starts_with("clusters/")
+            })
+            .ok_or_else(|| {
+                bad(&format!(
+                    "units[{i}].dir: missing or not a Cluster's directory"
+                ))
+            })?;
+        let inputs = inputs
+            .filter(|s| is_sha256_hex(s))
+            .ok_or_else(|| bad(&format!("units[{i}].inputs: missing or not a sha256")))?;
+        let bytes = bytes
+            .and_then(|b| b.parse::<u64>().ok())
+            .ok_or_else(|| bad(&format!("units[{i}].bytes: missing or not a size")))?;
+        units.push(UnitRecord { dir, inputs, bytes });
+    }
+    Ok(Lock {
+        outputs: out,
+        units,
+    })
 }
 
 fn is_sha256_hex(s: &str) -> bool {
@@ -117,15 +212,20 @@ fn is_sha256_hex(s: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-/// `(lockVersion, (outputs[*].path, outputs[*].sha256))` of a lock.
-type LockFacts = (Option<u64>, Vec<(Option<String>, Option<String>)>);
+/// What the readers find: `lockVersion`, `(outputs[*].path, outputs[*].sha256)` and
+/// `units[*].dir`, `.inputs`, `.bytes` (as text).
+#[derive(Default)]
+struct LockFacts {
+    version: Option<u64>,
+    outputs: Vec<(Option<String>, Option<String>)>,
+    units: Vec<[Option<String>; 3]>,
+}
 
 /// The dedicated reader: `None` unless `text` has exactly the shape go-yaml gives
 /// [`lock_text`]'s value (comment lines, top-level keys at column 0, block sequences
 /// of `- key: value` / `  key: value` items, plain scalars).
 fn read_canonical(text: &str) -> Option<LockFacts> {
-    let mut version = None;
-    let mut entries: Vec<(Option<String>, Option<String>)> = Vec::new();
+    let mut facts = LockFacts::default();
     let mut section = "";
     for line in text.lines() {
         if line.is_empty() || line.starts_with('#') {
@@ -140,10 +240,10 @@ fn read_canonical(text: &str) -> Option<LockFacts> {
             let (k, v) = line.split_once(':')?;
             let v = v.trim_start();
             match (k, v) {
-                ("lockVersion", n) => version = Some(n.parse::<u64>().ok()?),
+                ("lockVersion", n) => facts.version = Some(n.parse::<u64>().ok()?),
                 ("tool", _) => {}
-                ("inputs" | "outputs" | "providers", "") => {}
-                ("inputs" | "outputs" | "providers", "[]") => {}
+                ("inputs" | "outputs" | "providers" | "units", "") => {}
+                ("inputs" | "outputs" | "providers" | "units", "[]") => {}
                 _ => return None,
             }
             section = k;
@@ -152,16 +252,39 @@ fn read_canonical(text: &str) -> Option<LockFacts> {
         if section.is_empty() || body.starts_with(' ') {
             return None;
         }
-        if section != "outputs" {
-            continue;
-        }
-        if item_start {
-            entries.push((None, None));
-        }
         let (k, v) = body.split_once(": ")?;
-        let slot = match k {
-            "path" => &mut entries.last_mut()?.0,
-            "sha256" => &mut entries.last_mut()?.1,
+        let slot = match section {
+            "outputs" => {
+                if item_start {
+                    facts.outputs.push((None, None));
+                }
+                let e = facts.outputs.last_mut()?;
+                match k {
+                    "path" => &mut e.0,
+                    "sha256" => &mut e.1,
+                    _ => continue,
+                }
+            }
+            "units" => {
+                if item_start {
+                    facts.units.push(Default::default());
+                }
+                let e = facts.units.last_mut()?;
+                match k {
+                    "dir" => &mut e[0],
+                    "inputs" => &mut e[1],
+                    // A size: digits, which YAML reads as the number they are.
+                    "bytes" if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+                        if e[2].is_some() {
+                            return None;
+                        }
+                        e[2] = Some(v.to_string());
+                        continue;
+                    }
+                    "bytes" => return None,
+                    _ => continue,
+                }
+            }
             _ => continue,
         };
         // Only text the writer prints plain and the reader reads back as the same
@@ -175,7 +298,7 @@ fn read_canonical(text: &str) -> Option<LockFacts> {
         }
         *slot = Some(v.to_string());
     }
-    Some((version, entries))
+    Some(facts)
 }
 
 /// Any other lock, through the YAML reader (and its limits).
@@ -187,23 +310,119 @@ fn read_general(text: &str) -> std::result::Result<LockFacts, String> {
             .filter(|f| f.fract() == 0.0 && *f >= 0.0)
             .map(|f| f as u64)
     });
-    let outs = match v.get("outputs") {
-        Some(Value::Array(a)) => a,
-        None | Some(Value::Null) => return Ok((version, Vec::new())),
-        Some(_) if version != Some(LOCK_VERSION) => return Ok((version, Vec::new())),
-        Some(_) => return Err("outputs: not a list".to_string()),
+    let mut facts = LockFacts {
+        version,
+        ..LockFacts::default()
+    };
+    let list = |k: &str| -> std::result::Result<Option<&Vec<Value>>, String> {
+        match v.get(k) {
+            Some(Value::Array(a)) => Ok(Some(a)),
+            None | Some(Value::Null) => Ok(None),
+            Some(_) if version != Some(LOCK_VERSION) => Ok(None),
+            Some(_) => Err(format!("{k}: not a list")),
+        }
     };
     let field = |o: &Value, k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
-    let entries = outs
-        .iter()
-        .map(|o| (field(o, "path"), field(o, "sha256")))
-        .collect();
-    Ok((version, entries))
+    if let Some(outs) = list("outputs")? {
+        facts.outputs = outs
+            .iter()
+            .map(|o| (field(o, "path"), field(o, "sha256")))
+            .collect();
+    }
+    if let Some(units) = list("units")? {
+        let size = |o: &Value| {
+            o.get("bytes")
+                .and_then(Value::as_f64)
+                .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 9.0e15)
+                .map(|f| (f as u64).to_string())
+        };
+        facts.units = units
+            .iter()
+            .map(|o| [field(o, "dir"), field(o, "inputs"), size(o)])
+            .collect();
+    }
+    Ok(facts)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lock_is_written_as_the_whole_document_would_be() {
+        let inputs = vec![InputFile {
+            path: "in/a.yaml".into(),
+            sha256: "ab".repeat(32),
+        }];
+        let sha = |i: usize| format!("{:064x}", i * 7919);
+        let paths = [
+            "clusters/default/dev/cluster-dev.yaml",
+            "a/1.0",
+            "a/true",
+            "x/-y",
+            "y/.z",
+            "z/weird name.yaml",
+            "z/ü.yaml",
+            "z/#x",
+            "z/x:y",
+            &format!("z/{}", "l".repeat(120)),
+            "kustomization.yaml",
+        ];
+        let mut outputs: Vec<(String, String)> = paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.to_string(), sha(i)))
+            .collect();
+        // An all-digit sum reads as a number: quoted.
+        outputs.push(("d/n.yaml".into(), "1".repeat(64)));
+        outputs.sort();
+        let records = [
+            UnitRecord {
+                dir: "clusters/default/dev".into(),
+                inputs: sha(3),
+                bytes: 12345,
+            },
+            UnitRecord {
+                dir: "clusters/x/y".into(),
+                inputs: sha(4),
+                bytes: 0,
+            },
+        ];
+        for (outs, recs) in [(&outputs[..], &records[..]), (&[], &[])] {
+            let mut whole = json!({
+                "lockVersion": LOCK_VERSION,
+                "tool": tool(),
+                "inputs": [{"path": "in/a.yaml", "sha256": "ab".repeat(32)}],
+                "providers": [],
+                "outputs": outs.iter().map(|(p, s)| json!({"path": p, "sha256": s})).collect::<Vec<_>>(),
+            });
+            if !recs.is_empty() {
+                whole["units"] = recs
+                    .iter()
+                    .map(|r| json!({"dir": r.dir, "inputs": r.inputs, "bytes": r.bytes}))
+                    .collect();
+            }
+            let text = lock_text_of(&inputs, &[], outs, recs);
+            let body = text.splitn(3, '\n').nth(2).unwrap();
+            assert_eq!(body, crate::yaml::to_yaml(&whole));
+            let lock = read_lock(&text, "lock").unwrap();
+            assert_eq!(lock.units, recs);
+            // The general reader (a lock in another shape) reads the same.
+            let general = read_general(&text).unwrap();
+            assert_eq!(general.units.len(), recs.len());
+            if let Some(c) = read_canonical(&text) {
+                assert_eq!(c.units, general.units);
+            }
+            let plain = lock_text_of(&inputs, &[], &[("a/b.yaml".into(), "cd".repeat(32))], recs);
+            let (c, g) = (
+                read_canonical(&plain).unwrap(),
+                read_general(&plain).unwrap(),
+            );
+            assert_eq!((c.units, c.outputs.len()), (g.units, 1));
+            let read = read_outputs(&text, "lock").unwrap();
+            assert_eq!(read.len(), outs.len());
+        }
+    }
     use crate::render::{InputFile, ProviderInfo, RenderedUnit};
 
     #[test]

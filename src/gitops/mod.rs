@@ -31,13 +31,15 @@
 //! # Atomicity and recovery ([`writer`])
 //!
 //! 1. Recovery of an earlier interrupted run (below).
-//! 2. Stage: every changed file is written under `OUT/.capi-render.staging/new/` and
-//!    fsynced. A failure or kill here leaves OUT's tree untouched.
+//! 2. Stage: every changed file is written under `OUT/.capi-render.staging/new/` as its
+//!    unit arrives; once all are written, one `syncfs` (an fsync per file and
+//!    directory where there is none) makes them durable. A failure or kill here leaves
+//!    OUT's tree untouched.
 //! 3. Commit point: `OUT/.capi-render.staging/journal` (the list of replacements and
 //!    removals, the lock last) is written to a temporary name, fsynced and renamed.
 //! 4. For each journal entry: the old file is moved to `.capi-render.staging/old/`,
 //!    the staged one renamed into place; removals are moves to `old/`. The lock comes
-//!    last. Directories are fsynced.
+//!    last. Then one `syncfs` (else an fsync per directory).
 //! 5. The journal is deleted (the new tree is final), then the staging directory and
 //!    directories left empty by removals.
 //!
@@ -59,6 +61,7 @@
 
 pub mod check;
 pub mod flux;
+pub mod journal;
 pub mod krm;
 pub mod kustomization;
 pub mod layout;
@@ -67,14 +70,14 @@ pub mod mask;
 pub mod names;
 pub mod writer;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 pub use check::CheckReport;
 pub use writer::{Hook, Injected, Step, WriteReport};
 
 use crate::error::{Error, Result};
-use crate::render::RenderSet;
+use crate::render::{Produced, RenderSet, Rendering, UnitKind};
 
 /// Options of the tree writer.
 #[derive(Debug, Clone, Default)]
@@ -98,12 +101,12 @@ pub fn plan(set: &RenderSet, opts: &TreeOptions) -> Result<BTreeMap<String, Stri
 /// The least a lock may be when read back (README "Limits").
 const LOCK_READ_BYTES: u64 = 1 << 30;
 
-/// The outputs of OUT's current lock (none when there is no lock).
-fn previous_outputs(out: &Path) -> Result<Vec<lock::Owned>> {
+/// OUT's current lock (empty when there is none).
+fn previous_lock(out: &Path) -> Result<lock::Lock> {
     writer::check_no_symlink(out, lock::FILE)?;
     let p = out.join(lock::FILE);
     if std::fs::symlink_metadata(&p).is_err() {
-        return Ok(Vec::new());
+        return Ok(lock::Lock::default());
     }
     // Our own output, so at least LOCK_READ_BYTES (a 100,000-Cluster lock is a few
     // hundred MB at most); more with a larger --max-file-bytes.
@@ -118,7 +121,7 @@ fn previous_outputs(out: &Path) -> Result<Vec<lock::Owned>> {
         Ok(b) => {
             let text = String::from_utf8(b)
                 .map_err(|_| Error::new(format!("{shown}: not UTF-8 text")).in_file(&shown))?;
-            lock::read_outputs(&text, &shown)
+            lock::read_lock(&text, &shown)
         }
     }
 }
@@ -161,6 +164,20 @@ pub fn write_tree_with_hook(
     hook: &mut Hook,
 ) -> Result<WriteReport> {
     let planned = plan(set, opts)?;
+    let (_held, prev) = open_out(out)?;
+    let prev = prev.outputs;
+    let changes = writer::write_planned(out, &planned, &prev, hook)?;
+    Ok(WriteReport {
+        written: changes.writes.into_iter().map(|(p, _)| p).collect(),
+        unchanged: changes.unchanged,
+        removed: changes.removes,
+    })
+}
+
+/// OUT made ready for writing: a directory (created if missing), its advisory lock
+/// held (dropped with the returned file), an interrupted run recovered, and the
+/// outputs of its lock.
+fn open_out(out: &Path) -> Result<(std::fs::File, lock::Lock)> {
     match std::fs::symlink_metadata(out) {
         Ok(m) if !m.is_dir() && !m.file_type().is_symlink() => {
             return Err(Error::new(format!("{} is not a directory", out.display())))
@@ -169,21 +186,218 @@ pub fn write_tree_with_hook(
         Err(_) => std::fs::create_dir_all(out)
             .map_err(|e| Error::new(format!("failed to create {}: {e}", out.display())))?,
     }
-    let _held = lock_dir(out, true)?;
+    let held = lock_dir(out, true)?;
     writer::recover(out)?;
-    let prev = previous_outputs(out)?;
-    let changes = writer::classify(out, &planned, &prev)?;
-    writer::apply(out, &planned, &changes, hook)?;
+    let prev = previous_lock(out)?;
+    Ok((held, prev))
+}
+
+/// Where laid-out files go: compared or staged ([`writer::Stager`],
+/// [`check::Checker`]); a kept unit's files are known by path only.
+trait Files {
+    fn file(&mut self, path: String, text: String) -> Result<()>;
+    /// A file of a unit that was not rendered ([`render::Produced::Kept`]): it stays.
+    fn kept(&mut self, path: &str);
+}
+
+impl Files for writer::Stager<'_, '_> {
+    fn file(&mut self, path: String, text: String) -> Result<()> {
+        writer::Stager::file(self, &path, text.as_bytes())
+    }
+    fn kept(&mut self, path: &str) {
+        writer::Stager::kept(self, path)
+    }
+}
+
+impl Files for check::Checker<'_> {
+    fn file(&mut self, path: String, text: String) -> Result<()> {
+        check::Checker::file(self, path, text)
+    }
+    fn kept(&mut self, path: &str) {
+        check::Checker::kept(self, path)
+    }
+}
+
+/// The Cluster units the previous lock lets a run skip: by directory, the record and
+/// the unit's files (path, sha256) as the lock lists them.
+type Keepable<'a> = HashMap<&'a str, (&'a lock::UnitRecord, Vec<&'a lock::Owned>)>;
+
+fn keepable(prev: &lock::Lock) -> Keepable<'_> {
+    let mut k: Keepable = prev
+        .units
+        .iter()
+        .map(|r| (r.dir.as_str(), (r, Vec::new())))
+        .collect();
+    for o in &prev.outputs {
+        let mut segs = o.path.splitn(4, '/');
+        let dir_len = match (segs.next(), segs.next(), segs.next(), segs.next()) {
+            (Some(a), Some(b), Some(c), Some(_)) => a.len() + b.len() + c.len() + 2,
+            _ => continue,
+        };
+        if let Some((_, files)) = k.get_mut(&o.path[..dir_len]) {
+            files.push(o);
+        }
+    }
+    k
+}
+
+/// A unit's files are in OUT as the lock recorded them: regular files (no symbolic
+/// link on the way) whose sizes add up to the recorded total. Their bytes are not read:
+/// that is what makes a no-change run fast; `--full` compares every byte.
+fn still_in_place(out: &Path, dir: &str, files: &[&lock::Owned], bytes: u64) -> bool {
+    if files.is_empty() || writer::check_no_symlink(out, dir).is_err() {
+        return false;
+    }
+    let mut total = 0u64;
+    for o in files {
+        let full = o.path.split('/').fold(out.to_path_buf(), |p, s| p.join(s));
+        match std::fs::symlink_metadata(&full) {
+            Ok(m) if m.is_file() => total += m.len(),
+            _ => return false,
+        }
+    }
+    total == bytes
+}
+
+/// Lay out a rendering unit by unit as it streams ([`Rendering::stream_keeping`]:
+/// units are rendered and laid out on the workers): every unit's files go to `files`
+/// in unit order, then the root kustomization, the Flux files and the lock. Only the
+/// paths and sums of the files stay (for the lock) and one summary per unit; `on_unit`
+/// sees each summary as its files are done. With `keep`, a Cluster whose fingerprint
+/// the previous lock records, and whose files are still in place, is not rendered:
+/// its files stay as they are.
+fn lay_out(
+    r: Rendering,
+    opts: &TreeOptions,
+    out: &Path,
+    keep: Option<&lock::Lock>,
+    on_unit: &mut dyn FnMut(&flux::UnitSummary),
+    files: &mut dyn Files,
+) -> Result<()> {
+    use crate::model::sha256_hex;
+    let inputs = r.inputs.clone();
+    let keepable = keep.map(keepable).unwrap_or_default();
+    let may_keep = |dir: &str, fp: &str| {
+        keepable
+            .get(dir)
+            .is_some_and(|(rec, fs)| rec.inputs == fp && still_in_place(out, dir, fs, rec.bytes))
+    };
+    let mut tree = layout::Layout::default();
+    let mut outputs: Vec<(String, String)> = Vec::new();
+    let mut records: Vec<lock::UnitRecord> = Vec::new();
+    r.stream_keeping(
+        &may_keep,
+        |u| {
+            let uf = layout::unit_files(&u)?;
+            let sums: Vec<String> = uf
+                .files
+                .iter()
+                .map(|(_, t)| sha256_hex(t.as_bytes()))
+                .collect();
+            Ok((uf, sums))
+        },
+        |p| match p {
+            Produced::Made {
+                unit: (uf, sums),
+                fingerprint,
+            } => {
+                if let Some(fp) = fingerprint {
+                    records.push(lock::UnitRecord {
+                        dir: uf.summary.dir(),
+                        inputs: fp,
+                        bytes: uf.files.iter().map(|(_, t)| t.len() as u64).sum(),
+                    });
+                }
+                outputs.extend(uf.files.iter().map(|(p, _)| p.clone()).zip(sums));
+                on_unit(&uf.summary);
+                tree.unit(uf, &mut |p, t| files.file(p, t))
+            }
+            Produced::Kept(k) => {
+                let (rec, owned) = &keepable[k.dir.as_str()];
+                for o in owned {
+                    files.kept(&o.path);
+                    outputs.push((o.path.clone(), o.sha256.clone()));
+                }
+                records.push((*rec).clone());
+                let summary = flux::UnitSummary {
+                    kind: UnitKind::Cluster,
+                    namespace: k.namespace,
+                    name: k.name,
+                    defines: Vec::new(),
+                    uses: Default::default(),
+                    objects: owned.len().saturating_sub(1),
+                };
+                on_unit(&summary);
+                tree.kept(summary)
+            }
+        },
+    )?;
+    let units = tree.finish(opts, &mut |p, t| {
+        outputs.push((p.clone(), sha256_hex(t.as_bytes())));
+        files.file(p, t)
+    })?;
+    outputs.sort();
+    files.file(
+        lock::FILE.to_string(),
+        lock::lock_text_of(&inputs, &units, &outputs, &records),
+    )
+}
+
+/// `render -o`, streaming: each unit is rendered, laid out and compared with OUT as it
+/// comes, and what differs is staged at once ([`writer::Stager`]), so memory holds the
+/// inputs, the units in flight and the paths and sums of the tree, never the tree.
+/// The same files and guarantees as [`write_tree`]; the lock also records each
+/// Cluster's fingerprint, so that the next run skips the Clusters whose inputs did not
+/// change (unless `full`, or with `--flux`, whose files depend on every unit).
+pub fn write_rendering(
+    r: Rendering,
+    out: &Path,
+    opts: &TreeOptions,
+    full: bool,
+    on_unit: &mut dyn FnMut(&flux::UnitSummary),
+    hook: &mut Hook,
+) -> Result<WriteReport> {
+    let (_held, prev) = open_out(out)?;
+    let keep = (!full && !opts.flux).then_some(&prev);
+    let mut st = writer::Stager::new(out, &prev.outputs, hook);
+    if let Err(e) = lay_out(r, opts, out, keep, on_unit, &mut st) {
+        st.abandon();
+        return Err(e);
+    }
+    let changes = st.commit()?;
+    // Reported sorted, as [`write_tree`] reports them.
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
     Ok(WriteReport {
-        written: changes.writes.into_iter().map(|(p, _)| p).collect(),
-        unchanged: changes.unchanged,
-        removed: changes.removes,
+        written: sorted(changes.writes.into_iter().map(|(p, _)| p).collect()),
+        unchanged: sorted(changes.unchanged),
+        removed: sorted(changes.removes),
     })
 }
 
-/// Render in memory and compare with `out` (nothing is written).
-pub fn check_tree(set: &RenderSet, out: &Path, opts: &TreeOptions) -> Result<CheckReport> {
-    let planned = plan(set, opts)?;
+/// `render --check`, streaming: each file is compared with OUT as it comes; only the
+/// files that differ are kept for the report ([`check::Checker`]). Clusters whose
+/// fingerprint the lock records and whose files are in place count as up to date,
+/// unless `full`.
+pub fn check_rendering(
+    r: Rendering,
+    out: &Path,
+    opts: &TreeOptions,
+    full: bool,
+    on_unit: &mut dyn FnMut(&flux::UnitSummary),
+) -> Result<CheckReport> {
+    let (_held, prev) = open_check(out)?;
+    let keep = (!full && !opts.flux).then_some(&prev);
+    let mut c = check::Checker::new(out, &prev.outputs);
+    lay_out(r, opts, out, keep, on_unit, &mut c)?;
+    c.finish()
+}
+
+/// OUT made ready for `--check`: no interrupted run, the shared lock held when OUT
+/// exists, the outputs of its lock.
+fn open_check(out: &Path) -> Result<(Option<std::fs::File>, lock::Lock)> {
     if writer::interrupted(out) {
         return Err(Error::new(format!(
             "{} holds an interrupted render ({}/journal); run `capi-render render -o {}` to restore and update it",
@@ -192,15 +406,16 @@ pub fn check_tree(set: &RenderSet, out: &Path, opts: &TreeOptions) -> Result<Che
             out.display()
         )));
     }
-    let _held = if out.is_dir() {
-        Some(lock_dir(out, false)?)
-    } else {
-        None
-    };
-    let prev = if out.is_dir() {
-        previous_outputs(out)?
-    } else {
-        Vec::new()
-    };
-    check::compare(out, &planned, &prev)
+    if !out.is_dir() {
+        return Ok((None, lock::Lock::default()));
+    }
+    let held = lock_dir(out, false)?;
+    Ok((Some(held), previous_lock(out)?))
+}
+
+/// Render in memory and compare with `out` (nothing is written).
+pub fn check_tree(set: &RenderSet, out: &Path, opts: &TreeOptions) -> Result<CheckReport> {
+    let planned = plan(set, opts)?;
+    let (_held, prev) = open_check(out)?;
+    check::compare(out, &planned, &prev.outputs)
 }

@@ -18,6 +18,8 @@ pub mod semver;
 mod sprig;
 pub mod value;
 
+use std::rc::Rc;
+
 use serde_json::Value as Json;
 
 use crate::error::{Error, Result};
@@ -70,7 +72,69 @@ fn parse_with(template: &str, o: &Options) -> Result<parse::Templates> {
 
 /// `Parse` then `Execute` with the given set-up.
 pub fn execute_with(template: &str, data: &Json, o: &Options) -> Result<String> {
-    let tmpls = parse_with(template, o)?;
+    execute_data(template, &Data::from_json(data), o)
+}
+
+/// Template data converted once from JSON, for executing several templates with the
+/// same dot (one topology patch item's variables).
+pub struct Data(value::Value);
+
+impl Data {
+    pub fn from_json(j: &Json) -> Data {
+        Data(value::Value::from_json(j))
+    }
+
+    /// [`Data::from_json`] of a JSON object given as its map.
+    pub fn from_map(m: &serde_json::Map<String, Json>) -> Data {
+        Data(value::Value::map(
+            m.iter()
+                .map(|(k, v)| (k.clone(), value::Value::from_json(v)))
+                .collect(),
+        ))
+    }
+}
+
+/// Parsed templates cached per thread, by text and then (name, sprig): the templates
+/// of a ClusterClass are the same for every Cluster of it. At most [`CACHE_ENTRIES`]
+/// texts and [`CACHE_BYTES`] bytes of them; then the cache starts over.
+type ParseCache = std::collections::HashMap<String, Vec<((String, bool), Rc<parse::Templates>)>>;
+
+const CACHE_ENTRIES: usize = 4096;
+const CACHE_BYTES: usize = 8 << 20;
+
+thread_local! {
+    static PARSED: std::cell::RefCell<(ParseCache, usize)> = Default::default();
+}
+
+fn parse_cached(template: &str, o: &Options) -> Result<Rc<parse::Templates>> {
+    let hit = PARSED.with(|c| {
+        c.borrow().0.get(template).and_then(|v| {
+            v.iter()
+                .find(|((n, s), _)| n == o.name && *s == o.sprig)
+                .map(|(_, t)| t.clone())
+        })
+    });
+    if let Some(t) = hit {
+        return Ok(t);
+    }
+    let t = Rc::new(parse_with(template, o)?);
+    PARSED.with(|c| {
+        let (map, bytes) = &mut *c.borrow_mut();
+        if map.len() >= CACHE_ENTRIES || *bytes + template.len() > CACHE_BYTES {
+            map.clear();
+            *bytes = 0;
+        }
+        *bytes += template.len();
+        map.entry(template.to_string())
+            .or_default()
+            .push(((o.name.to_string(), o.sprig), t.clone()));
+    });
+    Ok(t)
+}
+
+/// `Parse` then `Execute` with already converted data (the parse is cached).
+pub fn execute_data(template: &str, data: &Data, o: &Options) -> Result<String> {
+    let tmpls = parse_cached(template, o)?;
     let l = crate::limits::Limits::current();
     let eo = exec::ExecOptions {
         sprig: o.sprig,
@@ -78,7 +142,7 @@ pub fn execute_with(template: &str, data: &Json, o: &Options) -> Result<String> 
         max_steps: l.template_steps,
         max_bytes: l.template_bytes,
     };
-    exec::execute(template, o.name, &tmpls, value::Value::from_json(data), eo).map_err(Error::new)
+    exec::execute(template, o.name, &tmpls, data.0.clone(), eo).map_err(Error::new)
 }
 
 #[cfg(test)]

@@ -225,17 +225,26 @@ pub fn cluster_after(before: &Value, desired_cluster: &Value) -> Result<Value> {
     crate::typed::round_trip(&c)
 }
 
+/// Merge `v` into `target` at `path`: maps merge key by key (recursively), anything
+/// else replaces what is there.
 fn merge_into(target: &mut Value, path: &[&str], v: Value) {
-    match (obj::get(target, path).cloned(), v) {
-        (Some(Value::Object(mut cur)), Value::Object(new)) => {
-            for (k, x) in new {
-                let mut holder = Value::Object(cur.clone());
-                merge_into(&mut holder, &[k.as_str()], x);
-                cur = holder.as_object().cloned().unwrap_or_default();
-            }
-            obj::set(target, path, Value::Object(cur));
-        }
+    let cur = path
+        .iter()
+        .try_fold(&mut *target, |t, k| t.as_object_mut()?.get_mut(*k));
+    match (cur, v) {
+        (Some(Value::Object(cur)), Value::Object(new)) => merge_maps(cur, new),
         (_, v) => obj::set(target, path, v),
+    }
+}
+
+fn merge_maps(cur: &mut Map<String, Value>, new: Map<String, Value>) {
+    for (k, x) in new {
+        match (cur.get_mut(&k), x) {
+            (Some(Value::Object(c)), Value::Object(n)) => merge_maps(c, n),
+            (_, x) => {
+                cur.insert(k, x);
+            }
+        }
     }
 }
 

@@ -62,13 +62,49 @@ fn class_namespace(cluster: &Value) -> &str {
 const WEBHOOKS: &str = "failed defaulting and validation on input objects";
 const RECONCILE: &str = "failed to dry run the topology controller";
 
+/// What every Cluster of one ClusterClass shares, computed once: the class after the
+/// ClusterClass webhook and the controller's reference check, its status variables
+/// and its blueprint (the templates it references). Each part keeps its error, and a
+/// Cluster meets it at the point where [`plan_cluster`] computing it for that Cluster
+/// alone would, so preparing a class once changes no output.
+pub struct PreparedClass {
+    class: Result<Value>,
+    status: Result<Value>,
+    blueprint: Result<blueprint::Blueprint>,
+}
+
+impl PreparedClass {
+    /// The ClusterClass `cluster` uses among `inputs`, prepared (`None`: there is none);
+    /// `head_builtins` for v1beta2 Clusters converted by [`v1beta2`].
+    pub fn for_cluster(cluster: &Value, inputs: &[Value], head_builtins: bool) -> Option<Self> {
+        let mut cc = find_class(cluster, inputs)?.clone();
+        let class = default_and_validate_class(&mut cc, inputs).map(|()| cc);
+        let status = class
+            .as_ref()
+            .map_err(Error::clone)
+            .and_then(|cc| variables::status_variables(cc).map_err(|e| cc_reconcile_error(cc, e)));
+        let blueprint = class.as_ref().map_err(Error::clone).and_then(|cc| {
+            let mut bp = blueprint::Blueprint::load(cc, inputs)
+                .map_err(|e| e.wrap("error reading the ClusterClass"))?;
+            bp.head_builtins = head_builtins;
+            Ok(bp)
+        });
+        Some(PreparedClass {
+            class,
+            status,
+            blueprint,
+        })
+    }
+}
+
 /// The webhooks' defaulting and validation of the ClusterClass and the Cluster
-/// (clusterctl's `runDefaultAndValidationWebhooks`): the defaulted ClusterClass (if
-/// any) and Cluster.
-pub fn default_and_validate(cluster: &Value, inputs: &[Value]) -> Result<(Option<Value>, Value)> {
-    let mut cc = find_class(cluster, inputs).cloned();
-    if let Some(cc) = cc.as_mut() {
-        default_and_validate_class(cc, inputs)?;
+/// (clusterctl's `runDefaultAndValidationWebhooks`): the Cluster, defaulted.
+fn default_and_validate(cluster: &Value, class: Option<&PreparedClass>) -> Result<Value> {
+    let cc = match class {
+        Some(p) => Some(p.class.as_ref().map_err(Error::clone)?),
+        None => None,
+    };
+    if cc.is_some() {
         // The ClusterClass controller's dry-run client holds every input object; adding
         // the Cluster decodes it into the Go struct (int32 ranges, JSON types).
         // clusterctl panics here; we return its message as an error.
@@ -91,12 +127,12 @@ pub fn default_and_validate(cluster: &Value, inputs: &[Value]) -> Result<(Option
     };
     let mut c = cluster.clone();
     input::default_cluster(&mut c).map_err(on_clusters)?;
-    if let Some(cc) = cc.as_ref() {
-        let status = variables::status_variables(cc).map_err(|e| cc_reconcile_error(cc, e))?;
-        variables::default_and_validate_cluster_variables(&mut c, &status).map_err(on_clusters)?;
+    if let Some(p) = class {
+        let status = p.status.as_ref().map_err(Error::clone)?;
+        variables::default_and_validate_cluster_variables(&mut c, status).map_err(on_clusters)?;
     }
-    webhooks::validate_cluster(&c, cc.as_ref()).map_err(on_clusters)?;
-    Ok((cc, c))
+    webhooks::validate_cluster(&c, cc).map_err(on_clusters)?;
+    Ok(c)
 }
 
 /// The ClusterClass webhook (defaulting, validation) and the ClusterClass controller's
@@ -135,8 +171,19 @@ pub(crate) fn plan_cluster_with(
     inputs: &[Value],
     head_builtins: bool,
 ) -> Result<ClusterPlan> {
-    let (cc, c) = default_and_validate(cluster, inputs)?;
-    let cc = cc.ok_or_else(|| {
+    let class = PreparedClass::for_cluster(cluster, inputs, head_builtins);
+    plan_prepared(cluster, inputs, class.as_ref())
+}
+
+/// [`plan_cluster`] with the Cluster's ClusterClass already prepared
+/// ([`PreparedClass::for_cluster`] on the same `inputs`).
+fn plan_prepared(
+    cluster: &Value,
+    inputs: &[Value],
+    class: Option<&PreparedClass>,
+) -> Result<ClusterPlan> {
+    let c = default_and_validate(cluster, class)?;
+    let class = class.ok_or_else(|| {
         let name = obj::str_at(&c, &["spec", "topology", "class"]);
         Error::new(format!(
             "failed to retrieve ClusterClass {}/{name}: clusterclasses.cluster.x-k8s.io {name:?} not found",
@@ -144,7 +191,7 @@ pub(crate) fn plan_cluster_with(
         ))
         .wrap(RECONCILE)
     })?;
-    reconcile(&c, &cc, inputs, head_builtins).map_err(|e| e.wrap(RECONCILE))
+    reconcile(&c, class, inputs).map_err(|e| e.wrap(RECONCILE))
 }
 
 /// `getCurrentState` for the objects a Cluster already references. capi-render plans
@@ -182,16 +229,14 @@ fn current_state(c: &Value, inputs: &[Value]) -> Result<()> {
     Ok(())
 }
 
-fn reconcile(c: &Value, cc: &Value, inputs: &[Value], head_builtins: bool) -> Result<ClusterPlan> {
+fn reconcile(c: &Value, class: &PreparedClass, inputs: &[Value]) -> Result<ClusterPlan> {
     current_state(c, inputs)
         .map_err(|e| e.wrap("error reading current state of the Cluster topology"))?;
     let desired_err =
         |e: Error| e.wrap("error computing the desired state of the Cluster topology");
-    let mut bp = blueprint::Blueprint::load(cc, inputs)
-        .map_err(|e| e.wrap("error reading the ClusterClass"))?;
-    bp.head_builtins = head_builtins;
-    let mut d = desired::compute(c, &bp).map_err(desired_err)?;
-    patches::apply(&mut d, &bp, c).map_err(|e| desired_err(e.wrap("failed to apply patches")))?;
+    let bp = class.blueprint.as_ref().map_err(Error::clone)?;
+    let mut d = desired::compute(c, bp).map_err(desired_err)?;
+    patches::apply(&mut d, bp, c).map_err(|e| desired_err(e.wrap("failed to apply patches")))?;
     if obj::name(c).is_empty() {
         // The dry-run client's object tracker refuses to patch a Cluster without a name
         // (twice: the patch helper retries).
@@ -222,38 +267,63 @@ fn reconcile(c: &Value, cc: &Value, inputs: &[Value], head_builtins: bool) -> Re
 /// kind and name (the plan's order), then the reconciled Cluster.
 /// A `cluster.x-k8s.io/v1beta2` Cluster renders with HEAD semantics ([`v1beta2`]).
 pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
+    render_cluster_with(cluster, inputs, &ClassCache::default())
+}
+
+/// The ClusterClasses prepared so far, shared read-only by the Clusters rendered against
+/// one `inputs` slice (render's fleet path: one namespace's objects): one
+/// [`PreparedClass`] per class name and namespace, built by the first Cluster that needs
+/// it, whichever thread that is.
+#[derive(Default)]
+pub struct ClassCache {
+    classes:
+        std::sync::Mutex<std::collections::HashMap<(String, String), std::sync::Arc<ClassEntry>>>,
+}
+
+struct ClassEntry {
+    /// Only a v1beta2 ClusterClass has the name (a v1beta1 Cluster's error).
+    only_v1beta2: bool,
+    prepared: std::sync::OnceLock<Option<PreparedClass>>,
+}
+
+impl ClassCache {
+    fn entry(&self, cluster: &Value, inputs: &[Value]) -> std::sync::Arc<ClassEntry> {
+        let key = (
+            class_namespace(cluster).to_string(),
+            obj::str_at(cluster, &["spec", "topology", "class"]).to_string(),
+        );
+        let mut map = self.classes.lock().unwrap_or_else(|p| p.into_inner());
+        map.entry(key)
+            .or_insert_with(|| {
+                std::sync::Arc::new(ClassEntry {
+                    only_v1beta2: v1beta2::only_v1beta2_class(cluster, inputs),
+                    prepared: std::sync::OnceLock::new(),
+                })
+            })
+            .clone()
+    }
+}
+
+/// [`render_cluster`] with the ClusterClasses of `inputs` prepared once in `cache`;
+/// every call sharing a cache must pass the same `inputs`.
+pub fn render_cluster_with(
+    cluster: &Value,
+    inputs: &[Value],
+    cache: &ClassCache,
+) -> Result<Vec<Value>> {
     if v1beta2::is_cluster(cluster) {
         return v1beta2::render_cluster(cluster, inputs);
     }
-    v1beta2::check_v1beta1_cluster_class(cluster, inputs)?;
-    let p = plan_cluster(cluster, inputs)?;
+    let entry = cache.entry(cluster, inputs);
+    if entry.only_v1beta2 {
+        return Err(v1beta2::v1beta1_cluster_error(cluster));
+    }
+    let class = entry
+        .prepared
+        .get_or_init(|| PreparedClass::for_cluster(cluster, inputs, false));
+    let p = plan_prepared(cluster, inputs, class.as_ref())?;
     let mut out = p.created;
     plan::sort_by_kind_and_name(&mut out);
     out.push(p.cluster_after);
-    Ok(out)
-}
-
-/// Every topology Cluster among `objects` rendered against the ClusterClasses and
-/// templates of its namespace; Clusters in input order. Objects without a namespace
-/// are in `default`.
-pub fn render_fleet(objects: &[Value]) -> Result<Vec<(String, Vec<Value>)>> {
-    let mut objs = objects.to_vec();
-    input::set_missing_namespaces(&mut objs, "");
-    let mut out = Vec::new();
-    let any_cluster = |o: &Value| input::is_cluster(o) || v1beta2::is_cluster(o);
-    for c in objs.iter().filter(|o| any_cluster(o)) {
-        if obj::get(c, &["spec", "topology"]).is_none_or(Value::is_null) {
-            continue;
-        }
-        let ns = obj::namespace(c);
-        let same_ns: Vec<Value> = objs
-            .iter()
-            .filter(|o| obj::namespace(o) == ns && !any_cluster(o))
-            .cloned()
-            .collect();
-        let key = format!("{ns}/{}", obj::name(c));
-        let rendered = render_cluster(c, &same_ns).map_err(|e| e.wrap(format!("Cluster {key}")))?;
-        out.push((key, rendered));
-    }
     Ok(out)
 }

@@ -255,13 +255,14 @@ fn scan(value: &str) -> Scan {
         block_indicators: value.starts_with("---") || value.starts_with("..."),
         ..Scan::default()
     };
-    let chars: Vec<char> = value.chars().collect();
     let mut preceded_by_ws = true;
     let (mut prev_space, mut prev_break) = (false, false);
-    for (i, &c) in chars.iter().enumerate() {
-        let first = i == 0;
-        let last = i + 1 == chars.len();
-        let followed_by_ws = chars.get(i + 1).is_none_or(|n| matches!(n, ' ' | '\t'));
+    let mut chars = value.chars().peekable();
+    let mut first = true;
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        let last = next.is_none();
+        let followed_by_ws = next.is_none_or(|n| matches!(n, ' ' | '\t'));
         s.block_indicators |= match c {
             '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
             | '@' | '`' => first,
@@ -286,6 +287,7 @@ fn scan(value: &str) -> Scan {
             (prev_space, prev_break) = (false, false);
         }
         preceded_by_ws = is_blankz(c);
+        first = false;
     }
     s
 }
@@ -466,7 +468,7 @@ impl Emitter {
         };
         for (k, v) in entries {
             self.write_indent();
-            let simple = k.len() <= MAX_SIMPLE_KEY && !analyze(k).multiline;
+            let simple = k.len() <= MAX_SIMPLE_KEY && !k.chars().any(is_break);
             if simple {
                 self.string(
                     k,
@@ -522,11 +524,20 @@ impl Emitter {
         if !self.whitespace {
             self.put(' ');
         }
-        let chars: Vec<char> = value.chars().collect();
+        if value.is_ascii() && !value.bytes().any(|b| matches!(b, b' ' | b'\n' | b'\r')) {
+            // One line without spaces: written as it is (the loop below would put
+            // each character in turn).
+            self.out.push_str(value);
+            self.column += value.len();
+            self.whitespace = false;
+            self.indention = false;
+            return;
+        }
         let (mut spaces, mut breaks) = (false, false);
-        for (i, &c) in chars.iter().enumerate() {
+        let mut chars = value.chars().peekable();
+        while let Some(c) = chars.next() {
             if c == ' ' {
-                let next_space = chars.get(i + 1) == Some(&' ');
+                let next_space = chars.peek() == Some(&' ');
                 if allow_breaks && !spaces && self.column > BEST_WIDTH && !next_space {
                     self.write_indent();
                 } else {

@@ -47,9 +47,101 @@ pub fn from_objects(objs: &[Value]) -> String {
     join_documents(&docs)
 }
 
+/// [`join_documents`] over a stream, as `render --stdout` prints it: the same bytes
+/// as joining every document at once and then ending a non-empty text with a newline
+/// (one that already ends with one keeps it), written document by document. The
+/// joined text's last newline is held back until [`StreamJoin::finish`].
+#[derive(Debug, Default)]
+pub struct StreamJoin {
+    started: bool,
+    /// A newline is held back (the last byte of everything pushed).
+    held: bool,
+    /// What was written so far is non-empty / ends with a newline.
+    written: bool,
+    ends_newline: bool,
+}
+
+impl StreamJoin {
+    /// Append the bytes to write for the next document to `out`.
+    pub fn push(&mut self, doc: &str, out: &mut String) {
+        let mut piece = String::with_capacity(doc.len() + 5);
+        if self.started {
+            piece.push_str("---");
+        }
+        if !doc.starts_with('\n') {
+            piece.push('\n');
+        }
+        piece.push_str(doc);
+        if !doc.ends_with('\n') {
+            piece.push('\n');
+        }
+        if !self.started {
+            // The joined text's first byte, always a newline, is removed.
+            piece.remove(0);
+            self.started = true;
+        }
+        if self.held {
+            out.push('\n');
+            (self.written, self.ends_newline) = (true, true);
+        }
+        // Every piece ends with a newline: hold it back.
+        self.held = piece.pop().is_some();
+        if !piece.is_empty() {
+            out.push_str(&piece);
+            (self.written, self.ends_newline) = (true, piece.ends_with('\n'));
+        }
+    }
+
+    /// Append the bytes that end the stream: the held newline is the joined text's
+    /// last one, which is removed; a text not ending with a newline then gets one.
+    pub fn finish(&self, out: &mut String) {
+        if self.written && !self.ends_newline {
+            out.push('\n');
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn streamed(docs: &[&str]) -> String {
+        let mut j = StreamJoin::default();
+        let mut out = String::new();
+        for d in docs {
+            j.push(d, &mut out);
+        }
+        j.finish(&mut out);
+        out
+    }
+
+    fn whole(docs: &[&str]) -> String {
+        let mut s = join_documents(docs);
+        if !s.is_empty() && !s.ends_with('\n') {
+            s.push('\n');
+        }
+        s
+    }
+
+    #[test]
+    fn streaming_joins_as_join_documents_then_one_final_newline() {
+        let cases: &[&[&str]] = &[
+            &[],
+            &["a: 1\n"],
+            &["a: 1\n", "b: 2\n"],
+            &["a: |+\n  x\n\n"],
+            &["a: 1\n", "b: |+\n  x\n\n"],
+            &["a: |+\n  x\n\n", "b: 1\n"],
+            &["\na: 1\n", "\nb: 2"],
+            &["a: 1", "b: 2"],
+            &["\n", "\n"],
+            &["\n\n", "x"],
+            &["x", "\n"],
+        ];
+        for docs in cases {
+            assert_eq!(streamed(docs), whole(docs), "{docs:?}");
+        }
+    }
 
     #[test]
     fn join_puts_separators_between_documents_only() {

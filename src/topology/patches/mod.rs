@@ -198,6 +198,7 @@ fn item_kind(item: &Item) -> &str {
 fn run_inline(
     patch: &Value,
     items: &mut [Item],
+    item_vars: &[std::cell::OnceCell<generate::Vars>],
     global: &Map<String, Value>,
     name: &str,
 ) -> Result<()> {
@@ -217,8 +218,9 @@ fn run_inline(
         if matching.is_empty() {
             continue;
         }
-        let vars = merge_variables(global, item);
-        match generate::is_enabled(enabled_if, &vars) {
+        let vars =
+            item_vars[idx].get_or_init(|| generate::Vars::new(merge_variables(global, item)));
+        match generate::is_enabled(enabled_if, vars) {
             Err(e) => {
                 errs.push(
                     e.wrap(format!(
@@ -233,12 +235,11 @@ fn run_inline(
             Ok(true) => {}
         }
         for d in matching {
-            let jp: Vec<Value> = d
+            let jp: &[Value] = d
                 .get("jsonPatches")
                 .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            match generate::json_patches(&jp, &vars) {
+                .map_or(&[], Vec::as_slice);
+            match generate::json_patches(jp, vars) {
                 Ok(ops) => generated.push((idx, ops)),
                 Err(e) => errs.push(
                     e.wrap(format!(
@@ -373,10 +374,9 @@ pub fn inline_definitions(cc: &Value) -> Vec<String> {
 
 /// `engine.Apply`.
 pub fn apply(desired: &mut Desired, bp: &Blueprint, cluster: &Value) -> Result<()> {
-    let patches: Vec<Value> = obj::get(&bp.cc, &["spec", "patches"])
+    let patches: &[Value] = obj::get(&bp.cc, &["spec", "patches"])
         .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+        .map_or(&[], Vec::as_slice);
     if patches.is_empty() {
         return Ok(());
     }
@@ -399,14 +399,18 @@ pub fn apply(desired: &mut Desired, bp: &Blueprint, cluster: &Value) -> Result<(
         crate::topology::v1beta2::builtins::adjust(&mut builtin);
     }
     global.insert("builtin".into(), builtin);
-    for p in &patches {
+    // An item's variables are the same for every patch: merged (and converted for
+    // templates) once, when a patch first selects the item.
+    let vars: Vec<std::cell::OnceCell<generate::Vars>> =
+        items.iter().map(|_| Default::default()).collect();
+    for p in patches {
         let name = obj::str_at(p, &["name"]);
         if p.get("external").is_some_and(|v| !v.is_null()) {
             return Err(Error::new(format!(
                 "failed to generate patches for patch {name:?}: patch {name:?} is an external patch: it needs a runtime extension (RuntimeSDK), which capi-render cannot call offline"
             )));
         }
-        run_inline(p, &mut items, &global, name)?;
+        run_inline(p, &mut items, &vars, &global, name)?;
     }
     update_desired(desired, &items).map_err(|e| e.wrap("failed to apply patches to desired state"))
 }

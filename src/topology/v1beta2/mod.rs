@@ -94,25 +94,32 @@ pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
 }
 
 /// A v1beta1 Cluster renders with clusterctl v1.10.10's semantics, which need a v1beta1
-/// ClusterClass: a v1beta2 one of that name is a clear error rather than "not found".
-pub fn check_v1beta1_cluster_class(cluster: &Value, inputs: &[Value]) -> Result<()> {
+/// ClusterClass: true when the class it names exists only as v1beta2, which is a clear
+/// error ([`v1beta1_cluster_error`]) rather than "not found".
+pub fn only_v1beta2_class(cluster: &Value, inputs: &[Value]) -> bool {
     let class = obj::str_at(cluster, &["spec", "topology", "class"]);
     let ns = match obj::str_at(cluster, &["spec", "topology", "classNamespace"]) {
         "" => obj::namespace(cluster),
         n => n,
     };
     let same = |o: &&Value| obj::name(o) == class && obj::namespace(o) == ns;
-    if inputs.iter().filter(same).any(input::is_cluster_class) {
-        return Ok(());
-    }
-    if inputs.iter().filter(same).any(is_cluster_class) {
-        return Err(Error::new(format!(
-            "ClusterClass {ns}/{class} is cluster.x-k8s.io/v1beta2 but Cluster {}/{} is v1beta1: write the Cluster as cluster.x-k8s.io/v1beta2 (spec.topology.classRef) to render it",
-            obj::namespace(cluster),
-            obj::name(cluster)
-        )));
-    }
-    Ok(())
+    !inputs.iter().filter(same).any(input::is_cluster_class)
+        && inputs.iter().filter(same).any(is_cluster_class)
+}
+
+/// The error of a v1beta1 Cluster whose class exists only as v1beta2
+/// ([`only_v1beta2_class`]).
+pub fn v1beta1_cluster_error(cluster: &Value) -> Error {
+    let class = obj::str_at(cluster, &["spec", "topology", "class"]);
+    let ns = match obj::str_at(cluster, &["spec", "topology", "classNamespace"]) {
+        "" => obj::namespace(cluster),
+        n => n,
+    };
+    Error::new(format!(
+        "ClusterClass {ns}/{class} is cluster.x-k8s.io/v1beta2 but Cluster {}/{} is v1beta1: write the Cluster as cluster.x-k8s.io/v1beta2 (spec.topology.classRef) to render it",
+        obj::namespace(cluster),
+        obj::name(cluster)
+    ))
 }
 
 /// HEAD accepts external (RuntimeSDK) patches, which capi-render cannot call: the
@@ -142,7 +149,8 @@ mod tests {
         let c = json!({"apiVersion": V1BETA1, "kind": "Cluster", "metadata": {"name": "c", "namespace": "ns"},
             "spec": {"topology": {"class": "k"}}});
         let k2 = json!({"apiVersion": V1BETA2, "kind": "ClusterClass", "metadata": {"name": "k", "namespace": "ns"}});
-        let m = check_v1beta1_cluster_class(&c, std::slice::from_ref(&k2))
+        assert!(only_v1beta2_class(&c, std::slice::from_ref(&k2)));
+        let m = crate::topology::render_cluster(&c, std::slice::from_ref(&k2))
             .unwrap_err()
             .to_string();
         assert!(
@@ -152,8 +160,8 @@ mod tests {
         );
         let mut k1 = k2;
         k1["apiVersion"] = json!(V1BETA1);
-        assert!(check_v1beta1_cluster_class(&c, &[k1]).is_ok());
-        assert!(check_v1beta1_cluster_class(&c, &[]).is_ok());
+        assert!(!only_v1beta2_class(&c, &[k1]));
+        assert!(!only_v1beta2_class(&c, &[]));
     }
 
     #[test]

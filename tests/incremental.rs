@@ -1,0 +1,280 @@
+//! Incremental `render -o` / `--check` (the fleet-scale issue): a Cluster whose
+//! fingerprint the lock records is not rendered again, and the tree is still exactly
+//! the one a full render writes. A fleet of our own quickstart fixture over three
+//! namespaces goes through a seeded sequence of random edits; after each one the
+//! incremental tree (carried from edit to edit) must equal, byte for byte and lock
+//! included, a full render into an empty directory.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use capi_render::gitops::{self, TreeOptions, WriteReport};
+use capi_render::limits::Meter;
+use capi_render::render::{prepare, Inputs, RenderOptions};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("capi-render-incr-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn rendering(input: &Path) -> capi_render::render::Rendering {
+    let mut inputs = Inputs::default();
+    let files =
+        capi_render::load::load_paths_with(&[input.to_path_buf()], &Meter::current(), &mut |o| {
+            inputs.push(o);
+            Ok(())
+        })
+        .unwrap();
+    prepare(inputs, files, &RenderOptions::default()).unwrap()
+}
+
+fn write(input: &Path, out: &Path, full: bool) -> WriteReport {
+    gitops::write_rendering(
+        rendering(input),
+        out,
+        &TreeOptions::default(),
+        full,
+        &mut |_| {},
+        &mut |_| Ok(()),
+    )
+    .unwrap()
+}
+
+fn up_to_date(input: &Path, out: &Path, full: bool) -> bool {
+    gitops::check_rendering(
+        rendering(input),
+        out,
+        &TreeOptions::default(),
+        full,
+        &mut |_| {},
+    )
+    .unwrap()
+    .changed
+    .is_empty()
+}
+
+/// Every file below `dir` (relative path → bytes).
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e
+                .path()
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (rel, fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+/// The fleet's inputs: the quickstart class in every namespace, and the Clusters.
+struct Fleet {
+    class: String,
+    /// Per namespace: the label value the class's DockerClusterTemplate carries.
+    labels: Vec<usize>,
+    /// (namespace index, name, control plane replicas, worker replicas)
+    clusters: Vec<(usize, String, u32, u32)>,
+    next: usize,
+}
+
+impl Fleet {
+    fn new() -> Fleet {
+        let class =
+            fs::read_to_string(root().join("fixtures/quickstart/clusters/class.yaml")).unwrap();
+        assert!(class.contains("tmpl-label: from-template\n"));
+        let mut f = Fleet {
+            class,
+            labels: vec![0; 3],
+            clusters: Vec::new(),
+            next: 0,
+        };
+        for i in 0..9 {
+            f.add(i % 3, (i % 3 + 1) as u32);
+        }
+        f
+    }
+
+    fn add(&mut self, ns: usize, replicas: u32) {
+        self.clusters
+            .push((ns, format!("c{}", self.next), replicas, replicas));
+        self.next += 1;
+    }
+
+    fn write(&self, dir: &Path) {
+        let _ = fs::remove_dir_all(dir);
+        fs::create_dir_all(dir).unwrap();
+        for (i, label) in self.labels.iter().enumerate() {
+            let text = self
+                .class
+                .replace(
+                    "metadata:\n  name:",
+                    &format!("metadata:\n  namespace: ns{i}\n  name:"),
+                )
+                .replace(
+                    "tmpl-label: from-template\n",
+                    &format!("tmpl-label: from-template-{label}\n"),
+                );
+            fs::write(dir.join(format!("class-ns{i}.yaml")), text).unwrap();
+        }
+        let mut clusters = String::new();
+        for (ns, name, cp, md) in &self.clusters {
+            clusters.push_str(&format!(
+                "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nmetadata:\n  name: {name}\n  namespace: ns{ns}\nspec:\n  clusterNetwork:\n    pods:\n      cidrBlocks: [\"192.168.0.0/16\"]\n  topology:\n    class: quickstart\n    version: v1.31.2\n    controlPlane:\n      replicas: {cp}\n    variables:\n    - name: registry\n      value: registry.example.com\n    - name: machine\n      value:\n        image: kindest/node:v1.31.2\n        mounts:\n        - path: /data\n    workers:\n      machineDeployments:\n      - class: default-worker\n        name: md-0\n        replicas: {md}\n---\n"
+            ));
+        }
+        fs::write(dir.join("clusters.yaml"), clusters).unwrap();
+    }
+}
+
+/// A small deterministic generator (the sequence is the same on every run).
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
+#[test]
+fn incremental_output_equals_full_output_through_random_edits() {
+    let d = scratch("random");
+    let (input, inc) = (d.join("in"), d.join("inc"));
+    let mut fleet = Fleet::new();
+    let mut rng = Lcg(0x5eed);
+    fleet.write(&input);
+    write(&input, &inc, false);
+    let (mut kept_some, mut edited) = (false, BTreeMap::new());
+    for step in 0..24 {
+        let what = rng.below(5);
+        match what {
+            0 => {
+                let i = rng.below(fleet.clusters.len());
+                fleet.clusters[i].2 += 1;
+            }
+            1 => fleet.add(rng.below(3), 1 + rng.below(3) as u32),
+            2 if fleet.clusters.len() > 2 => {
+                let i = rng.below(fleet.clusters.len());
+                fleet.clusters.remove(i);
+            }
+            3 => {
+                let ns = rng.below(3);
+                fleet.labels[ns] += 1;
+            }
+            _ => {}
+        }
+        *edited.entry(what).or_insert(0) += 1;
+        fleet.write(&input);
+        let rep = write(&input, &inc, false);
+        let full = d.join(format!("full-{step}"));
+        write(&input, &full, true);
+        assert_eq!(tree(&inc), tree(&full), "step {step}: edit {what}");
+        kept_some |= !rep.unchanged.is_empty();
+        // The incremental tree is up to date, whether checked incrementally or fully.
+        assert!(up_to_date(&input, &inc, false), "step {step}");
+        assert!(up_to_date(&input, &inc, true), "step {step}");
+        fs::remove_dir_all(&full).unwrap();
+    }
+    assert!(kept_some);
+    assert!(edited.len() >= 4, "{edited:?}");
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn only_the_changed_cluster_is_rendered_and_written() {
+    let d = scratch("one");
+    let (input, out) = (d.join("in"), d.join("out"));
+    let mut fleet = Fleet::new();
+    fleet.write(&input);
+    write(&input, &out, false);
+    fleet.clusters[4].2 = 7;
+    fleet.write(&input);
+    let rep = write(&input, &out, false);
+    let dir = format!(
+        "clusters/ns{}/{}/",
+        fleet.clusters[4].0, fleet.clusters[4].1
+    );
+    assert!(!rep.written.is_empty());
+    for p in &rep.written {
+        assert!(
+            p.starts_with(&dir) || p == "capi-render.lock",
+            "{p} written, only {dir} changed"
+        );
+    }
+    // Nothing changed: nothing written.
+    let rep = write(&input, &out, false);
+    assert!(rep.written.is_empty() && rep.removed.is_empty(), "{rep:?}");
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_kept_unit_whose_files_were_touched_is_rendered_again() {
+    let d = scratch("touched");
+    let (input, out) = (d.join("in"), d.join("out"));
+    let fleet = Fleet::new();
+    fleet.write(&input);
+    write(&input, &out, false);
+    let want = tree(&out);
+    let unit = out.join("clusters/ns0/c0");
+    let file = fs::read_dir(&unit)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap() != "kustomization.yaml")
+        .unwrap();
+    let original = fs::read_to_string(&file).unwrap();
+    // A change of size is seen without --full: the unit renders again and the file
+    // is restored.
+    fs::write(&file, format!("{original}# edited\n")).unwrap();
+    assert!(!up_to_date(&input, &out, false));
+    write(&input, &out, false);
+    assert_eq!(tree(&out), want);
+    // A deleted file too.
+    fs::remove_file(&file).unwrap();
+    assert!(!up_to_date(&input, &out, false));
+    write(&input, &out, false);
+    assert_eq!(tree(&out), want);
+    // A same-size edit is only seen by --full, which compares every byte.
+    let same_size = original.replacen("kind", "KIND", 1);
+    assert_eq!(same_size.len(), original.len());
+    fs::write(&file, &same_size).unwrap();
+    assert!(up_to_date(&input, &out, false));
+    assert!(!up_to_date(&input, &out, true));
+    write(&input, &out, true);
+    assert_eq!(tree(&out), want);
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn the_lock_records_each_clusters_fingerprint_and_size() {
+    let d = scratch("lock");
+    let (input, out) = (d.join("in"), d.join("out"));
+    let fleet = Fleet::new();
+    fleet.write(&input);
+    write(&input, &out, false);
+    let text = fs::read_to_string(out.join("capi-render.lock")).unwrap();
+    let lock = gitops::lock::read_lock(&text, "lock").unwrap();
+    assert_eq!(lock.units.len(), fleet.clusters.len());
+    for (r, (ns, name, _, _)) in lock.units.iter().zip(&fleet.clusters) {
+        assert_eq!(r.dir, format!("clusters/ns{ns}/{name}"));
+        let size: u64 = tree(&out.join(&r.dir))
+            .values()
+            .map(|b| b.len() as u64)
+            .sum();
+        assert_eq!(r.bytes, size);
+    }
+    let _ = fs::remove_dir_all(&d);
+}
