@@ -243,17 +243,33 @@ fn keepable(prev: &lock::Lock) -> Keepable<'_> {
 
 /// A unit's files are in OUT as the lock recorded them: regular files (no symbolic
 /// link on the way) whose sizes add up to the recorded total. Their bytes are not read:
-/// that is what makes a no-change run fast; `--full` compares every byte.
+/// that is what makes a no-change run fast; `--full` compares every byte. One listing
+/// of the unit's directory (a unit's files are all directly in it) gives every size.
 fn still_in_place(out: &Path, dir: &str, files: &[&lock::Owned], bytes: u64) -> bool {
     if files.is_empty() || writer::check_no_symlink(out, dir).is_err() {
         return false;
     }
+    let full = dir.split('/').fold(out.to_path_buf(), |p, s| p.join(s));
+    let Ok(listing) = std::fs::read_dir(&full) else {
+        return false;
+    };
+    let mut sizes: HashMap<std::ffi::OsString, u64> = HashMap::with_capacity(files.len());
+    for e in listing.flatten() {
+        if e.file_type().is_ok_and(|t| t.is_file()) {
+            if let Ok(m) = e.metadata() {
+                sizes.insert(e.file_name(), m.len());
+            }
+        }
+    }
     let mut total = 0u64;
     for o in files {
-        let full = o.path.split('/').fold(out.to_path_buf(), |p, s| p.join(s));
-        match std::fs::symlink_metadata(&full) {
-            Ok(m) if m.is_file() => total += m.len(),
-            _ => return false,
+        let name = &o.path[dir.len() + 1..];
+        if name.contains('/') {
+            return false;
+        }
+        match sizes.get(std::ffi::OsStr::new(name)) {
+            Some(n) => total += n,
+            None => return false,
         }
     }
     total == bytes
@@ -283,8 +299,9 @@ fn lay_out(
             .is_some_and(|(rec, fs)| rec.inputs == fp && still_in_place(out, dir, fs, rec.bytes))
     };
     let mut tree = layout::Layout::default();
-    let mut outputs: Vec<(String, String)> = Vec::new();
-    let mut records: Vec<lock::UnitRecord> = Vec::new();
+    let mut outputs: Vec<(String, String)> =
+        Vec::with_capacity(keep.map_or(0, |l| l.outputs.len()));
+    let mut records: Vec<lock::UnitRecord> = Vec::with_capacity(keep.map_or(0, |l| l.units.len()));
     r.stream_keeping(
         &may_keep,
         |u| {
