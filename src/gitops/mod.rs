@@ -99,7 +99,7 @@ pub fn plan(set: &RenderSet, opts: &TreeOptions) -> Result<BTreeMap<String, Stri
 }
 
 /// The least a lock may be when read back (README "Limits").
-const LOCK_READ_BYTES: u64 = 1 << 30;
+pub(crate) const LOCK_READ_BYTES: u64 = 1 << 30;
 
 /// OUT's current lock (empty when there is none).
 fn previous_lock(out: &Path) -> Result<lock::Lock> {
