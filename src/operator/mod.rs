@@ -308,11 +308,20 @@ pub fn render_providers(
             }
         }
     }
+    // Each provider's components pipeline runs on its own worker (rayon); results are
+    // taken in provider order, so the first error in that order is the one reported.
+    use rayon::prelude::*;
+    let processed: Vec<Result<Vec<Value>>> = resolved
+        .par_iter()
+        .map(|(p, rel, _, sub)| {
+            process(p, &rel.version, &sub.text, &sub.config, cfg.images.as_ref())
+                .map_err(|e| sub.redactor.error(e))
+        })
+        .collect();
     let mut units = Vec::new();
     let mut files = Vec::new();
-    for (p, rel, contract, sub) in resolved {
-        let objs = process(p, &rel.version, &sub.text, &sub.config, cfg.images.as_ref())
-            .map_err(|e| sub.redactor.error(e))?;
+    for ((p, rel, contract, _), objs) in resolved.into_iter().zip(processed) {
+        let objs = objs?;
         let mut all = Vec::new();
         if !opts.no_namespaces {
             all.push(namespace_object(&p.namespace));
