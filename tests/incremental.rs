@@ -13,8 +13,10 @@ use capi_render::gitops::{self, TreeOptions, WriteReport};
 use capi_render::limits::Meter;
 use capi_render::render::{prepare, Inputs, RenderOptions};
 
+mod common;
+
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    common::root()
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -60,22 +62,9 @@ fn up_to_date(input: &Path, out: &Path, full: bool) -> bool {
     .is_empty()
 }
 
-/// Every file below `dir` (relative path → bytes).
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .map(Result::unwrap)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            let rel = e
-                .path()
-                .strip_prefix(dir)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            (rel, fs::read(e.path()).unwrap())
-        })
-        .collect()
+/// Every entry below `dir` (directories included: none may be left behind).
+fn tree(dir: &Path) -> BTreeMap<String, common::Node> {
+    common::snapshot(dir)
 }
 
 /// The fleet's inputs: the quickstart class in every namespace, and the Clusters.
@@ -272,7 +261,10 @@ fn the_lock_records_each_clusters_fingerprint_and_size() {
         assert_eq!(r.dir, format!("clusters/ns{ns}/{name}"));
         let size: u64 = tree(&out.join(&r.dir))
             .values()
-            .map(|b| b.len() as u64)
+            .map(|n| match n {
+                common::Node::File(b) => b.len() as u64,
+                _ => 0,
+            })
             .sum();
         assert_eq!(r.bytes, size);
     }
