@@ -500,6 +500,52 @@ impl Meter {
             .saturating_sub(self.counter(l).load(Ordering::Relaxed))
     }
 
+    /// The run-wide counts so far (bytes, documents, nodes, alias nodes, alias bytes).
+    pub fn counts(&self) -> [u64; 5] {
+        self.counters().map(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// A meter with the same limits whose counts start at `counts` (one file of a
+    /// parallel load: [`crate::load::load_paths_with`]).
+    pub fn starting_at(&self, counts: [u64; 5]) -> Meter {
+        let m = Meter::new(self.limits);
+        for (c, n) in m.counters().into_iter().zip(counts) {
+            c.store(n, Ordering::Relaxed);
+        }
+        m
+    }
+
+    /// Set the run-wide counts (to what [`Meter::counts`] gave, plus what was added).
+    pub fn restore(&self, counts: [u64; 5]) {
+        for (c, n) in self.counters().into_iter().zip(counts) {
+            c.store(n, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether `counts` are within every run-wide limit.
+    pub fn within(&self, counts: [u64; 5]) -> bool {
+        [
+            Limit::TotalBytes,
+            Limit::Documents,
+            Limit::YamlNodes,
+            Limit::YamlAliasNodes,
+            Limit::YamlAliasBytes,
+        ]
+        .into_iter()
+        .zip(counts)
+        .all(|(l, n)| n <= self.limits.get(l))
+    }
+
+    fn counters(&self) -> [&AtomicU64; 5] {
+        [
+            &self.bytes,
+            &self.documents,
+            &self.nodes,
+            &self.alias_nodes,
+            &self.alias_bytes,
+        ]
+    }
+
     /// Count `n` more of a run-wide limit; the error (without file) when the run is
     /// now over it.
     pub fn charge(&self, l: Limit, n: u64) -> Result<()> {

@@ -122,43 +122,83 @@ pub fn load_paths_in(paths: &[PathBuf], meter: &Meter) -> Result<Loaded> {
     Ok(Loaded { files, objects })
 }
 
-/// [`load_paths_in`], handing each object to `sink` as its file is parsed (one file's
-/// objects at a time are held here): the files read, with their sums.
+/// [`load_paths_in`], handing each object to `sink` as its file is parsed (a few
+/// files' objects at a time are held here): the files read, with their sums.
+///
+/// Files are read and parsed a few at a time in parallel, each against a meter that
+/// starts at the run's counts before the group, and their counts are then added in
+/// file order. The first file of a group starts at exactly the counts a sequential
+/// load would give it. A later file that failed, or whose counts take the run over a
+/// limit, is parsed again against the exact sequential counts, so every result and
+/// every error is the one a load of one file after the other gives (a limit only
+/// changes a parse when it is breached).
 pub fn load_paths_with(
     paths: &[PathBuf],
     meter: &Meter,
     sink: &mut dyn FnMut(InputObject) -> Result<()>,
 ) -> Result<Vec<InputFile>> {
-    let mut files = Vec::new();
-    for (f, named) in list_inputs(paths)? {
-        let shown = f.display().to_string();
-        let bytes = crate::limits::read_file_within(&f, &shown, meter.limits().file_bytes, |e| {
-            Error::new(format!("cannot read input {shown}: {e}"))
-        })?;
-        meter
-            .charge(Limit::TotalBytes, bytes.len() as u64)
-            .map_err(|e| e.wrap(&shown).in_file(&shown))?;
-        files.push(InputFile {
-            path: shown.clone(),
-            sha256: sha256_hex(&bytes),
-        });
-        let text = String::from_utf8(bytes)
-            .map_err(|_| Error::new(format!("{shown}: not valid UTF-8")).in_file(&shown))?;
-        let objs = parse_file_in(&shown, &text, meter)?;
-        if named && objs.is_empty() {
-            return Err(Error::new(format!(
-                "{shown}: no Kubernetes object in this file (it is empty or holds only comments); remove it from the inputs"
-            ))
-            .in_file(&shown));
+    use rayon::prelude::*;
+    let inputs = list_inputs(paths)?;
+    let group = rayon::current_num_threads().max(1) * 2;
+    let mut files = Vec::with_capacity(inputs.len());
+    for chunk in inputs.chunks(group) {
+        let before = meter.counts();
+        let parsed: Vec<(Result<(InputFile, Vec<InputObject>)>, [u64; 5])> = chunk
+            .par_iter()
+            .map(|(f, named)| {
+                let m = meter.starting_at(before);
+                let r = load_one(f, *named, &m);
+                (r, m.counts())
+            })
+            .collect();
+        for (i, ((r, after), (f, named))) in parsed.into_iter().zip(chunk).enumerate() {
+            let counts = meter.counts();
+            let delta: [u64; 5] = std::array::from_fn(|k| after[k].saturating_sub(before[k]));
+            let total: [u64; 5] = std::array::from_fn(|k| counts[k].saturating_add(delta[k]));
+            let exact = i == 0 || (r.is_ok() && meter.within(total));
+            let (file, objs) = if exact {
+                let loaded = r?;
+                meter.restore(total);
+                loaded
+            } else {
+                load_one(f, *named, meter)?
+            };
+            files.push(file);
+            objs.into_iter().try_for_each(&mut *sink)?;
         }
-        objs.into_iter().try_for_each(&mut *sink)?;
     }
     Ok(files)
+}
+
+/// Read and parse one input file (`named`: given itself, not found in a directory).
+fn load_one(f: &Path, named: bool, meter: &Meter) -> Result<(InputFile, Vec<InputObject>)> {
+    let shown = f.display().to_string();
+    let bytes = crate::limits::read_file_within(f, &shown, meter.limits().file_bytes, |e| {
+        Error::new(format!("cannot read input {shown}: {e}"))
+    })?;
+    meter
+        .charge(Limit::TotalBytes, bytes.len() as u64)
+        .map_err(|e| e.wrap(&shown).in_file(&shown))?;
+    let file = InputFile {
+        path: shown.clone(),
+        sha256: sha256_hex(&bytes),
+    };
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Error::new(format!("{shown}: not valid UTF-8")).in_file(&shown))?;
+    let objs = parse_file_in(&shown, &text, meter)?;
+    if named && objs.is_empty() {
+        return Err(Error::new(format!(
+            "{shown}: no Kubernetes object in this file (it is empty or holds only comments); remove it from the inputs"
+        ))
+        .in_file(&shown));
+    }
+    Ok((file, objs))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::Limits;
 
     #[test]
     fn sha256_of_known_text() {
@@ -176,6 +216,67 @@ mod tests {
         // The empty document between two separators is not a document at all
         // (apimachinery's reader); the comment-only one is.
         assert_eq!(objs[1].doc, 2);
+    }
+
+    /// Loading in parallel groups gives what loading one file after the other gives:
+    /// the same objects and counts, and a run-wide limit breached in a later file of a
+    /// group names that file, with the sequential counts.
+    #[test]
+    fn parallel_loading_is_sequential_loading() {
+        let dir = std::env::temp_dir().join(format!("capi-render-load-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let doc =
+            |i: usize| format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n---\n");
+        for f in 0..7 {
+            let text: String = (0..3).map(|i| doc(f * 10 + i)).collect();
+            std::fs::write(dir.join(format!("f{f}.yaml")), text).unwrap();
+        }
+        let paths = [dir.clone()];
+        let sequential = |m: &Meter| -> (Vec<InputObject>, Result<()>) {
+            let mut objs = Vec::new();
+            let mut r = Ok(());
+            for (f, named) in list_inputs(&paths).unwrap() {
+                match load_one(&f, named, m) {
+                    Ok((_, o)) => objs.extend(o),
+                    Err(e) => {
+                        r = Err(e);
+                        break;
+                    }
+                }
+            }
+            (objs, r)
+        };
+        let parallel = |m: &Meter| -> (Vec<InputObject>, Result<()>) {
+            let mut objs = Vec::new();
+            let r = load_paths_with(&paths, m, &mut |o| {
+                objs.push(o);
+                Ok(())
+            })
+            .map(|_| ());
+            (objs, r)
+        };
+        // Without a breach, and with the document limit breached in the 4th file or the
+        // node limit in the 2nd (on 2 cores, groups of 4 files: later files of a group).
+        for (documents, nodes) in [(250_000, 40_000_000), (10, 40_000_000), (250_000, 40)] {
+            let limits = Limits {
+                documents,
+                yaml_nodes: nodes,
+                ..Limits::default()
+            };
+            let (a, b) = (Meter::new(limits), Meter::new(limits));
+            let (sa, ra) = sequential(&a);
+            let (pa, rb) = parallel(&b);
+            assert_eq!(ra, rb, "documents {documents}, nodes {nodes}");
+            assert_eq!(ra.is_err(), documents == 10 || nodes == 40);
+            if ra.is_ok() {
+                assert_eq!(sa, pa);
+                assert_eq!(a.counts(), b.counts());
+            } else {
+                assert!(pa.len() <= sa.len() + 3);
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
