@@ -143,7 +143,7 @@ pub fn load_paths_with(
     let mut files = Vec::with_capacity(inputs.len());
     for chunk in inputs.chunks(group) {
         let before = meter.counts();
-        let parsed: Vec<(Result<(InputFile, Vec<InputObject>)>, [u64; 5])> = chunk
+        let parsed: Vec<(Result<OneFile>, [u64; 5])> = chunk
             .par_iter()
             .map(|(f, named)| {
                 let m = meter.starting_at(before);
@@ -170,8 +170,11 @@ pub fn load_paths_with(
     Ok(files)
 }
 
+/// One input file read: its sum and its objects.
+type OneFile = (InputFile, Vec<InputObject>);
+
 /// Read and parse one input file (`named`: given itself, not found in a directory).
-fn load_one(f: &Path, named: bool, meter: &Meter) -> Result<(InputFile, Vec<InputObject>)> {
+fn load_one(f: &Path, named: bool, meter: &Meter) -> Result<OneFile> {
     let shown = f.display().to_string();
     let bytes = crate::limits::read_file_within(f, &shown, meter.limits().file_bytes, |e| {
         Error::new(format!("cannot read input {shown}: {e}"))
