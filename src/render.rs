@@ -48,15 +48,16 @@ pub struct RenderedUnit {
 impl RenderedUnit {
     /// The unit's directory inside the GitOps tree.
     pub fn dir(&self) -> String {
-        match &self.kind {
-            UnitKind::Provider(p) => {
-                format!(
-                    "providers/{}/{}-{}",
-                    self.namespace, p.provider_type, self.name
-                )
-            }
-            UnitKind::Cluster => format!("clusters/{}/{}", self.namespace, self.name),
-        }
+        unit_dir(&self.kind, &self.namespace, &self.name)
+    }
+}
+
+/// A unit's directory inside the GitOps tree: `providers/<namespace>/<type>-<name>` or
+/// `clusters/<namespace>/<name>`.
+pub fn unit_dir(kind: &UnitKind, namespace: &str, name: &str) -> String {
+    match kind {
+        UnitKind::Provider(p) => format!("providers/{namespace}/{}-{name}", p.provider_type),
+        UnitKind::Cluster => format!("clusters/{namespace}/{name}"),
     }
 }
 
@@ -396,7 +397,7 @@ impl Rendering {
         let one = |job: &ClusterJob| -> crate::Result<Produced<T>> {
             let ns = &namespaces[job.namespace];
             let fp = fingerprint(job, ns);
-            let dir = format!("clusters/{}/{}", ns.name, job.name);
+            let dir = unit_dir(&UnitKind::Cluster, &ns.name, &job.name);
             if keep(&dir, &fp) {
                 crate::progress::step();
                 return Ok(Produced::Kept(KeptUnit {

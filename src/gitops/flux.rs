@@ -52,13 +52,7 @@ impl UnitSummary {
 
     /// The unit's directory inside the tree ([`RenderedUnit::dir`]).
     pub fn dir(&self) -> String {
-        RenderedUnit {
-            kind: self.kind.clone(),
-            namespace: self.namespace.clone(),
-            name: self.name.clone(),
-            objects: Vec::new(),
-        }
-        .dir()
+        crate::render::unit_dir(&self.kind, &self.namespace, &self.name)
     }
 }
 

@@ -66,6 +66,11 @@ fn rename(from: &Path, to: &Path) -> Result<()> {
     if let Some(d) = to.parent() {
         fs::create_dir_all(d).map_err(|e| io_err("create directory", d, e))?;
     }
+    move_file(from, to)
+}
+
+/// `rename(2)` into an existing directory.
+pub(super) fn move_file(from: &Path, to: &Path) -> Result<()> {
     fs::rename(from, to).map_err(|e| {
         Error::new(format!(
             "failed to rename {} to {}: {e}",

@@ -67,13 +67,7 @@ impl Layout {
         u: UnitFiles,
         sink: &mut dyn FnMut(String, String) -> Result<()>,
     ) -> Result<()> {
-        let dir = u.summary.dir();
-        if !self.dirs.insert(dir.clone()) {
-            let what = describe(&u.summary.kind, &u.summary.namespace, &u.summary.name);
-            return Err(Error::new(format!(
-                "{what}: two units render to the same directory {dir}"
-            )));
-        }
+        self.claim(&u.summary)?;
         for (p, text) in u.files {
             sink(p, text)?;
         }
@@ -83,14 +77,20 @@ impl Layout {
 
     /// Add the next unit, not rendered this time: its files stay as they are.
     pub fn kept(&mut self, summary: UnitSummary) -> Result<()> {
-        let dir = summary.dir();
+        self.claim(&summary)?;
+        self.units.push(summary);
+        Ok(())
+    }
+
+    /// The unit's directory, which no earlier unit may have.
+    fn claim(&mut self, u: &UnitSummary) -> Result<()> {
+        let dir = u.dir();
         if !self.dirs.insert(dir.clone()) {
-            let what = describe(&summary.kind, &summary.namespace, &summary.name);
+            let what = describe(&u.kind, &u.namespace, &u.name);
             return Err(Error::new(format!(
                 "{what}: two units render to the same directory {dir}"
             )));
         }
-        self.units.push(summary);
         Ok(())
     }
 

@@ -22,8 +22,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::journal::{
-    fsync_dir, identity, io_err, journal_text, owner_text, prune_empty_parents, rel_path,
-    remove_staging, undo, Entry, JOURNAL, JOURNAL_TMP, NEW, OLD, OWNER,
+    fsync_dir, identity, io_err, journal_text, move_file, owner_text, prune_empty_parents,
+    rel_path, remove_staging, undo, Entry, JOURNAL, JOURNAL_TMP, NEW, OLD, OWNER,
 };
 pub use super::journal::{interrupted, recover, STAGING};
 use super::lock::Owned;
@@ -118,13 +118,7 @@ impl Mover {
                 self.made.insert(d.to_path_buf());
             }
         }
-        fs::rename(from, to).map_err(|e| {
-            Error::new(format!(
-                "failed to rename {} to {}: {e}",
-                from.display(),
-                to.display()
-            ))
-        })
+        move_file(from, to)
     }
 }
 
