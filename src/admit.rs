@@ -13,7 +13,7 @@
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::render::InputObject;
+use crate::model::InputObject;
 
 /// The Cluster API core group.
 pub const CORE_GROUP: &str = "cluster.x-k8s.io";

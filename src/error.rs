@@ -5,9 +5,22 @@
 
 use std::fmt;
 
+/// What happened, for the callers that act on it (never by reading the message text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Anything no caller branches on.
+    #[default]
+    Other,
+    /// A Cluster's ClusterClass, or a class (MachineDeployment, MachinePool) it names
+    /// inside that ClusterClass, does not exist.
+    ClassNotFound,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     msg: String,
+    kind: ErrorKind,
     /// The input the error is about (a file path), when the message itself does
     /// not name it. Kept apart so the message stays clusterctl's exact text.
     source_file: Option<String>,
@@ -22,9 +35,21 @@ impl Error {
     pub fn new(msg: impl Into<String>) -> Self {
         Error {
             msg: msg.into(),
+            kind: ErrorKind::Other,
             source_file: None,
             hint: None,
         }
+    }
+
+    /// The same error, of kind `kind`.
+    pub fn of_kind(mut self, kind: ErrorKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// What happened (kept through [`Error::wrap`]).
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
     }
 
     /// Record the input file the error is about (the first one recorded wins).
@@ -57,8 +82,7 @@ impl Error {
     pub fn wrap(self, ctx: impl fmt::Display) -> Self {
         Error {
             msg: format!("{ctx}: {}", self.msg),
-            source_file: self.source_file,
-            hint: self.hint,
+            ..self
         }
     }
 
@@ -67,7 +91,7 @@ impl Error {
         Error {
             msg: f(&self.msg),
             hint: self.hint.as_deref().map(&f),
-            source_file: self.source_file,
+            ..self
         }
     }
 
@@ -84,26 +108,6 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Extension to wrap a `Result`'s error with context.
-pub trait Context<T> {
-    fn context(self, ctx: impl fmt::Display) -> Result<T>;
-    fn with_context<C: fmt::Display, F: FnOnce() -> C>(self, f: F) -> Result<T>;
-}
-
-impl<T> Context<T> for Result<T> {
-    fn context(self, ctx: impl fmt::Display) -> Result<T> {
-        self.map_err(|e| e.wrap(ctx))
-    }
-    fn with_context<C: fmt::Display, F: FnOnce() -> C>(self, f: F) -> Result<T> {
-        self.map_err(|e| e.wrap(f()))
-    }
-}
-
-#[macro_export]
-macro_rules! err {
-    ($($arg:tt)*) => { $crate::error::Error::new(format!($($arg)*)) };
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,5 +116,18 @@ mod tests {
     fn hints_survive_wrapping() {
         let e = Error::new("x").with_hint("h").wrap("ctx");
         assert_eq!((e.message(), e.hint()), ("ctx: x", Some("h")));
+    }
+
+    #[test]
+    fn kinds_survive_wrapping_and_redaction() {
+        let e = Error::new("x")
+            .of_kind(ErrorKind::ClassNotFound)
+            .wrap("ctx");
+        assert_eq!(e.kind(), ErrorKind::ClassNotFound);
+        assert_eq!(
+            e.map_message(|m| m.to_uppercase()).kind(),
+            ErrorKind::ClassNotFound
+        );
+        assert_eq!(Error::new("x").kind(), ErrorKind::Other);
     }
 }

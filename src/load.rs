@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::limits::{Limit, Meter};
-use crate::render::{InputFile, InputObject};
+use crate::model::{InputFile, InputObject};
 
 /// The files and objects of one load.
 #[derive(Debug, Clone, Default)]

@@ -22,6 +22,35 @@ pub fn is_safe_segment(s: &str) -> bool {
     is_safe_relative(s) && !s.contains('/')
 }
 
+/// A relative path a user gave (an input of the KRM function) that must stay under its
+/// base directory: not empty, no NUL, not absolute, and no `..` that climbs above the
+/// base (`a/../b` is fine). The error says why, to follow "<path> ".
+pub fn stays_inside(path: &str) -> std::result::Result<(), &'static str> {
+    use std::path::Component;
+    if path.is_empty() {
+        return Err("is empty");
+    }
+    if path.contains('\0') {
+        return Err("contains a NUL byte");
+    }
+    if path.starts_with('/') || path.starts_with('\\') || Path::new(path).has_root() {
+        return Err("is absolute");
+    }
+    let mut depth = 0usize;
+    for c in Path::new(path).components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir if depth == 0 => {
+                return Err("leaves the kustomization's directory")
+            }
+            Component::ParentDir => depth -= 1,
+            Component::RootDir | Component::Prefix(_) => return Err("is absolute"),
+        }
+    }
+    Ok(())
+}
+
 /// Refuse paths that would lead outside `root` through a symbolic link: no existing
 /// component of `rel` below `root` may be a symlink.
 pub fn check_no_symlink(root: &Path, rel: &str) -> Result<()> {
@@ -97,5 +126,18 @@ mod tests {
             assert!(e.message().contains("symbolic link"), "{e}");
         }
         let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn user_paths_stay_inside_their_base() {
+        assert_eq!(stays_inside("a/../b.yaml"), Ok(()));
+        assert_eq!(stays_inside("./x"), Ok(()));
+        assert_eq!(stays_inside(""), Err("is empty"));
+        assert_eq!(stays_inside("a\0b"), Err("contains a NUL byte"));
+        assert_eq!(stays_inside("/etc"), Err("is absolute"));
+        assert_eq!(
+            stays_inside("a/../../x"),
+            Err("leaves the kustomization's directory")
+        );
     }
 }

@@ -16,10 +16,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use capi_render::bundle::{self, BundleOptions};
+use capi_render::model::{RenderOptions, RenderSet, UnitKind};
 use capi_render::operator::configmap::{
     read_configmap, ANNOTATION_COMPRESSED, LABEL_MANAGED_BY, LABEL_NAME, LABEL_TYPE, LABEL_VERSION,
 };
-use capi_render::render::{render_paths, RenderOptions, RenderSet, UnitKind};
+use capi_render::render::render_paths;
 use serde_json::Value;
 
 fn root() -> PathBuf {

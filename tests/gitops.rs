@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use capi_render::gitops::{
     self, check_tree, write_tree, write_tree_with_hook, Injected, Step, TreeOptions,
 };
-use capi_render::render::{InputFile, ProviderInfo, RenderSet, RenderedUnit, UnitKind};
+use capi_render::model::{InputFile, ProviderInfo, RenderSet, RenderedUnit, UnitKind};
 use serde_json::{json, Value};
 
 /// A scratch directory removed on drop.

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use capi_render::gitops::{self, TreeOptions, WriteReport};
 use capi_render::limits::Meter;
-use capi_render::render::{prepare, Inputs, RenderOptions};
+use capi_render::model::RenderOptions;
+use capi_render::render::{prepare, Inputs};
 
 mod common;
 

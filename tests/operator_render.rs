@@ -17,11 +17,10 @@ use std::path::{Path, PathBuf};
 
 use capi_render::config::Config;
 use capi_render::generate::{generate_provider, ProviderOutput};
+use capi_render::model::{InputObject, RenderOptions, RenderSet, RenderedUnit, UnitKind};
 use capi_render::operator::configmap::{provider_configmap, ANNOTATION_COMPRESSED};
 use capi_render::provider::ProviderType;
-use capi_render::render::{
-    render_objects, render_paths, InputObject, RenderOptions, RenderSet, RenderedUnit, UnitKind,
-};
+use capi_render::render::{render_objects, render_paths};
 use serde_json::{json, Value};
 
 fn root() -> PathBuf {
@@ -47,7 +46,7 @@ fn render(paths: &[PathBuf], opts: &RenderOptions) -> RenderSet {
     render_paths(paths, opts).unwrap_or_else(|e| panic!("render failed: {e}"))
 }
 
-fn info(u: &RenderedUnit) -> &capi_render::render::ProviderInfo {
+fn info(u: &RenderedUnit) -> &capi_render::model::ProviderInfo {
     match &u.kind {
         UnitKind::Provider(p) => p,
         UnitKind::Cluster => panic!("not a provider unit"),
@@ -200,7 +199,7 @@ fn no_namespaces_option_and_yaml_stream() {
         .units
         .iter()
         .all(|u| u.objects.iter().all(|o| o["kind"] != "Namespace")));
-    let stream = set.to_yaml_stream();
+    let stream = common::yaml_stream(&set);
     let back = capi_render::yaml::parse_documents(&stream).unwrap();
     assert_eq!(
         back.len(),
@@ -841,7 +840,7 @@ fn render_command_stdout_and_errors() {
         "{}",
         String::from_utf8_lossy(&ok.stderr)
     );
-    let want = render(&[fixture("corpus")], &repo_opts(&c)).to_yaml_stream();
+    let want = common::yaml_stream(&render(&[fixture("corpus")], &repo_opts(&c)));
     assert!(String::from_utf8(ok.stdout).unwrap() == want);
 }
 

@@ -2,9 +2,10 @@
 //! replaced in turn by values of every JSON type, and the render must return Ok or a
 //! clean error (no panic). Synthetic inputs only (no corpus), so this always runs.
 
+use capi_render::model::{InputObject, RenderOptions};
 use capi_render::operator::configmap::provider_configmap;
 use capi_render::provider::ProviderType;
-use capi_render::render::{render_objects, InputObject, RenderOptions};
+use capi_render::render::render_objects;
 use serde_json::{json, Value};
 
 const META: &str = "apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3\nkind: Metadata\nreleaseSeries:\n- major: 1\n  minor: 0\n  contract: v1beta1\n";

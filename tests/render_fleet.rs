@@ -1,12 +1,15 @@
 //! `render` over topology Clusters (fleets) and `diff` (change impact), on our own
 //! fixtures: the quickstart example and the `value-variable` topology case.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use capi_render::impact::impact;
-use capi_render::render::{render_paths, RenderOptions, RenderSet, UnitKind};
+use capi_render::diff::impact;
+use capi_render::model::{RenderOptions, RenderSet, UnitKind};
+use capi_render::render::render_paths;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -30,7 +33,7 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
-fn unit<'a>(set: &'a RenderSet, dir: &str) -> &'a capi_render::render::RenderedUnit {
+fn unit<'a>(set: &'a RenderSet, dir: &str) -> &'a capi_render::model::RenderedUnit {
     set.units
         .iter()
         .find(|u| u.dir() == dir)
@@ -42,7 +45,7 @@ fn quickstart_renders_providers_then_clusters_deterministically() {
     let paths = [fx("quickstart/providers"), fx("quickstart/clusters")];
     let a = render_paths(&paths, &opts()).unwrap();
     let b = render_paths(&paths, &opts()).unwrap();
-    assert_eq!(a.to_yaml_stream(), b.to_yaml_stream());
+    assert_eq!(common::yaml_stream(&a), common::yaml_stream(&b));
     let dirs: Vec<String> = a.units.iter().map(|u| u.dir()).collect();
     assert_eq!(
         dirs,

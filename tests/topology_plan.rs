@@ -211,7 +211,8 @@ fn renamed(objs: &[Value], cluster: &str) -> Vec<Value> {
 
 /// `render`'s Clusters: (namespace/name, objects) in input order.
 fn render_fleet(objects: &[Value]) -> Vec<(String, Vec<Value>)> {
-    use capi_render::render::{render_objects, InputObject, RenderOptions};
+    use capi_render::model::{InputObject, RenderOptions};
+    use capi_render::render::render_objects;
     let objects = objects
         .iter()
         .enumerate()

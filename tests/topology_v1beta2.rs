@@ -5,7 +5,8 @@
 //! The corpus is read from `$CAPI_CORPUS` (default `../shared/corpus`); its
 //! `${VAR:-default}` placeholders get their defaults, as clusterctl would.
 
-use capi_render::render::{render_objects, InputObject, RenderOptions, UnitKind};
+use capi_render::model::{InputObject, RenderOptions, UnitKind};
+use capi_render::render::render_objects;
 use capi_render::topology::{self, desired_view, input, plan};
 use regex::Regex;
 use serde_json::{json, Value};

@@ -6,10 +6,10 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use capi_render::model::{InputObject, RenderOptions};
 use capi_render::operator::configmap::provider_configmap;
 use capi_render::operator::upgrade::{plan, Move};
 use capi_render::provider::ProviderType;
-use capi_render::render::{InputObject, RenderOptions};
 use serde_json::json;
 
 fn root() -> PathBuf {

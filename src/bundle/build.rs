@@ -11,8 +11,8 @@ use super::oci;
 use super::resolve::{self, BundleProvider};
 use super::stage::Tree;
 use crate::error::{Error, Result};
+use crate::model::{RenderOptions, UnitKind};
 use crate::operator::configmap::{provider_configmap, LABEL_NAME, LABEL_TYPE, LABEL_VERSION};
-use crate::render::{RenderOptions, UnitKind};
 
 /// `capi-render bundle` options.
 #[derive(Debug, Clone, Default)]
@@ -284,8 +284,8 @@ pub fn write(paths: &[PathBuf], opts: &BundleOptions, out: &std::path::Path) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::InputObject;
     use crate::operator::source::Release;
-    use crate::render::InputObject;
 
     fn provider(cr: &str) -> BundleProvider {
         let value = crate::yaml::parse_value(cr).unwrap();
@@ -349,7 +349,7 @@ status:
         );
         assert!(s["spec"].get("configSecret").is_none());
         // The snippet is itself a valid provider object for the operator pipeline.
-        let back = crate::render::InputObject {
+        let back = crate::model::InputObject {
             file: "snippet.yaml".into(),
             doc: 0,
             value: s,

@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::model::{InputObject, RenderOptions};
 use crate::operator::api::ProviderCr;
 use crate::operator::source::{self, Release, Source, SourceContext};
 use crate::operator::{self, preflight};
-use crate::render::{InputObject, RenderOptions};
 
 /// One provider of the bundle, resolved.
 #[derive(Debug, Clone)]

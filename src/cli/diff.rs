@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use capi_render::render::RenderOptions;
+use capi_render::model::RenderOptions;
 use capi_render::Error;
 use clap::Args;
 
@@ -49,7 +49,7 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
             .map_err(|e| e.wrap("rendering the -f inputs (before)"))?;
         let after = super::render_inputs(&a.after, &opts)
             .map_err(|e| e.wrap("rendering the --against inputs (after)"))?;
-        capi_render::impact::impact(&before, &after)
+        capi_render::diff::impact(&before, &after)
     })();
     let res = res.and_then(|i| {
         if a.output_format == super::output::Format::Json {

@@ -6,8 +6,9 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use capi_render::gitops::krm;
-use capi_render::render::{self, RenderOptions, RenderSet};
+use capi_render::krm;
+use capi_render::model::{RenderOptions, RenderSet};
+use capi_render::render;
 use capi_render::Error;
 use clap::Args;
 

@@ -32,7 +32,7 @@ pub fn print_error(e: &Error) {
 /// `admit`.)
 pub fn prepare_inputs(
     paths: &[std::path::PathBuf],
-    opts: &capi_render::render::RenderOptions,
+    opts: &capi_render::model::RenderOptions,
 ) -> Result<capi_render::render::Rendering, Error> {
     let mut inputs = capi_render::render::Inputs::default();
     let meter = capi_render::limits::Meter::current();
@@ -53,7 +53,7 @@ pub fn prepare_inputs(
 }
 
 /// With `-v`, what one unit resolved to (a provider) or holds (a Cluster).
-pub fn report_unit(u: &capi_render::render::RenderedUnit) {
+pub fn report_unit(u: &capi_render::model::RenderedUnit) {
     report(&u.kind, &u.namespace, &u.name, u.objects.len());
 }
 
@@ -62,16 +62,16 @@ pub fn report_summary(u: &capi_render::gitops::flux::UnitSummary) {
     report(&u.kind, &u.namespace, &u.name, u.objects);
 }
 
-fn report(kind: &capi_render::render::UnitKind, namespace: &str, name: &str, objects: usize) {
+fn report(kind: &capi_render::model::UnitKind, namespace: &str, name: &str, objects: usize) {
     if !ui::is_verbose() {
         return;
     }
     match kind {
-        capi_render::render::UnitKind::Provider(p) => ui::verbose(&format!(
+        capi_render::model::UnitKind::Provider(p) => ui::verbose(&format!(
             "{} {namespace}/{name}: version {}, contract {}, from {}",
             p.kind, p.version, p.contract, p.source
         )),
-        capi_render::render::UnitKind::Cluster => {
+        capi_render::model::UnitKind::Cluster => {
             ui::verbose(&format!("Cluster {namespace}/{name}: {objects} objects"))
         }
     }
@@ -80,8 +80,8 @@ fn report(kind: &capi_render::render::UnitKind, namespace: &str, name: &str, obj
 /// [`prepare_inputs`], then every unit in memory (`-o`, `--check`, `diff`).
 pub fn render_inputs(
     paths: &[std::path::PathBuf],
-    opts: &capi_render::render::RenderOptions,
-) -> Result<capi_render::render::RenderSet, Error> {
+    opts: &capi_render::model::RenderOptions,
+) -> Result<capi_render::model::RenderSet, Error> {
     let set = prepare_inputs(paths, opts)?.into_set()?;
     for u in &set.units {
         report_unit(u);

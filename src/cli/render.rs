@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use capi_render::gitops::{self, TreeOptions};
-use capi_render::render::{RenderOptions, Rendering};
+use capi_render::model::RenderOptions;
+use capi_render::render::Rendering;
 use capi_render::Error;
 use clap::Args;
 

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use capi_render::render::RenderOptions;
+use capi_render::model::RenderOptions;
 use capi_render::Error;
 use clap::{Args, Subcommand};
 

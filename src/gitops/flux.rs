@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::names::is_safe_relative;
 use crate::error::{Error, Result};
 use crate::model::sha256_hex;
-use crate::render::{RenderedUnit, UnitKind};
+use crate::model::{RenderedUnit, UnitKind};
 
 /// Namespace of the Kustomizations (and of the GitRepository they read from).
 pub const NAMESPACE: &str = "flux-system";
@@ -52,7 +52,7 @@ impl UnitSummary {
 
     /// The unit's directory inside the tree ([`RenderedUnit::dir`]).
     pub fn dir(&self) -> String {
-        crate::render::unit_dir(&self.kind, &self.namespace, &self.name)
+        crate::model::unit_dir(&self.kind, &self.namespace, &self.name)
     }
 }
 
@@ -230,7 +230,7 @@ pub fn kustomizations(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::ProviderInfo;
+    use crate::model::ProviderInfo;
 
     fn crd(group: &str, kind: &str) -> Value {
         json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",

@@ -10,7 +10,7 @@ use super::kustomization::{kustomization, FILE as KUSTOMIZATION};
 use super::names::{check_segment, object_file_names};
 use super::{flux, TreeOptions};
 use crate::error::{Error, Result};
-use crate::render::{RenderSet, RenderedUnit, UnitKind};
+use crate::model::{RenderSet, RenderedUnit, UnitKind};
 
 /// Directory of the Flux Kustomizations.
 pub const FLUX_DIR: &str = "flux";
@@ -135,7 +135,7 @@ pub fn plan_files(set: &RenderSet, opts: &TreeOptions) -> Result<BTreeMap<String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::ProviderInfo;
+    use crate::model::ProviderInfo;
     use serde_json::json;
 
     fn set() -> RenderSet {

@@ -11,7 +11,7 @@ use super::flux::UnitSummary;
 use super::names::is_safe_relative;
 use crate::error::{Error, Result};
 use crate::model::sha256_hex;
-use crate::render::{InputFile, RenderSet, UnitKind};
+use crate::model::{InputFile, RenderSet, UnitKind};
 
 pub const FILE: &str = "capi-render.lock";
 /// Format version of the lock file.
@@ -168,7 +168,9 @@ pub fn read_lock(text: &str, shown: &str) -> Result<Lock> {
     let mut out = Vec::with_capacity(entries.len());
     for (i, (p, sum)) in entries.into_iter().enumerate() {
         let p = p.ok_or_else(|| bad(&format!("outputs[{i}].path: missing or not a string")))?;
-        if !is_safe_relative(&p) || p == FILE || p.split('/').next() == Some(super::writer::STAGING)
+        if !is_safe_relative(&p)
+            || p == FILE
+            || p.split('/').next() == Some(super::journal::STAGING)
         {
             return Err(bad(&format!(
                 "outputs[{i}].path: {p:?} is not a relative path inside OUT"
@@ -423,7 +425,7 @@ mod tests {
             assert_eq!(read.len(), outs.len());
         }
     }
-    use crate::render::{InputFile, ProviderInfo, RenderedUnit};
+    use crate::model::{InputFile, ProviderInfo, RenderedUnit};
 
     #[test]
     fn round_trip_of_outputs_and_facts() {

@@ -62,7 +62,6 @@
 pub mod check;
 pub mod flux;
 pub mod journal;
-pub mod krm;
 pub mod kustomization;
 pub mod layout;
 pub mod lock;
@@ -77,7 +76,8 @@ pub use check::CheckReport;
 pub use writer::{Hook, Injected, Step, WriteReport};
 
 use crate::error::{Error, Result};
-use crate::render::{Produced, RenderSet, Rendering, UnitKind};
+use crate::model::{RenderSet, UnitKind};
+use crate::render::{Produced, Rendering};
 
 /// Options of the tree writer.
 #[derive(Debug, Clone, Default)]

@@ -6,10 +6,17 @@
 //! * [`float`]: `strconv.FormatFloat(f, 'g', -1, 64)` and `encoding/json` float text;
 //! * [`regex`]: Go `regexp` (RE2) semantics and compile errors on the regex crate;
 //! * [`base64`]: `encoding/base64.StdEncoding` (encode, and decode with Go's error
-//!   offsets).
+//!   offsets);
+//! * [`json`]: `encoding/json` marshal text and number decoding (apimachinery's and
+//!   `sigs.k8s.io/yaml`'s);
+//! * [`jsonpatch`] and [`mergepatch`]: evanphx/json-patch v5.9.11, RFC 6902 and RFC 7386
+//!   (apply, and `CreateMergePatch`).
 
 pub mod base64;
 pub mod float;
 pub mod isprint;
+pub mod json;
+pub mod jsonpatch;
+pub mod mergepatch;
 pub mod quote;
 pub mod regex;

@@ -2,7 +2,7 @@
 //! comparisons, index, len, not, print*, html, js, urlquery.
 
 use super::fmt::{sprint, sprint_value, sprintf, sprintln};
-use super::funcs::{f, fv, iface, Func, Param::*};
+use super::func::{f, fv, iface, Func, Param::*};
 use super::value::{Elem, IntTy, Value};
 
 pub fn lookup(name: &str) -> Option<Func> {

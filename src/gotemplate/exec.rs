@@ -5,7 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use super::funcs::{self, Func, Param};
+use super::func::{Func, Param};
+use super::funcs;
 use super::parse::{Arg, Cmd, Control, Node, Pipe, Templates};
 use super::value::{Elem, IntTy, Value};
 
@@ -634,7 +635,7 @@ impl<'a> Exec<'a> {
             return self.err(format!("nil pointer evaluating {typ}.{name}"));
         }
         if let Value::Semver(sv) = &recv.v {
-            if let Some(m) = super::semver::method(sv, name) {
+            if let Some(m) = super::methods::method(sv, name) {
                 let at = self.at;
                 return self.eval_call(dot, &m, false, name, at, self.at_pos, args, fin);
             }
@@ -817,15 +818,10 @@ impl<'a> Exec<'a> {
                 Arg::Number { num, .. } if num.is_float => Ok(Rv::plain(Value::Float(num.float))),
                 _ => found(self, "float"),
             },
-            Some(Param::Int) | Some(Param::Int64) => match n {
-                Arg::Number { num, .. } if num.is_int => Ok(Rv::plain(Value::Int(
-                    num.int,
-                    if typ == Some(Param::Int) {
-                        IntTy::Int
-                    } else {
-                        IntTy::Int64
-                    },
-                ))),
+            Some(Param::Int) => match n {
+                Arg::Number { num, .. } if num.is_int => {
+                    Ok(Rv::plain(Value::Int(num.int, IntTy::Int)))
+                }
                 _ => found(self, "integer"),
             },
             Some(Param::Str) => match n {
@@ -872,8 +868,6 @@ impl Param {
                 v: Value::Nil,
                 boxed: true,
             },
-            Param::List => Rv::plain(Value::List(Default::default(), Elem::Any)),
-            Param::StrList => Rv::plain(Value::List(Default::default(), Elem::Str)),
             Param::Map => Rv::plain(Value::Map(std::rc::Rc::new(BTreeMap::new()), Elem::Any)),
             Param::Semver => Rv::plain(Value::Nil),
             _ => Rv::invalid(),

@@ -11,8 +11,10 @@
 mod builtins;
 mod exec;
 pub mod fmt;
+mod func;
 mod funcs;
 mod lex;
+mod methods;
 mod parse;
 pub mod semver;
 mod sprig;

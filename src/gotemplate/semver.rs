@@ -1,17 +1,13 @@
 //! Masterminds semver v3.3.0 as sprig uses it: `NewVersion` (loose: `v`
 //! prefix, missing minor/patch), `NewConstraint` / `Check` (operators
 //! `= != > < >= => <= =< ~ ~> ^`, wildcards, `a - b` ranges, `,` and `||`),
-//! and the `*Version` methods templates call (`.Major`, `.Minor`, ...).
+//! and `*Version`'s comparison and bumps (the methods templates call are in `methods`).
 
 use std::cmp::Ordering;
 use std::fmt;
-use std::rc::Rc;
 use std::sync::OnceLock;
 
 use regex::Regex;
-
-use super::funcs::{Func, Param};
-use super::value::{IntTy, Value};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Version {
@@ -199,7 +195,7 @@ impl Version {
         }
     }
 
-    fn bumped(&self, major: u64, minor: u64, patch: u64) -> Version {
+    pub(super) fn bumped(&self, major: u64, minor: u64, patch: u64) -> Version {
         let mut n = Version {
             major,
             minor,
@@ -430,93 +426,6 @@ pub fn semver_compare(constraint: &str, version: &str) -> Result<bool, String> {
     let c = parse_constraints(constraint)?;
     let v = parse(version)?;
     Ok(c.check(&v))
-}
-
-fn recv(a: &[Value]) -> Result<&Version, String> {
-    match a.first() {
-        Some(Value::Semver(v)) => Ok(v),
-        _ => Err("runtime error: invalid memory address or nil pointer dereference".into()),
-    }
-}
-
-fn other(a: &[Value]) -> Result<&Version, String> {
-    match a.get(1) {
-        Some(Value::Semver(v)) => Ok(v),
-        _ => Err("runtime error: invalid memory address or nil pointer dereference".into()),
-    }
-}
-
-/// The method `name` of a `*semver.Version`, bound to `v`.
-pub fn method(v: &Rc<Version>, name: &str) -> Option<Func> {
-    use Param::Semver as S;
-    let u = |x: u64| Value::Int(x as i64, IntTy::Uint64);
-    let _ = u;
-    let (params, call): (&'static [Param], super::funcs::FnImpl) = match name {
-        "Major" => (&[], |a| {
-            Ok(Value::Int(recv(a)?.major as i64, IntTy::Uint64))
-        }),
-        "Minor" => (&[], |a| {
-            Ok(Value::Int(recv(a)?.minor as i64, IntTy::Uint64))
-        }),
-        "Patch" => (&[], |a| {
-            Ok(Value::Int(recv(a)?.patch as i64, IntTy::Uint64))
-        }),
-        "Prerelease" => (&[], |a| Ok(Value::str(recv(a)?.pre.as_str()))),
-        "Metadata" => (&[], |a| Ok(Value::str(recv(a)?.metadata.as_str()))),
-        "Original" => (&[], |a| Ok(Value::str(recv(a)?.original.as_str()))),
-        "String" => (&[], |a| Ok(Value::str(recv(a)?.to_string()))),
-        "IncMajor" => (&[], |a| {
-            let v = recv(a)?;
-            Ok(Value::Semver(Rc::new(v.bumped(v.major + 1, 0, 0))))
-        }),
-        "IncMinor" => (&[], |a| {
-            let v = recv(a)?;
-            Ok(Value::Semver(Rc::new(v.bumped(v.major, v.minor + 1, 0))))
-        }),
-        "IncPatch" => (&[], |a| {
-            let v = recv(a)?;
-            let p = if v.pre.is_empty() {
-                v.patch + 1
-            } else {
-                v.patch
-            };
-            Ok(Value::Semver(Rc::new(v.bumped(v.major, v.minor, p))))
-        }),
-        "LessThan" => (&[S], |a| {
-            Ok(Value::Bool(recv(a)?.compare(other(a)?) == Ordering::Less))
-        }),
-        "LessThanEqual" => (&[S], |a| {
-            Ok(Value::Bool(
-                recv(a)?.compare(other(a)?) != Ordering::Greater,
-            ))
-        }),
-        "GreaterThan" => (&[S], |a| {
-            Ok(Value::Bool(
-                recv(a)?.compare(other(a)?) == Ordering::Greater,
-            ))
-        }),
-        "GreaterThanEqual" => (&[S], |a| {
-            Ok(Value::Bool(recv(a)?.compare(other(a)?) != Ordering::Less))
-        }),
-        "Equal" => (&[S], |a| {
-            Ok(Value::Bool(recv(a)?.compare(other(a)?) == Ordering::Equal))
-        }),
-        "Compare" => (&[S], |a| {
-            Ok(Value::int(match recv(a)?.compare(other(a)?) {
-                Ordering::Less => -1,
-                Ordering::Equal => 0,
-                Ordering::Greater => 1,
-            }))
-        }),
-        _ => return None,
-    };
-    Some(Func {
-        params,
-        variadic: false,
-        ret_iface: false,
-        call,
-        bound: Some(Value::Semver(v.clone())),
-    })
 }
 
 #[cfg(test)]

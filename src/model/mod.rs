@@ -1,8 +1,14 @@
-//! The bottom layer every stage may import and that imports no stage: hashing and the
-//! compact form of objects; the shared data types move here with the structure work
-//! (issue 14).
+//! The bottom layer every stage may import and that imports no stage: the shared data
+//! types (input files and objects, rendered units, the render set and options), hashing
+//! and the compact form of objects.
 
 pub mod compact;
 pub mod hash;
+pub mod object;
+pub mod unit;
 
 pub use hash::{hex, sha256_hex};
+pub use unit::{
+    unit_dir, InputFile, InputObject, ProviderInfo, RenderOptions, RenderSet, RenderedUnit,
+    UnitKind,
+};

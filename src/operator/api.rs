@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::model::InputObject;
 use crate::provider::ProviderType;
-use crate::render::InputObject;
 
 /// The operator's API group.
 pub const OPERATOR_GROUP: &str = "operator.cluster.x-k8s.io";

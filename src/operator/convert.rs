@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::api::{classify, ApiVersion, Origin, ProviderCr};
 use crate::error::{Error, Result};
-use crate::render::InputObject;
+use crate::model::InputObject;
 
 const CONVERSION_DATA: &str = "cluster.x-k8s.io/conversion-data";
 

@@ -27,9 +27,9 @@ use serde_json::{json, Value};
 use crate::components::{self, ComponentsOptions};
 use crate::config::{Config, ImageMeta};
 use crate::error::{Error, Result};
+use crate::model::{InputFile, InputObject, ProviderInfo, RenderOptions, RenderedUnit, UnitKind};
 use crate::provider::{Provider, ProviderType};
 use crate::redact::Redactor;
-use crate::render::{InputFile, InputObject, ProviderInfo, RenderOptions, RenderedUnit, UnitKind};
 use crate::repository::Metadata;
 use crate::version::Version;
 

@@ -7,8 +7,8 @@ use serde_json::Value;
 use super::api::ProviderCr;
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::model::InputObject;
 use crate::provider::ProviderType;
-use crate::render::InputObject;
 use crate::version::Version;
 
 fn fail(p: &ProviderCr, reason: &str, msg: impl std::fmt::Display) -> Error {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::render::InputObject;
+use crate::model::InputObject;
 
 /// Find the Secret `namespace/name` among the inputs.
 pub fn find_secret<'a>(

@@ -13,8 +13,8 @@ use super::configmap::{self, LabelSelector};
 use super::oci;
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::model::{InputFile, InputObject};
 use crate::provider::Provider;
-use crate::render::{InputFile, InputObject};
 use crate::repository::LocalRepository;
 use crate::version::Version;
 

@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 use super::api::ProviderCr;
 use super::source::{self, Source, SourceContext};
 use crate::error::Result;
+use crate::model::{InputObject, RenderOptions};
 use crate::provider::ProviderType;
-use crate::render::{InputObject, RenderOptions};
 use crate::repository::Metadata;
 use crate::version::Version;
 

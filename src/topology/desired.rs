@@ -7,7 +7,7 @@ use super::blueprint::Blueprint;
 use super::clone::{self, CloneInput, CLUSTER_NAME_LABEL, OWNED_LABEL};
 use super::names::{self, Strategy};
 use super::obj;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 
 pub const DEPLOYMENT_NAME_LABEL: &str = "topology.cluster.x-k8s.io/deployment-name";
 pub const POOL_NAME_LABEL: &str = "topology.cluster.x-k8s.io/pool-name";
@@ -521,6 +521,7 @@ fn machine_deployment(ctx: &Ctx, bp: &Blueprint, t: &Value, version: &str) -> Re
             obj::namespace(&bp.cc),
             obj::name(&bp.cc)
         ))
+        .of_kind(ErrorKind::ClassNotFound)
     })?;
     let prefix = format!("{}-{}-", ctx.name, tname);
     let tpl_clone = |src: &Value, role: &str| {
@@ -622,6 +623,7 @@ fn machine_pool(ctx: &Ctx, bp: &Blueprint, t: &Value, version: &str) -> Result<M
             obj::namespace(&bp.cc),
             obj::name(&bp.cc)
         ))
+        .of_kind(ErrorKind::ClassNotFound)
     })?;
     let prefix = format!("{}-{}-", ctx.name, tname);
     let mut pool_label = Map::new();

@@ -6,7 +6,6 @@
 use serde_json::{json, Map, Value};
 
 use super::desired::Desired;
-use super::mergepatch;
 use super::obj;
 use crate::error::{Error, Result};
 
@@ -62,7 +61,7 @@ pub fn create_intent(desired: &Value, ignore: &[Vec<String>]) -> Value {
             drop_diff(&mut Vec::new(), m, &ignored);
         }
     }
-    mergepatch::prune_nulls(&mut v);
+    crate::go::mergepatch::prune_nulls(&mut v);
     v
 }
 

@@ -19,7 +19,6 @@ pub mod desired_view;
 pub mod diff;
 pub mod dryrun;
 pub mod input;
-pub mod mergepatch;
 pub mod metadata_validation;
 pub mod mhc_validation;
 pub mod names;
@@ -32,7 +31,7 @@ pub mod webhooks;
 
 use serde_json::Value;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 
 /// One Cluster's plan: the objects the reconcile creates and the Cluster before and
 /// after it.
@@ -189,6 +188,7 @@ fn plan_prepared(
             "failed to retrieve ClusterClass {}/{name}: clusterclasses.cluster.x-k8s.io {name:?} not found",
             class_namespace(&c)
         ))
+        .of_kind(ErrorKind::ClassNotFound)
         .wrap(RECONCILE)
     })?;
     reconcile(&c, class, inputs).map_err(|e| e.wrap(RECONCILE))
@@ -323,7 +323,7 @@ pub fn render_cluster_with(
         .get_or_init(|| PreparedClass::for_cluster(cluster, inputs, false));
     let p = plan_prepared(cluster, inputs, class.as_ref())?;
     let mut out = p.created;
-    plan::sort_by_kind_and_name(&mut out);
+    obj::sort_by_kind_and_name(&mut out);
     out.push(p.cluster_after);
     Ok(out)
 }

@@ -1,90 +1,11 @@
-//! Small helpers over `serde_json::Value` objects: nested fields, metadata, refs.
+//! Topology's helpers over objects: references, owner references, map merging and
+//! plan order, over the shared accessors of [`crate::model::object`].
 
 use serde_json::{Map, Value};
 
-/// The value at `path` (object keys), if every step exists.
-pub fn get<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
-    let mut cur = v;
-    for p in path {
-        cur = cur.as_object()?.get(*p)?;
-    }
-    Some(cur)
-}
-
-/// The string at `path`, or `""`.
-pub fn str_at<'a>(v: &'a Value, path: &[&str]) -> &'a str {
-    get(v, path).and_then(Value::as_str).unwrap_or("")
-}
-
-/// Set `path` to `value`, creating (or replacing non-object) intermediate maps.
-pub fn set(v: &mut Value, path: &[&str], value: Value) {
-    let Some((last, parents)) = path.split_last() else {
-        *v = value;
-        return;
-    };
-    let mut cur = v;
-    for p in parents {
-        if !cur.is_object() {
-            *cur = Value::Object(Map::new());
-        }
-        let m = cur.as_object_mut().expect("object");
-        cur = m
-            .entry(p.to_string())
-            .or_insert_with(|| Value::Object(Map::new()));
-    }
-    if !cur.is_object() {
-        *cur = Value::Object(Map::new());
-    }
-    cur.as_object_mut()
-        .expect("object")
-        .insert(last.to_string(), value);
-}
-
-/// Remove the field at `path`; returns it.
-pub fn remove(v: &mut Value, path: &[&str]) -> Option<Value> {
-    let (last, parents) = path.split_last()?;
-    let mut cur = v;
-    for p in parents {
-        cur = cur.as_object_mut()?.get_mut(*p)?;
-    }
-    cur.as_object_mut()?.remove(*last)
-}
-
-pub fn name(v: &Value) -> &str {
-    str_at(v, &["metadata", "name"])
-}
-
-pub fn namespace(v: &Value) -> &str {
-    str_at(v, &["metadata", "namespace"])
-}
-
-pub fn kind(v: &Value) -> &str {
-    str_at(v, &["kind"])
-}
-
-pub fn api_version(v: &Value) -> &str {
-    str_at(v, &["apiVersion"])
-}
-
-/// The group of an apiVersion (`""` for the core group).
-pub fn group_of(api_version: &str) -> &str {
-    match api_version.rsplit_once('/') {
-        Some((g, _)) => g,
-        None => "",
-    }
-}
-
-/// A string map (labels, annotations) at `path`; non-string values are skipped.
-pub fn string_map(v: &Value, path: &[&str]) -> Map<String, Value> {
-    match get(v, path) {
-        Some(Value::Object(m)) => m
-            .iter()
-            .filter(|(_, v)| v.is_string())
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
-        _ => Map::new(),
-    }
-}
+pub use crate::model::object::{
+    api_version, get, group_of, kind, name, namespace, remove, set, str_at, string_map,
+};
 
 /// `util.MergeMap`: the first map wins on key conflicts.
 pub fn merge_maps(maps: &[&Map<String, Value>]) -> Map<String, Value> {
@@ -118,6 +39,11 @@ pub fn owner_ref_to_cluster(cluster_name: &str) -> Value {
     })
 }
 
+/// `lessByKindAndName`.
+pub fn sort_by_kind_and_name(objs: &mut [Value]) {
+    objs.sort_by(|a, b| (kind(a), name(a)).cmp(&(kind(b), name(b))));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,11 +64,5 @@ mod tests {
         let b = json!({"x": "b", "y": "b"});
         let m = merge_maps(&[a.as_object().unwrap(), b.as_object().unwrap()]);
         assert_eq!(Value::Object(m), json!({"x": "a", "y": "b"}));
-    }
-
-    #[test]
-    fn group_of_core_is_empty() {
-        assert_eq!(group_of("v1"), "");
-        assert_eq!(group_of("cluster.x-k8s.io/v1beta1"), "cluster.x-k8s.io");
     }
 }

@@ -3,8 +3,10 @@
 
 use serde_json::Value;
 
-use super::{diff, input, mergepatch, obj, plan_cluster};
+use super::{diff, input, obj, plan_cluster};
 use crate::error::{Error, Result};
+use crate::go::json::marshal;
+use crate::go::mergepatch;
 
 /// One output file (path relative to the output directory) and its bytes.
 pub struct PlanFile {
@@ -39,11 +41,6 @@ pub struct PlanChange {
     pub name: String,
     /// `created` or `modified`.
     pub action: String,
-}
-
-/// `lessByKindAndName`.
-pub fn sort_by_kind_and_name(objs: &mut [Value]) {
-    objs.sort_by(|a, b| (obj::kind(a), obj::name(a)).cmp(&(obj::kind(b), obj::name(b))));
 }
 
 fn table(rows: &[[String; 4]], colors: &[&str]) -> String {
@@ -179,7 +176,7 @@ pub fn plan(
             summary,
         });
     };
-    sort_by_kind_and_name(&mut p.created);
+    obj::sort_by_kind_and_name(&mut p.created);
     let mut rows = Vec::new();
     let mut colors = Vec::new();
     for c in &p.created {
@@ -242,7 +239,7 @@ pub fn plan(
         check_file_name(&base, a)?;
         let before = crate::yaml::from_objects(std::slice::from_ref(&p.cluster_before));
         let after = crate::yaml::from_objects(std::slice::from_ref(a));
-        let patch = mergepatch::go_json(&mergepatch::create(&p.cluster_before, a));
+        let patch = marshal(&mergepatch::create(&p.cluster_before, a));
         let d = diff::unified(
             &join("modified", &format!("{base}.original.yaml")),
             &join("modified", &format!("{base}.modified.yaml")),

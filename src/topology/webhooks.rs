@@ -81,7 +81,7 @@ fn indent(v: &Value, depth: usize, out: &mut String) {
             out.push_str("{\n");
             for (i, (k, x)) in m.iter().enumerate() {
                 out.push_str(&pad(depth + 1));
-                out.push_str(&super::mergepatch::go_json(&Value::from(k.as_str())));
+                out.push_str(&crate::go::json::marshal(&Value::from(k.as_str())));
                 out.push_str(": ");
                 indent(x, depth + 1, out);
                 out.push_str(if i + 1 < m.len() { ",\n" } else { "\n" });
@@ -89,29 +89,26 @@ fn indent(v: &Value, depth: usize, out: &mut String) {
             out.push_str(&pad(depth));
             out.push('}');
         }
-        _ => out.push_str(&super::mergepatch::go_json(v)),
+        _ => out.push_str(&crate::go::json::marshal(v)),
     }
 }
 
 /// Go's `template.New(name).Funcs(sprig.HermeticTxtFuncMap()).Parse(t)` error, if any.
-/// gotemplate parses and executes together (template name "tpl"): a parse error is
-/// told apart from an execution error (with empty data) by its shape.
 pub fn template_parse_error(name: &str, t: &str) -> Option<String> {
-    let e = crate::gotemplate::execute(t, &Value::Object(Default::default())).err()?;
-    let msg = e.message();
-    let rest = msg.strip_prefix("template: tpl:")?;
-    if msg.contains("executing \"tpl\"") {
-        return None;
-    }
-    Some(format!("template: {name}:{rest}"))
+    let o = crate::gotemplate::Options {
+        name,
+        ..Default::default()
+    };
+    let e = crate::gotemplate::parse_check(t, &o).err()?;
+    Some(e.message().to_string())
 }
 
 /// A `clusterv1.JSONPatch` as Go prints it: op, path, value, valueFrom in field order.
 fn pretty_json_patch(p: &Value) -> String {
     let mut s = format!(
         "{{\n  \"op\": {},\n  \"path\": {}",
-        super::mergepatch::go_json(&Value::from(obj::str_at(p, &["op"]))),
-        super::mergepatch::go_json(&Value::from(obj::str_at(p, &["path"])))
+        crate::go::json::marshal(&Value::from(obj::str_at(p, &["op"]))),
+        crate::go::json::marshal(&Value::from(obj::str_at(p, &["path"])))
     );
     if let Some(v) = p.get("value").filter(|v| !v.is_null()) {
         let mut t = String::new();
@@ -124,7 +121,7 @@ fn pretty_json_patch(p: &Value) -> String {
             if let Some(x) = vf.get(k).and_then(Value::as_str) {
                 parts.push(format!(
                     "    \"{k}\": {}",
-                    super::mergepatch::go_json(&Value::from(x))
+                    crate::go::json::marshal(&Value::from(x))
                 ));
             }
         }

@@ -14,11 +14,11 @@
 
 use serde_json::{Map, Value};
 
-use super::gojson::{normalize_number, normalize_numbers, number_text};
 use super::gotime::parse_rfc3339;
 use super::model::{Kind, Model, Special, Ty};
 use super::quantity::{self, ERR_FORMAT_WRONG};
 use crate::go::base64::{decode as base64_decode, encode as base64_encode};
+use crate::go::json::{normalize_number, normalize_numbers, number_text};
 
 /// A Go `json.UnmarshalTypeError`.
 #[derive(Debug, Clone)]
@@ -554,7 +554,7 @@ impl<'m> Walker<'m> {
                 }
             },
             Special::MicroTime => return Err(msg("typed: MicroTime is not supported")),
-            Special::Raw => normalize_numbers(v),
+            Special::Raw => normalize_numbers(v.clone()),
             Special::OrBool(schema) => match v {
                 Value::Bool(b) => Value::Bool(*b),
                 Value::Object(_) => self.json_unmarshal(v, &Ty::Struct(schema))?,

@@ -34,7 +34,6 @@
 
 mod convert;
 pub mod duration;
-pub mod gojson;
 mod gotime;
 mod model;
 pub mod quantity;

@@ -217,3 +217,15 @@ pub fn fleet(dir: &Path, n: usize, first: usize, edit: impl Fn(&str) -> String) 
         .collect();
     std::fs::write(dir.join("clusters.yaml"), t).unwrap();
 }
+
+/// `render --stdout`'s bytes for a render set: every object of every unit, in order,
+/// as one YAML stream (what the binary prints unit by unit).
+#[allow(dead_code)]
+pub fn yaml_stream(set: &capi_render::model::RenderSet) -> String {
+    let (mut join, mut s) = (capi_render::yaml::StreamJoin::default(), String::new());
+    for o in set.units.iter().flat_map(|u| &u.objects) {
+        join.push(&capi_render::yaml::to_yaml(o), &mut s);
+    }
+    join.finish(&mut s);
+    s
+}

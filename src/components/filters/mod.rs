@@ -8,87 +8,22 @@ pub mod fix_images;
 pub mod order;
 pub mod target_namespace;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-/// `unstructured.GetKind()`: the `kind` string or "".
-pub fn kind(o: &Value) -> &str {
-    o.get("kind").and_then(Value::as_str).unwrap_or("")
-}
+use crate::model::object::{api_version, group_of, version_of};
 
-/// `unstructured.GetName()`.
-pub fn name(o: &Value) -> &str {
-    o.get("metadata")
-        .and_then(|m| m.get("name"))
-        .and_then(Value::as_str)
-        .unwrap_or("")
-}
+pub use crate::model::object::{
+    kind, metadata_mut, name, namespace, nested_string_map as string_map, set_metadata_field,
+};
 
-/// `unstructured.GetNamespace()`.
-pub fn namespace(o: &Value) -> &str {
-    o.get("metadata")
-        .and_then(|m| m.get("namespace"))
-        .and_then(Value::as_str)
-        .unwrap_or("")
-}
-
-/// The group of `apiVersion` (`""` for the core group).
+/// The group of the object's `apiVersion`.
 pub fn group(o: &Value) -> &str {
-    let av = o.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-    match av.split_once('/') {
-        Some((g, _)) => g,
-        None => "",
-    }
+    group_of(api_version(o))
 }
 
-/// The version of `apiVersion`.
+/// The version of the object's `apiVersion`.
 pub fn version(o: &Value) -> &str {
-    let av = o.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-    match av.split_once('/') {
-        Some((_, v)) => v,
-        None => av,
-    }
-}
-
-/// The `metadata` map, created (replacing a non-map) as `unstructured.SetNestedField` does.
-pub fn metadata_mut(o: &mut Value) -> &mut Map<String, Value> {
-    if !o.is_object() {
-        *o = Value::Object(Map::new());
-    }
-    let m = o.as_object_mut().expect("object ensured above");
-    let md = m
-        .entry("metadata")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !md.is_object() {
-        *md = Value::Object(Map::new());
-    }
-    md.as_object_mut().expect("object ensured above")
-}
-
-/// A string map field of metadata (`labels`, `annotations`) as
-/// `NestedStringMap` reads it: `None` if absent or if any value is not a string.
-pub fn string_map(o: &Value, field: &str) -> Option<Map<String, Value>> {
-    let m = o.get("metadata")?.get(field)?.as_object()?;
-    if m.values().all(Value::is_string) {
-        Some(m.clone())
-    } else {
-        None
-    }
-}
-
-/// `SetName`/`SetNamespace`/`SetLabels`: an empty value removes the field.
-pub fn set_metadata_field(o: &mut Value, field: &str, v: Value) {
-    let md = metadata_mut(o);
-    let empty = match &v {
-        Value::String(s) => s.is_empty(),
-        Value::Object(m) => m.is_empty(),
-        Value::Null => true,
-        _ => false,
-    };
-    if empty {
-        md.remove(field);
-    } else {
-        md.insert(field.to_string(), v);
-    }
+    version_of(api_version(o))
 }
 
 /// clusterctl's `scheme.Scheme.Convert(obj, &typed)` followed by the conversion back:
@@ -96,7 +31,7 @@ pub fn set_metadata_field(o: &mut Value, field: &str, v: Value) {
 /// goes through [`crate::typed::round_trip_as`].
 pub fn typed_round_trip(o: &Value, target: &str) -> crate::Result<Value> {
     let k = kind(o);
-    let av = o.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let av = api_version(o);
     if av != target {
         let (tg, tv) = target.split_once('/').unwrap_or(("", target));
         let registered = group_of(av) == tg && crate::typed::is_supported(av, k)
@@ -116,15 +51,4 @@ pub fn typed_round_trip(o: &Value, target: &str) -> crate::Result<Value> {
     }
     crate::typed::round_trip_as(o, target, k)
         .map_err(|e| crate::typed::scheme_convert_error(target, k, &e))
-}
-
-fn group_of(api_version: &str) -> &str {
-    api_version.split_once('/').map(|(g, _)| g).unwrap_or("")
-}
-
-fn version_of(api_version: &str) -> &str {
-    api_version
-        .split_once('/')
-        .map(|(_, v)| v)
-        .unwrap_or(api_version)
 }

@@ -14,7 +14,7 @@ mod regex;
 mod text;
 
 use super::fmt::{sprint_value, sprintf};
-use super::funcs::{f, fv, iface, Func, Param::*};
+use super::func::{f, fv, iface, Func, Param::*};
 use super::value::Value;
 
 pub use numeric::{to_float64, to_int64};

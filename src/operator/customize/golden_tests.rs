@@ -15,9 +15,9 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::gojson;
 use super::{customize, CustomizeInput, ProviderIdentity};
 use crate::config::ImageMeta;
+use crate::go::json::marshal;
 use crate::yaml::parse_documents;
 
 fn root() -> PathBuf {
@@ -143,7 +143,7 @@ fn compare_dir(fixtures: &std::path::Path, goldens: &std::path::Path) -> (usize,
                     continue;
                 }
                 for (i, (g, w)) in objs.iter().zip(want).enumerate() {
-                    let (g, w) = (gojson::to_text(g), gojson::to_text(w));
+                    let (g, w) = (marshal(g), marshal(w));
                     if g != w {
                         failures.push(format!("{name}[{i}]:\n  ours:     {g}\n  operator: {w}"));
                     }

@@ -15,10 +15,10 @@
 
 use serde_json::{Map, Value};
 
-use super::gojson;
-use super::merge::merge_patch;
 use super::patches::yaml_to_json;
 use crate::error::{Error, Result};
+use crate::go::json::{float_numbers, type_name};
+use crate::go::mergepatch::merge_patch;
 
 /// The identity a patch and a resource are matched on.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -51,7 +51,7 @@ fn string_member(
         Some(Value::String(s)) => Ok(s.clone()),
         Some(v) => Err(format!(
             "{PREFIX} {} into Go struct field {go_path} of type string",
-            gojson::type_name(v)
+            type_name(v)
         )),
     }
 }
@@ -64,7 +64,7 @@ pub fn match_info(v: &Value) -> std::result::Result<MatchInfo, String> {
         other => {
             return Err(format!(
                 "{PREFIX} {} into Go value of type patch.matchInfo",
-                gojson::type_name(other)
+                type_name(other)
             ))
         }
     };
@@ -82,7 +82,7 @@ pub fn match_info(v: &Value) -> std::result::Result<MatchInfo, String> {
         Some(other) => {
             return Err(format!(
                 "{PREFIX} {} into Go struct field matchInfo.metadata of type patch.Metadata",
-                gojson::type_name(other)
+                type_name(other)
             ))
         }
     }
@@ -140,7 +140,7 @@ pub fn apply_manifest_patches(objs: Vec<Value>, patches: &[String]) -> Result<Ve
                 json = merge_patch(&json, pjson);
             }
         }
-        out.push(gojson::float_numbers(json));
+        out.push(float_numbers(json));
     }
     Ok(out)
 }

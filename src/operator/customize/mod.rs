@@ -15,7 +15,7 @@
 //! | which Deployment gets what | [`select`] | R6.2 |
 //! | Deployment fields, then containers, then manager | [`deployment`], [`containers`], [`manager`], [`set_arg`] | R6.3–R6.5 |
 //! | `paused` | [`paused`] | proposal (below) |
-//! | `patches` / `manifestPatches` | [`patches`] ([`json6902`], [`merge`], [`label_selector`]), [`manifest_patches`] | R7 |
+//! | `patches` / `manifestPatches` | [`patches`] ([`crate::go::jsonpatch`], [`crate::go::mergepatch`], [`label_selector`]), [`manifest_patches`] | R7 |
 //! | image overrides | [`images`] | R8 |
 //!
 //! **Typed round trip (R6.2.4).** `customizeObjectsFn` converts *every* object of kind
@@ -55,13 +55,10 @@
 
 pub mod containers;
 pub mod deployment;
-pub mod gojson;
 pub mod images;
-pub mod json6902;
 pub mod label_selector;
 pub mod manager;
 pub mod manifest_patches;
-pub mod merge;
 pub mod namespaces;
 pub mod owner_refs;
 pub mod patches;

@@ -15,28 +15,17 @@
 
 use serde_json::{Map, Value};
 
-use crate::components::filters::{metadata_mut, namespace};
+use crate::model::object::{metadata_mut, namespace, parse_group_version};
 
 /// The provider's API version, `operator.cluster.x-k8s.io/v1alpha2`.
 pub const OPERATOR_API_VERSION: &str = "operator.cluster.x-k8s.io/v1alpha2";
-
-/// `schema.ParseGroupVersion(...).Group`, `None` when it does not parse.
-fn group_of(api_version: &str) -> Option<&str> {
-    if api_version.is_empty() || api_version == "/" {
-        return Some("");
-    }
-    match api_version.split('/').count() {
-        1 => Some(""),
-        2 => api_version.split_once('/').map(|(g, _)| g),
-        _ => None,
-    }
-}
 
 fn same_object(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
     let s = |m: &Map<String, Value>, k: &str| {
         m.get(k).and_then(Value::as_str).unwrap_or("").to_string()
     };
-    match (group_of(&s(a, "apiVersion")), group_of(&s(b, "apiVersion"))) {
+    let gv = |m| parse_group_version(m).map(|(g, _)| g);
+    match (gv(&s(a, "apiVersion")), gv(&s(b, "apiVersion"))) {
         (Some(ga), Some(gb)) => {
             ga == gb && s(a, "kind") == s(b, "kind") && s(a, "name") == s(b, "name")
         }
@@ -142,7 +131,5 @@ mod tests {
             o["metadata"]["ownerReferences"].as_array().unwrap().len(),
             1
         );
-        assert_eq!(group_of("a/b/c"), None);
-        assert_eq!(group_of("v1"), Some(""));
     }
 }

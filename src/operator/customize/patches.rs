@@ -5,20 +5,20 @@
 //! label selector, [`super::label_selector`]).
 //!
 //! The patch text is YAML converted to JSON. If it decodes as a list of RFC 6902
-//! operations it is applied as a JSON Patch ([`super::json6902`]; `null`, `""` and `[]`
+//! operations it is applied as a JSON Patch ([`crate::go::jsonpatch`]; `null`, `""` and `[]`
 //! give `rfc6902 patch is nil`), otherwise as an RFC 7386 merge patch
 //! ([`super::merge`]). The patched document is read back as an unstructured object: it
 //! must be a JSON object with a `kind`, and integral numbers become integers.
 
 use serde_json::Value;
 
-use super::gojson;
-use super::json6902;
 use super::label_selector::Selector;
-use super::merge::merge_patch;
 use super::spec::{Patch, PatchSelector};
 use crate::components::filters::{group, kind, name, namespace, string_map, version};
 use crate::error::{Error, Result};
+use crate::go::json::{marshal, normalize_numbers, type_name};
+use crate::go::jsonpatch::{self, Failure};
+use crate::go::mergepatch::merge_patch;
 use crate::go::quote::quote as go_quote;
 
 /// `sigs.k8s.io/yaml.YAMLToJSON` of a patch text (`""` is `null`).
@@ -29,14 +29,14 @@ pub fn yaml_to_json(text: &str) -> Result<Value> {
 /// `obj.UnmarshalJSON(patched)`: the document must be an object whose `kind` is set
 /// (and whose apiVersion parses); numbers are re-read as Go does.
 pub fn unmarshal_unstructured(v: Value) -> std::result::Result<Value, String> {
-    let text = gojson::to_text(&v);
+    let text = marshal(&v);
     let v = match v {
         Value::Null => Value::Object(Default::default()),
         Value::Object(_) => v,
         other => {
             return Err(format!(
                 "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                gojson::type_name(&other)
+                type_name(&other)
             ))
         }
     };
@@ -44,7 +44,7 @@ pub fn unmarshal_unstructured(v: Value) -> std::result::Result<Value, String> {
     if kind(&v).is_empty() || av.matches('/').count() > 1 {
         return Err(format!("Object 'Kind' is missing in '{text}'"));
     }
-    Ok(gojson::unstructured_numbers(v))
+    Ok(normalize_numbers(v))
 }
 
 /// `matchSelector`.
@@ -78,11 +78,15 @@ pub fn matches(o: &Value, sel: Option<&PatchSelector>, ls: Option<&Selector>) ->
 
 /// `inferAndApplyPatchType` for one object.
 fn infer_and_apply(o: &Value, patch: &Value) -> std::result::Result<Value, String> {
-    if let Some(ops) = json6902::decode(patch) {
+    if let Some(ops) = jsonpatch::decode(patch) {
         if ops.is_empty() {
             return Err("rfc6902 patch is nil".into());
         }
-        let patched = json6902::apply(o, &ops)?;
+        let mut patched = o.clone();
+        jsonpatch::apply(&mut patched, &ops).map_err(|e| match e {
+            Failure::Decode(e) => format!("failed to decode RFC6902 patch: {e}"),
+            Failure::Apply(e) => format!("failed to apply RFC6902 patch: {e}"),
+        })?;
         return unmarshal_unstructured(patched)
             .map_err(|e| format!("failed to unmarshal patched JSON to object: {e}"));
     }

@@ -3,7 +3,6 @@
 //! desired objects.
 
 mod generate;
-pub mod rfc6902;
 mod selector;
 pub mod value;
 
@@ -14,6 +13,7 @@ use super::builtins;
 use super::desired::Desired;
 use super::obj;
 use crate::error::{Error, Result};
+use crate::go::jsonpatch::{self, Failure};
 
 /// Who holds a template (`HolderReference`), i.e. what the template is for.
 #[derive(Debug, Clone, PartialEq)]
@@ -170,8 +170,11 @@ fn merge_variables(global: &Map<String, Value>, item: &Item) -> Map<String, Valu
 
 /// Apply an RFC 6902 patch to an item's template; only `spec` is kept.
 fn apply_json_patch(item: &mut Item, ops: Vec<Value>) -> Result<()> {
+    let ops = jsonpatch::decode(&Value::Array(ops)).ok_or_else(|| {
+        Error::new("failed to apply patch: error decoding json patch (RFC6902): an operation's op, path or from is not a string")
+    })?;
     let mut doc = item.template.clone();
-    rfc6902::apply(&mut doc, &ops).map_err(|e| {
+    jsonpatch::apply(&mut doc, &ops).map_err(|(Failure::Decode(e) | Failure::Apply(e))| {
         Error::new(format!(
             "failed to apply patch: error applying json patch (RFC6902): {e}"
         ))

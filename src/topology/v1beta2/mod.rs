@@ -17,7 +17,7 @@ pub mod seconds;
 use serde_json::Value;
 
 use super::{input, obj};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 
 pub const V1BETA1: &str = "cluster.x-k8s.io/v1beta1";
 pub const V1BETA2: &str = "cluster.x-k8s.io/v1beta2";
@@ -60,14 +60,14 @@ pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
         external_patches(cc)?;
     }
     let desired = super::plan_cluster_with(&c1, &engine_inputs, true).map_err(|e| {
-        if e.message().contains("not found") && e.message().contains("ClusterClass") {
+        if e.kind() == ErrorKind::ClassNotFound {
             e.wrap("spec.topology.classRef")
         } else {
             e
         }
     })?;
     let mut out = desired.created;
-    super::plan::sort_by_kind_and_name(&mut out);
+    super::obj::sort_by_kind_and_name(&mut out);
     out.push(desired.cluster_after);
     let cc1 = engine_inputs
         .iter()

@@ -286,13 +286,9 @@ fn rule_syntax_error(rule: &str) -> Option<String> {
     if let Some(e) = cel::depth::check(rule) {
         return Some(format!("-1:0: {e}"));
     }
-    let e = cel::parser::parse(rule).err()?;
-    if e.contains("recursion limit") || e.contains("not supported") {
+    let cel::parser::ParseError::Syntax(e) = cel::parser::parse(rule).err()? else {
         return None;
-    }
-    if !e.starts_with("Syntax error") && !e.contains("unexpected character") {
-        return None;
-    }
+    };
     // Position: the end of the rule's first line, where a missing operand shows.
     let first = rule.lines().next().unwrap_or("");
     Some(format!("1:{}: {e}", first.chars().count() + 1))

@@ -192,7 +192,7 @@ pub fn go_sharp_v(v: &serde_json::Value) -> String {
         Value::Null => "interface {}(nil)".to_string(),
         Value::Bool(b) => b.to_string(),
         Value::String(s) => go_quote(s),
-        Value::Number(n) => match super::gojson::as_int64(n) {
+        Value::Number(n) => match crate::go::json::as_int64(n) {
             Some(i) => i.to_string(),
             None => go_v_float(n.as_f64().unwrap_or(0.0)),
         },

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::field_error::{key, BadValue, ErrorType, FieldError};
-use super::gojson::marshal;
 use super::schema::Schema;
+use crate::go::json::marshal;
 
 /// `string(value.Value.Raw)`: the compact JSON of a variable's value, "" when there is no
 /// `value` key. A user's `value: null` decodes to no raw bytes in Go as well; callers

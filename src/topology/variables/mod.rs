@@ -5,7 +5,8 @@
 //! `index` (value/definition indexes), `defaulting`, `openapi` + `composition` +
 //! `formats` + `crate::go::regex` (schema checks), `unknown_fields` (the pruning check), `cel/` (rules),
 //! `validation` (the per-list orchestration), `definitions` + `structural` +
-//! `metadata` (ClusterClass-side rules), `field_error` and `gojson` (Go's texts).
+//! `metadata` (ClusterClass-side rules) and `field_error` (Go's texts; Go's JSON is
+//! [`crate::go::json`]).
 //!
 //! For the topology engine: compute `status_variables(cc)` once, run
 //! `validate_cluster_class_variables(cc)` (or merge `definitions::variable_definition_errors`
@@ -16,12 +17,10 @@
 //! validation on Clusters: "; warnings name what capi-render could not check.
 
 pub mod cel;
-pub mod composition;
 pub mod defaulting;
 pub mod definitions;
 pub mod field_error;
 pub mod formats;
-pub mod gojson;
 pub mod index;
 pub mod metadata;
 pub mod openapi;

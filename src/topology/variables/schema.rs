@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::gojson::as_int64;
 use crate::error::{Error, Result};
+use crate::go::json::as_int64;
 
 /// One `x-kubernetes-validations` rule.
 #[derive(Debug, Clone, PartialEq, Default)]

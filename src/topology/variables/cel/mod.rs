@@ -5,7 +5,6 @@
 
 pub mod depth;
 pub mod eval;
-pub mod functions;
 pub mod lexer;
 pub mod parser;
 pub mod static_check;
@@ -189,7 +188,7 @@ fn message(rule: &ValidationRule, scope: &Scope, fld_path: &str, out: &mut Outco
         return rule_message_or_default(rule);
     }
     let evaluated = parser::parse(&rule.message_expression)
-        .map_err(EvalError::Unsupported)
+        .map_err(|e| EvalError::Unsupported(e.to_string()))
         .and_then(|e| eval::eval(&e, scope));
     match evaluated {
         Ok(Val::Str(s))
@@ -220,7 +219,7 @@ mod tests {
             &s,
             &v,
             "spec.topology.variables[x].value",
-            Some(&super::super::gojson::marshal(&v)),
+            Some(&crate::go::json::marshal(&v)),
             &mut out,
         );
         out

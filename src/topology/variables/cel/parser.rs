@@ -28,9 +28,29 @@ pub enum Expr {
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
 }
 
+/// Why an expression does not parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// A syntax error cel-go reports too (its `Syntax error: ...` text).
+    Syntax(String),
+    /// CEL this parser does not handle (or nests deeper than it goes): cel-go may
+    /// accept it, so it is never reported as the rule's error.
+    Unsupported(String),
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParseError::Syntax(m) | ParseError::Unsupported(m) => f.write_str(m),
+        }
+    }
+}
+
+type PResult<T> = Result<T, ParseError>;
+
 /// Parses one expression.
-pub fn parse(src: &str) -> Result<Expr, String> {
-    let toks = lex(src)?;
+pub fn parse(src: &str) -> PResult<Expr> {
+    let toks = lex(src).map_err(ParseError::Syntax)?;
     let mut p = Parser {
         toks,
         pos: 0,
@@ -38,10 +58,10 @@ pub fn parse(src: &str) -> Result<Expr, String> {
     };
     let e = p.expr()?;
     if p.pos != p.toks.len() {
-        return Err(format!(
+        return Err(ParseError::Syntax(format!(
             "Syntax error: mismatched input at token {}",
             p.pos + 1
-        ));
+        )));
     }
     Ok(e)
 }
@@ -71,25 +91,27 @@ impl Parser {
         }
     }
 
-    fn expect(&mut self, op: &str) -> Result<(), String> {
+    fn expect(&mut self, op: &str) -> PResult<()> {
         if self.eat_op(op) {
             Ok(())
         } else {
-            Err(format!("Syntax error: missing '{op}'"))
+            Err(ParseError::Syntax(format!("Syntax error: missing '{op}'")))
         }
     }
 
-    fn expr(&mut self) -> Result<Expr, String> {
+    fn expr(&mut self) -> PResult<Expr> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(format!("expression recursion limit exceeded: {MAX_DEPTH}"));
+            return Err(ParseError::Unsupported(format!(
+                "expression recursion limit exceeded: {MAX_DEPTH}"
+            )));
         }
         let e = self.expr_inner();
         self.depth -= 1;
         e
     }
 
-    fn expr_inner(&mut self) -> Result<Expr, String> {
+    fn expr_inner(&mut self) -> PResult<Expr> {
         let c = self.or()?;
         if self.eat_op("?") {
             let a = self.or()?;
@@ -102,15 +124,17 @@ impl Parser {
 
     /// Counts one more operator of a left-associative chain; the evaluator recurses once
     /// per operator, so chains are bounded like nesting.
-    fn chain(&self, n: &mut usize) -> Result<(), String> {
+    fn chain(&self, n: &mut usize) -> PResult<()> {
         *n += 1;
         if self.depth + *n > MAX_DEPTH {
-            return Err(format!("expression recursion limit exceeded: {MAX_DEPTH}"));
+            return Err(ParseError::Unsupported(format!(
+                "expression recursion limit exceeded: {MAX_DEPTH}"
+            )));
         }
         Ok(())
     }
 
-    fn or(&mut self) -> Result<Expr, String> {
+    fn or(&mut self) -> PResult<Expr> {
         let mut n = 0;
         let mut l = self.and()?;
         while self.eat_op("||") {
@@ -121,7 +145,7 @@ impl Parser {
         Ok(l)
     }
 
-    fn and(&mut self) -> Result<Expr, String> {
+    fn and(&mut self) -> PResult<Expr> {
         let mut n = 0;
         let mut l = self.rel()?;
         while self.eat_op("&&") {
@@ -132,7 +156,7 @@ impl Parser {
         Ok(l)
     }
 
-    fn rel(&mut self) -> Result<Expr, String> {
+    fn rel(&mut self) -> PResult<Expr> {
         let mut n = 0;
         let mut l = self.add()?;
         loop {
@@ -148,7 +172,7 @@ impl Parser {
         }
     }
 
-    fn add(&mut self) -> Result<Expr, String> {
+    fn add(&mut self) -> PResult<Expr> {
         let mut n = 0;
         let mut l = self.mul()?;
         loop {
@@ -165,7 +189,7 @@ impl Parser {
         }
     }
 
-    fn mul(&mut self) -> Result<Expr, String> {
+    fn mul(&mut self) -> PResult<Expr> {
         let mut n = 0;
         let mut l = self.unary()?;
         loop {
@@ -184,11 +208,13 @@ impl Parser {
         }
     }
 
-    fn unary(&mut self) -> Result<Expr, String> {
+    fn unary(&mut self) -> PResult<Expr> {
         if self.eat_op("!") {
             self.depth += 1;
             if self.depth > MAX_DEPTH {
-                return Err(format!("expression recursion limit exceeded: {MAX_DEPTH}"));
+                return Err(ParseError::Unsupported(format!(
+                    "expression recursion limit exceeded: {MAX_DEPTH}"
+                )));
             }
             let inner = self.unary();
             self.depth -= 1;
@@ -197,7 +223,9 @@ impl Parser {
         if self.eat_op("-") {
             self.depth += 1;
             if self.depth > MAX_DEPTH {
-                return Err(format!("expression recursion limit exceeded: {MAX_DEPTH}"));
+                return Err(ParseError::Unsupported(format!(
+                    "expression recursion limit exceeded: {MAX_DEPTH}"
+                )));
             }
             let inner = self.unary();
             self.depth -= 1;
@@ -212,7 +240,7 @@ impl Parser {
         self.member()
     }
 
-    fn member(&mut self) -> Result<Expr, String> {
+    fn member(&mut self) -> PResult<Expr> {
         let mut n = 0;
         let mut e = self.primary()?;
         loop {
@@ -222,7 +250,11 @@ impl Parser {
             if self.eat_op(".") {
                 let name = match self.toks.get(self.pos) {
                     Some(Tok::Ident(n)) => n.clone(),
-                    _ => return Err("Syntax error: expected a field name after '.'".into()),
+                    _ => {
+                        return Err(ParseError::Syntax(
+                            "Syntax error: expected a field name after '.'".into(),
+                        ))
+                    }
                 };
                 self.pos += 1;
                 if self.eat_op("(") {
@@ -241,7 +273,7 @@ impl Parser {
         }
     }
 
-    fn args(&mut self, close: &str) -> Result<Vec<Expr>, String> {
+    fn args(&mut self, close: &str) -> PResult<Vec<Expr>> {
         let mut out = Vec::new();
         if self.eat_op(close) {
             return Ok(out);
@@ -258,12 +290,10 @@ impl Parser {
         }
     }
 
-    fn primary(&mut self) -> Result<Expr, String> {
-        let t = self
-            .toks
-            .get(self.pos)
-            .cloned()
-            .ok_or("Syntax error: unexpected end of expression")?;
+    fn primary(&mut self) -> PResult<Expr> {
+        let t = self.toks.get(self.pos).cloned().ok_or_else(|| {
+            ParseError::Syntax("Syntax error: unexpected end of expression".into())
+        })?;
         self.pos += 1;
         Ok(match t {
             Tok::Int(i) => Expr::Lit(Lit::Int(i)),
@@ -302,8 +332,16 @@ impl Parser {
                 }
                 Expr::Map(entries)
             }
-            Tok::Op(".") => return Err("Syntax error: leading '.' names are not supported".into()),
-            Tok::Op(o) => return Err(format!("Syntax error: unexpected '{o}'")),
+            Tok::Op(".") => {
+                return Err(ParseError::Unsupported(
+                    "Syntax error: leading '.' names are not supported".into(),
+                ))
+            }
+            Tok::Op(o) => {
+                return Err(ParseError::Syntax(format!(
+                    "Syntax error: unexpected '{o}'"
+                )))
+            }
         })
     }
 }

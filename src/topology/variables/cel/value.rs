@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::topology::variables::gojson::as_int64;
+use crate::go::json::as_int64;
 use crate::topology::variables::schema::Schema;
 
 #[derive(Debug, Clone, PartialEq)]

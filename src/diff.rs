@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::error::Result;
 use crate::gitops::check::{file_diff, Change, FileChange};
 use crate::gitops::{layout::plan_files, TreeOptions};
-use crate::render::RenderSet;
+use crate::model::RenderSet;
 
 /// What changed between two renders.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -112,7 +112,7 @@ pub fn impact(before: &RenderSet, after: &RenderSet) -> Result<Impact> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::{RenderedUnit, UnitKind};
+    use crate::model::{RenderedUnit, UnitKind};
     use serde_json::json;
 
     fn cluster(name: &str, replicas: u64) -> RenderedUnit {

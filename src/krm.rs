@@ -5,7 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
-use crate::render::{InputObject, RenderSet};
+use crate::model::{InputObject, RenderSet};
 
 /// The functionConfig's kind and apiVersion (any apiVersion of our group is accepted).
 pub const CONFIG_KIND: &str = "RenderConfig";
@@ -127,33 +127,7 @@ fn check_relative(what: &str, path: &str) -> Result<()> {
             "functionConfig.spec.{what}: {path:?} {why}; inputs must be relative paths inside the kustomization's directory"
         )))
     };
-    if path.is_empty() {
-        return bad("is empty");
-    }
-    if path.contains('\0') {
-        return bad("contains a NUL byte");
-    }
-    let p = std::path::Path::new(path);
-    if p.has_root() || path.starts_with('/') || path.starts_with('\\') {
-        return bad("is absolute");
-    }
-    let mut depth = 0usize;
-    for c in p.components() {
-        match c {
-            std::path::Component::Normal(_) => depth += 1,
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                if depth == 0 {
-                    return bad("leaves the kustomization's directory");
-                }
-                depth -= 1;
-            }
-            std::path::Component::RootDir | std::path::Component::Prefix(_) => {
-                return bad("is absolute")
-            }
-        }
-    }
-    Ok(())
+    crate::paths::stays_inside(path).or_else(bad)
 }
 
 /// kustomize's bookkeeping annotations, removed from items before rendering.

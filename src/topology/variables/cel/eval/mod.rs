@@ -4,9 +4,11 @@
 
 use std::cmp::Ordering;
 
-use super::functions::call_function;
+mod functions;
+
 use super::parser::{Expr, Lit};
 use super::value::{compare, equal, Val};
+use functions::call_function;
 
 /// Why an evaluation did not produce a value.
 #[derive(Debug, Clone, PartialEq)]

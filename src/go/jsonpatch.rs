@@ -1,11 +1,11 @@
-//! RFC 6902 JSON Patch as the operator applies it (R7.1.2): the patch list is decoded
-//! into `[]*RFC6902{op, path, value, from}` with Go's `encoding/json`, re-encoded, and
-//! applied by evanphx/json-patch v5.9.11 (`DecodePatch`, `Apply` with default options).
+//! RFC 6902 JSON Patch as evanphx/json-patch v5.9.11 applies it (`DecodePatch`, then
+//! `Apply` with default options): the cluster-api-operator's `patches` (R7.1.2, the
+//! list decoded into `[]*RFC6902{op, path, value, from}` with Go's `encoding/json` and
+//! re-encoded) and the ClusterClass JSON patches of the topology engine.
 //!
 //! The document edits themselves (add, remove, replace) are done by the `json-patch`
-//! crate. What evanphx does differently from RFC 6902, and the operator therefore does
-//! too, is resolved here first, so that every operation reaches the crate as a
-//! canonical pointer:
+//! crate. What evanphx does differently from RFC 6902 is resolved here first, so that
+//! every operation reaches the crate as a canonical pointer:
 //!
 //! * `value` absent is `null` (the Go struct re-encodes it as `"value": null`);
 //!   `from` empty is absent (`omitempty`), so `move`/`copy` without `from` fail to decode;
@@ -26,8 +26,8 @@ use json_patch::jsonptr::PointerBuf;
 use json_patch::{AddOperation, PatchOperation, RemoveOperation, ReplaceOperation};
 use serde_json::{Map, Value};
 
-use super::gojson;
-use crate::go::quote::quote as go_quote;
+use super::json::{marshal, type_name};
+use super::quote::quote as go_quote;
 
 /// One decoded `RFC6902` struct.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -117,7 +117,7 @@ fn validate(ops: &[Option<Op>]) -> Result<(), String> {
         if let Some(e) = err {
             let data = match op {
                 None => "null".to_string(),
-                Some(o) => gojson::to_text(&reencoded(o)),
+                Some(o) => marshal(&reencoded(o)),
             };
             return Err(format!("invalid operation {data}: {e}"));
         }
@@ -363,7 +363,7 @@ fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
                     Value::Object(_) | Value::Array(_) => replace_root(doc, &value, ""),
                     v => Err(format!(
                         "json: cannot unmarshal {} into Go value of type map[string]*jsonpatch.lazyNode",
-                        gojson::type_name(v)
+                        type_name(v)
                     )),
                 };
             }
@@ -442,7 +442,7 @@ fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
         "test" => {
             let failed = || format!("testing value {path} failed: test failed");
             if path.is_empty() {
-                return if gojson::equal(doc, &value) {
+                return if equal(doc, &value) {
                     Ok(())
                 } else {
                     Err(failed())
@@ -462,7 +462,7 @@ fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
             match (val, op.value.as_ref()) {
                 (None, None) => Ok(()),
                 (None, Some(_)) | (Some(_), None) => Err(failed()),
-                (Some(v), Some(w)) if gojson::equal(&v, w) => Ok(()),
+                (Some(v), Some(w)) if equal(&v, w) => Ok(()),
                 _ => Err(failed()),
             }
         }
@@ -470,23 +470,49 @@ fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
     }
 }
 
-/// Apply decoded operations (at least one) to `doc` as `rfc6902Patch.Apply` does,
-/// without the unstructured re-read. Errors carry the operator's
-/// `failed to decode RFC6902 patch: ` / `failed to apply RFC6902 patch: ` prefixes.
-pub fn apply(doc: &Value, ops: &[Option<Op>]) -> Result<Value, String> {
-    validate(ops).map_err(|e| format!("failed to decode RFC6902 patch: {e}"))?;
+/// Why a patch failed: it does not decode (`DecodePatch`), or an operation (or a limit)
+/// failed while applying.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    Decode(String),
+    Apply(String),
+}
+
+/// Apply decoded operations to `doc` in place as `DecodePatch` + `Apply` do; the first
+/// failure stops (`doc` may then be partly patched: callers patch a copy).
+pub fn apply(doc: &mut Value, ops: &[Option<Op>]) -> Result<(), Failure> {
+    validate(ops).map_err(Failure::Decode)?;
     crate::limits::check_json_patch(
         ops.len(),
         ops.iter()
             .flatten()
             .flat_map(|o| [o.path.as_str(), o.from.as_str()]),
     )
-    .map_err(|e| format!("failed to apply RFC6902 patch: {e}"))?;
-    let mut out = doc.clone();
+    .map_err(Failure::Apply)?;
     for op in ops.iter().flatten() {
-        apply_op(&mut out, op).map_err(|e| format!("failed to apply RFC6902 patch: {e}"))?;
+        apply_op(doc, op).map_err(Failure::Apply)?;
     }
-    Ok(out)
+    Ok(())
+}
+
+/// evanphx/json-patch `lazyNode.equal`: objects by keys, arrays element-wise, strings
+/// by decoded value, numbers (and literals) by their compact text.
+pub fn equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| equal(v, w))
+        }
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => {
+            super::json::number_text(x) == super::json::number_text(y)
+        }
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Null, Value::Null) => true,
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -494,9 +520,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn run(doc: Value, patch: Value) -> Result<Value, String> {
+    /// With the operator's error prefixes.
+    fn run(mut doc: Value, patch: Value) -> Result<Value, String> {
         let ops = decode(&patch).expect("decodes as RFC 6902");
-        apply(&doc, &ops)
+        match apply(&mut doc, &ops) {
+            Ok(()) => Ok(doc),
+            Err(Failure::Decode(e)) => Err(format!("failed to decode RFC6902 patch: {e}")),
+            Err(Failure::Apply(e)) => Err(format!("failed to apply RFC6902 patch: {e}")),
+        }
     }
 
     fn doc() -> Value {
@@ -605,5 +636,86 @@ mod tests {
                 .op,
             "add"
         );
+    }
+
+    // The error texts a ClusterClass patch reports (without the operator prefixes).
+    #[test]
+    fn patch_size_and_path_depth_are_limited() {
+        let ops: Vec<Value> = (0..10_001)
+            .map(|_| json!({"op": "add", "path": "/a", "value": 1}))
+            .collect();
+        let e = bare(json!({}), Value::Array(ops)).unwrap_err();
+        assert!(e.contains("--max-patch-ops"), "{e}");
+        let deep = "/a".repeat(200);
+        let e = bare(json!({}), json!([{"op": "add", "path": deep, "value": 1}])).unwrap_err();
+        assert!(e.contains("--max-patch-depth"), "{e:.300}");
+    }
+
+    #[test]
+    fn add_prepend_append_and_replace() {
+        let d = bare(
+            json!({"a": [1, 2], "m": {"k": 1}}),
+            json!([{"op": "add", "path": "/a/0", "value": 0}, {"op": "add", "path": "/a/-", "value": 3},
+                   {"op": "replace", "path": "/m/k", "value": 2}, {"op": "add", "path": "/m/a~1b", "value": 1}]),
+        )
+        .unwrap();
+        assert_eq!(d, json!({"a": [0, 1, 2, 3], "m": {"k": 2, "a/b": 1}}));
+    }
+
+    #[test]
+    fn evanphx_error_texts_of_class_patches() {
+        let e = bare(
+            json!({"spec": {}}),
+            json!([{"op": "add", "path": "/spec/x/y", "value": 1}]),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "add operation does not apply: doc is missing path: \"/spec/x/y\": missing value"
+        );
+        let e = bare(
+            json!({"spec": {}}),
+            json!([{"op": "remove", "path": "/spec/x"}]),
+        )
+        .unwrap_err();
+        assert_eq!(e, "error in remove for path: '/spec/x': unable to remove nonexistent key: x: missing value");
+        let e = bare(
+            json!({"spec": {}}),
+            json!([{"op": "replace", "path": "/spec/x", "value": 1}]),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "replace operation does not apply: doc is missing key: /spec/x: missing value"
+        );
+        let e = bare(
+            json!({"a": []}),
+            json!([{"op": "add", "path": "/a/3", "value": 1}]),
+        )
+        .unwrap_err();
+        assert_eq!(e, "error in add for path: '/a/3': Unable to access invalid index: 3: invalid index referenced");
+    }
+
+    #[test]
+    fn null_parents_are_missing() {
+        let e = bare(
+            json!({"spec": {"x": null}}),
+            json!([{"op": "add", "path": "/spec/x/y", "value": 1}]),
+        );
+        assert!(e.unwrap_err().contains("doc is missing path"));
+    }
+
+    fn bare(mut doc: Value, patch: Value) -> Result<Value, String> {
+        match apply(&mut doc, &decode(&patch).expect("decodes")) {
+            Ok(()) => Ok(doc),
+            Err(Failure::Decode(e) | Failure::Apply(e)) => Err(e),
+        }
+    }
+
+    #[test]
+    fn equality_compares_number_text() {
+        assert!(equal(&json!({"a": 1}), &json!({"a": 1.0})));
+        assert!(!equal(&json!({"a": 1}), &json!({"a": "1"})));
+        assert!(!equal(&json!([1, 2]), &json!([1])));
     }
 }

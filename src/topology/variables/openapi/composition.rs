@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-use super::openapi::{effective_format, kind, type_check, types_of, validate, Code, Kind, OaError};
-use super::schema::Schema;
+use super::{effective_format, kind, type_check, types_of, validate, Code, Kind, OaError};
 use crate::go::quote::quote as go_quote;
+use crate::topology::variables::schema::Schema;
 
 /// The failing alternative kube-openapi reports: the first one with the highest match count.
 fn best_failure(alternatives: &[Schema], results: &[Vec<OaError>], v: &Value) -> usize {

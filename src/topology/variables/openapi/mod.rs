@@ -9,10 +9,12 @@
 
 use serde_json::Value;
 
+mod composition;
+
 use super::field_error::{go_v_float, BadValue, FieldError};
 use super::formats;
-use super::gojson::{as_int64, marshal};
 use super::schema::Schema;
+use crate::go::json::{as_int64, marshal};
 use crate::go::quote::quote as go_quote;
 
 /// kube-openapi's error codes that change the field error type.
@@ -140,7 +142,7 @@ pub fn validate(s: &Schema, v: &Value, path: &str, warnings: &mut Vec<String>) -
     }
     add(type_check(s, v, k, &format, path), &mut out);
     add(
-        super::composition::composition_check(s, v, path, warnings),
+        composition::composition_check(s, v, path, warnings),
         &mut out,
     );
     if let Value::String(text) = v {

@@ -4,8 +4,8 @@
 //! upperAscii, trim, replace, split, join, indexOf, lastIndexOf, substring, format,
 //! isSorted, sum, min, max). Anything else is `Unsupported`, never a silent pass.
 
-use super::eval::{no_overload, runtime, EvalError, EvalResult};
-use super::value::{compare, Val};
+use super::{no_overload, runtime, EvalError, EvalResult};
+use crate::topology::variables::cel::value::{compare, Val};
 use crate::yaml::emit::format_go_float_g;
 
 pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult {
@@ -58,13 +58,13 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
         ("indexOf", [Val::List(items), item]) => Ok(Val::Int(
             items
                 .iter()
-                .position(|i| super::value::equal(i, item))
+                .position(|i| crate::topology::variables::cel::value::equal(i, item))
                 .map_or(-1, |p| p as i64),
         )),
         ("lastIndexOf", [Val::List(items), item]) => Ok(Val::Int(
             items
                 .iter()
-                .rposition(|i| super::value::equal(i, item))
+                .rposition(|i| crate::topology::variables::cel::value::equal(i, item))
                 .map_or(-1, |p| p as i64),
         )),
         ("indexOf", [Val::Str(s), Val::Str(sub)]) => {
@@ -214,7 +214,7 @@ fn sum(items: &[Val]) -> EvalResult {
         _ => Val::Int(0),
     };
     for i in items {
-        acc = super::eval::binary("+", &acc, i)?;
+        acc = super::binary("+", &acc, i)?;
     }
     Ok(acc)
 }

@@ -1,0 +1,98 @@
+//! The data every stage shares: an input file and object as read, a rendered unit
+//! (a provider or a Cluster) and its directory, the set one run produces, and the
+//! options of a run. Produced by `load`, `operator` and `topology`; consumed by
+//! `render`, `gitops`, `bundle` and the `diff` command.
+
+use serde_json::Value;
+
+/// One input file as read: its path as given (relative paths stay relative) and the
+/// sha256 (lower-case hex) of its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputFile {
+    pub path: String,
+    pub sha256: String,
+}
+
+/// What a rendered unit is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnitKind {
+    /// A provider CR: `providers/<namespace>/<type>-<name>/`.
+    Provider(ProviderInfo),
+    /// A Cluster with `spec.topology`: `clusters/<namespace>/<name>/`.
+    Cluster,
+}
+
+/// Resolution facts of one provider, recorded in the lock file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderInfo {
+    /// The operator type string (`GetType()`): core, bootstrap, control-plane,
+    /// infrastructure, addon, ipam, runtimeextension.
+    pub provider_type: String,
+    /// The CR kind, e.g. `InfrastructureProvider`.
+    pub kind: String,
+    pub version: String,
+    pub contract: String,
+    /// Where the components came from, e.g. `repository:<dir>/<label>/<version>`,
+    /// `configmap:<ns>/<name>`, `oci:<ref>`.
+    pub source: String,
+}
+
+/// The objects of one provider or one cluster, in apply order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderedUnit {
+    pub kind: UnitKind,
+    pub namespace: String,
+    pub name: String,
+    pub objects: Vec<Value>,
+}
+
+impl RenderedUnit {
+    /// The unit's directory inside the GitOps tree.
+    pub fn dir(&self) -> String {
+        unit_dir(&self.kind, &self.namespace, &self.name)
+    }
+}
+
+/// A unit's directory inside the GitOps tree: `providers/<namespace>/<type>-<name>` or
+/// `clusters/<namespace>/<name>`.
+pub fn unit_dir(kind: &UnitKind, namespace: &str, name: &str) -> String {
+    match kind {
+        UnitKind::Provider(p) => format!("providers/{namespace}/{}-{name}", p.provider_type),
+        UnitKind::Cluster => format!("clusters/{namespace}/{name}"),
+    }
+}
+
+/// Everything one `render` run produced: providers first (core first), then clusters.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RenderSet {
+    pub inputs: Vec<InputFile>,
+    pub units: Vec<RenderedUnit>,
+    /// Non-fatal findings to print on stderr (never secret values).
+    pub warnings: Vec<String>,
+}
+
+/// One object of the inputs: the file it came from, its document index (0-based) and
+/// the parsed object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputObject {
+    pub file: String,
+    pub doc: usize,
+    pub value: Value,
+}
+
+/// Options of a render run.
+#[derive(Debug, Clone, Default)]
+pub struct RenderOptions {
+    /// `--repository DIR`: local clusterctl repository for URL/default sources.
+    pub repository: Option<std::path::PathBuf>,
+    /// `--config FILE`: clusterctl config file (its `providers:` URLs map to folders).
+    pub config: Option<std::path::PathBuf>,
+    /// Do not emit the provider Namespace objects.
+    pub no_namespaces: bool,
+    /// `--oci-layout DIR`: an OCI image layout holding the artifacts `fetchConfig.oci`
+    /// names (found by tag, files by their title annotations).
+    pub oci_layout: Option<std::path::PathBuf>,
+    /// Accept inputs that yield no unit (`--allow-empty`); without it that is an error,
+    /// so that a wrong input never empties a tree.
+    pub allow_empty: bool,
+}
