@@ -11,7 +11,7 @@ use super::oci;
 use super::resolve::{self, BundleProvider};
 use super::stage::Tree;
 use crate::error::{Error, Result};
-use crate::model::{RenderOptions, UnitKind};
+use crate::model::RenderOptions;
 use crate::operator::configmap::{provider_configmap, LABEL_NAME, LABEL_TYPE, LABEL_VERSION};
 
 /// `capi-render bundle` options.
@@ -212,29 +212,29 @@ pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)>
     }
     let ropts = render_options(opts);
     let loaded = crate::load::load_paths(paths)?;
-    let providers = resolve::resolve_all(&loaded.objects, &ropts)?;
-    let set = crate::render::render_objects(loaded.objects, loaded.files, &ropts)?;
+    crate::admit::check(&loaded.objects)?;
+    // One resolution and one render of each provider: the files below and the
+    // `rendered/` objects come from the same release.
+    let res = crate::operator::resolve::resolve(&loaded.objects, &ropts)?;
+    if res.providers.is_empty() {
+        return Err(Error::new(
+            "no provider objects (operator.cluster.x-k8s.io CoreProvider, InfrastructureProvider, ...) among the inputs",
+        ));
+    }
+    let units = crate::operator::render_resolved(&res, &loaded.objects, &ropts)?;
+    let providers = resolve::bundle_providers(&loaded.objects, &res);
     let mut tree = Tree::new();
     let mut summary = Summary {
-        warnings: set.warnings.clone(),
+        warnings: res.warnings.clone(),
         ..Default::default()
     };
     let mut all_images = BTreeSet::new();
     let mut rendered = Vec::new();
-    for p in &providers {
+    for (p, unit) in providers.iter().zip(units) {
         summary.providers.push(p.unit_name());
         for (k, v) in provider_files(p, opts)? {
             tree.insert(k, v);
         }
-        let unit = set
-            .units
-            .iter()
-            .find(|u| {
-                matches!(&u.kind, UnitKind::Provider(i) if i.provider_type == p.operator_type())
-                    && u.namespace == p.cr.namespace
-                    && u.name == p.cr.name
-            })
-            .ok_or_else(|| p.cr.error("render produced no unit for this provider"))?;
         all_images.extend(images::images_of(&unit.objects));
         if opts.image_registry.is_some() {
             for (img, what) in images::unreachable_by_overrides(&unit.objects) {
@@ -244,7 +244,7 @@ pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)>
                 ));
             }
         }
-        rendered.push((p, unit.objects.clone()));
+        rendered.push((p, unit.objects));
     }
     let mirror = match &opts.image_registry {
         Some(r) => Some(images::mirror_map(&all_images, r)?),

@@ -1,5 +1,5 @@
-//! Which providers a bundle holds and their files: the provider CRs among the
-//! inputs, resolved by the operator pipeline exactly as `render` resolves them
+//! Which providers a bundle holds and their files: the provider CRs among the inputs
+//! as [`crate::operator::resolve`] resolved them for the bundle's one render
 //! (conversion, defaults, preflight, source selection, version, release read), plus
 //! where a repository source keeps its version folder (for the repository subset).
 
@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::model::{InputObject, RenderOptions};
+use crate::model::InputObject;
 use crate::operator::api::ProviderCr;
-use crate::operator::source::{self, Release, Source, SourceContext};
-use crate::operator::{self, preflight};
+use crate::operator::resolve::Resolution;
+use crate::operator::source::Release;
 
 /// One provider of the bundle, resolved.
 #[derive(Debug, Clone)]
@@ -50,53 +50,31 @@ impl BundleProvider {
     }
 }
 
-/// Resolve every provider CR of `objects` (core first, then type, namespace, name).
-pub fn resolve_all(objects: &[InputObject], opts: &RenderOptions) -> Result<Vec<BundleProvider>> {
-    let provs = operator::providers(objects)?;
-    if provs.is_empty() {
-        return Err(Error::new(
-            "no provider objects (operator.cluster.x-k8s.io CoreProvider, InfrastructureProvider, ...) among the inputs",
-        ));
-    }
-    let cfg = operator::operator_config(opts)?;
-    preflight::check_all(&provs, objects, &cfg)?;
-    let ctx = SourceContext {
-        objects,
-        config: &cfg,
-        repository_shown: opts.repository.as_deref(),
-        oci_layout: opts.oci_layout.as_deref(),
-    };
-    let mut out = Vec::new();
-    for p in provs {
-        let src = source::source_for(&p, &ctx)?;
-        let version = if p.version().is_empty() {
-            src.default_version().map_err(|e| p.error(e))?.0
-        } else {
-            p.version().to_string()
-        };
-        let release = src.read(&p, &version, &ctx).map_err(|e| p.error(e))?;
-        let (components_file, version_dir) = match &src {
-            Source::Repository { repo, .. } => (
-                repo.components_file.clone(),
-                Some(repo.provider_dir().join(&release.version)),
-            ),
-            _ => (p.ptype.default_components_file().to_string(), None),
-        };
-        let object = objects
-            .iter()
-            .find(|o| o.file == p.origin.file && o.doc == p.origin.doc)
-            .map(|o| o.value.clone())
-            .unwrap_or(Value::Null);
-        out.push(BundleProvider {
-            label: p.manifest_label(),
-            cr: p,
-            object,
-            release,
-            components_file,
-            version_dir,
-        });
-    }
-    Ok(out)
+/// The bundle's view of every resolved provider (in resolution order), with the
+/// provider object as written in the inputs.
+pub fn bundle_providers(objects: &[InputObject], res: &Resolution) -> Vec<BundleProvider> {
+    res.providers
+        .iter()
+        .map(|r| {
+            let (components_file, version_dir) = match &r.repository {
+                Some(f) => (f.components_file.clone(), Some(f.version_dir.clone())),
+                None => (r.cr.ptype.default_components_file().to_string(), None),
+            };
+            let object = objects
+                .iter()
+                .find(|o| o.file == r.cr.origin.file && o.doc == r.cr.origin.doc)
+                .map(|o| o.value.clone())
+                .unwrap_or(Value::Null);
+            BundleProvider {
+                label: r.cr.manifest_label(),
+                cr: r.cr.clone(),
+                object,
+                release: r.release.clone(),
+                components_file,
+                version_dir,
+            }
+        })
+        .collect()
 }
 
 /// The repository files a bundle copies from a version folder: metadata, the

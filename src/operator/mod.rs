@@ -16,6 +16,7 @@ pub mod customize;
 pub mod defaults;
 pub mod oci;
 pub mod preflight;
+pub mod resolve;
 pub mod secret;
 pub mod source;
 pub mod upgrade;
@@ -28,13 +29,14 @@ use crate::components::{self, ComponentsOptions};
 use crate::config::{Config, ImageMeta};
 use crate::error::{Error, Result};
 use crate::model::{InputFile, InputObject, ProviderInfo, RenderOptions, RenderedUnit, UnitKind};
-use crate::provider::{Provider, ProviderType};
+use crate::provider::Provider;
 use crate::redact::Redactor;
 use crate::repository::Metadata;
 use crate::version::Version;
 
 use api::ProviderCr;
-use source::{Release, Source, SourceContext};
+use resolve::Resolution;
+use source::Release;
 
 /// The provider objects among the inputs, converted, defaulted and sorted (core
 /// first, then clusterctl's type order, then namespace/name).
@@ -97,25 +99,6 @@ pub fn contract_of(p: &ProviderCr, metadata: &str, version: &str) -> Result<Stri
         )));
     }
     Ok(series.contract.clone())
-}
-
-/// The version to render and its release.
-fn resolve_release(
-    p: &ProviderCr,
-    src: &Source,
-    ctx: &SourceContext,
-    warnings: &mut Vec<String>,
-) -> Result<Release> {
-    let version = if p.version().is_empty() {
-        let (v, note) = src.default_version().map_err(|e| p.error(e))?;
-        if let Some(n) = note {
-            warnings.push(format!("{}: {n}", p.describe()));
-        }
-        v
-    } else {
-        p.version().to_string()
-    };
-    src.read(p, &version, ctx).map_err(|e| p.error(e))
 }
 
 /// R4.6: the additional manifests of a provider (`""` when none).
@@ -272,76 +255,67 @@ pub fn render_providers(
     objects: &[InputObject],
     opts: &RenderOptions,
 ) -> Result<(Vec<RenderedUnit>, Vec<InputFile>, Vec<String>)> {
-    let provs = providers(objects)?;
-    if provs.is_empty() {
-        return Ok(Default::default());
-    }
-    let cfg = operator_config(opts)?;
-    preflight::check_all(&provs, objects, &cfg)?;
-    let ctx = SourceContext {
-        objects,
-        config: &cfg,
-        repository_shown: opts.repository.as_deref(),
-        oci_layout: opts.oci_layout.as_deref(),
-    };
-    let mut warnings = Vec::new();
-    let mut resolved = Vec::new();
-    for p in &provs {
-        let src = source::source_for(p, &ctx)?;
-        let rel = resolve_release(p, &src, &ctx, &mut warnings)?;
-        let contract = contract_of(p, &rel.metadata, &rel.version)?;
-        let sub = substitute(p, &rel, objects)?;
-        resolved.push((p, rel, contract, sub));
-    }
-    // The proposal's golden rule: every provider abides by the core provider's contract.
-    if let Some((core, _, core_contract, _)) = resolved
+    let res = resolve::resolve(objects, opts)?;
+    let units = render_resolved(&res, objects, opts)?;
+    let files = res
+        .providers
         .iter()
-        .find(|(p, ..)| p.ptype == ProviderType::Core)
-    {
-        for (p, rel, c, _) in &resolved {
-            if c != core_contract {
-                return Err(p.error(format!(
-                    "preflight check failed (contract): version {} abides by contract {c}, but the core provider {} abides by {core_contract}; all providers must follow the core provider's contract",
-                    rel.version,
-                    core.describe()
-                )));
-            }
-        }
-    }
-    // Each provider's components pipeline runs on its own worker (rayon); results are
-    // taken in provider order, so the first error in that order is the one reported.
+        .flat_map(|r| r.release.files.iter().cloned())
+        .collect();
+    Ok((units, files, res.warnings))
+}
+
+/// The units of resolved providers, in their order: substitution (§4.6, §5.1–§5.2) per
+/// provider, then each provider's components pipeline on its own worker (rayon);
+/// results are taken in provider order, so the first error in that order is the one
+/// reported.
+pub fn render_resolved(
+    res: &Resolution,
+    objects: &[InputObject],
+    opts: &RenderOptions,
+) -> Result<Vec<RenderedUnit>> {
+    let subs = res
+        .providers
+        .iter()
+        .map(|r| substitute(&r.cr, &r.release, objects))
+        .collect::<Result<Vec<_>>>()?;
     use rayon::prelude::*;
-    let processed: Vec<Result<Vec<Value>>> = resolved
+    let processed: Vec<Result<Vec<Value>>> = res
+        .providers
         .par_iter()
-        .map(|(p, rel, _, sub)| {
-            process(p, &rel.version, &sub.text, &sub.config, cfg.images.as_ref())
-                .map_err(|e| sub.redactor.error(e))
+        .zip(subs.par_iter())
+        .map(|(r, sub)| {
+            process(
+                &r.cr,
+                &r.release.version,
+                &sub.text,
+                &sub.config,
+                res.config.images.as_ref(),
+            )
+            .map_err(|e| sub.redactor.error(e))
         })
         .collect();
     let mut units = Vec::new();
-    let mut files = Vec::new();
-    for ((p, rel, contract, _), objs) in resolved.into_iter().zip(processed) {
-        let objs = objs?;
+    for (r, objs) in res.providers.iter().zip(processed) {
         let mut all = Vec::new();
         if !opts.no_namespaces {
-            all.push(namespace_object(&p.namespace));
+            all.push(namespace_object(&r.cr.namespace));
         }
-        all.extend(objs);
-        files.extend(rel.files.iter().cloned());
+        all.extend(objs?);
         units.push(RenderedUnit {
             kind: UnitKind::Provider(ProviderInfo {
-                provider_type: p.operator_type().to_string(),
-                kind: p.kind.clone(),
-                version: rel.version.clone(),
-                contract,
-                source: rel.source.clone(),
+                provider_type: r.cr.operator_type().to_string(),
+                kind: r.cr.kind.clone(),
+                version: r.release.version.clone(),
+                contract: r.contract.clone(),
+                source: r.release.source.clone(),
             }),
-            namespace: p.namespace.clone(),
-            name: p.name.clone(),
+            namespace: r.cr.namespace.clone(),
+            name: r.cr.name.clone(),
             objects: all,
         });
     }
-    Ok((units, files, warnings))
+    Ok(units)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 use serde_json::{json, Value};
 
 use super::api::ProviderCr;
-use super::source::{self, Source, SourceContext};
+use super::source::{Source, SourceContext};
 use crate::error::Result;
 use crate::model::{InputObject, RenderOptions};
 use crate::provider::ProviderType;
@@ -133,16 +133,7 @@ pub fn plan(objects: &[InputObject], opts: &RenderOptions) -> Result<Plan> {
     let mut warnings = Vec::new();
     let mut rows = Vec::new();
     for p in &provs {
-        let src = source::source_with(p, &ctx, false)?;
-        let current = if p.version().is_empty() {
-            let (v, note) = src.default_version().map_err(|e| p.error(e))?;
-            if let Some(n) = note {
-                warnings.push(format!("{}: {n}", p.describe()));
-            }
-            v
-        } else {
-            p.version().to_string()
-        };
+        let (src, current) = super::resolve::resolve_one(p, &ctx, false, &mut warnings)?;
         let cur = super::preflight::parse_semantic(&current).map_err(|e| p.error(e))?;
         let avail = available(p, &src, &ctx, &cur)?;
         let rel = src.read(p, &current, &ctx).map_err(|e| p.error(e))?;
