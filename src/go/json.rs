@@ -110,6 +110,45 @@ fn write_json_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// `json.MarshalIndent(v, "", "  ")`: [`marshal`]'s text, indented (empty maps and
+/// lists stay `{}` / `[]`).
+pub fn marshal_indent(v: &Value) -> String {
+    let mut out = String::new();
+    write_indented(v, 0, &mut out);
+    out
+}
+
+/// [`marshal_indent`]'s text of `v` as it appears nested `depth` levels deep (the
+/// lines after the first indented by `depth` more levels).
+pub fn write_indented(v: &Value, depth: usize, out: &mut String) {
+    let pad = |d: usize| "  ".repeat(d);
+    match v {
+        Value::Array(a) if !a.is_empty() => {
+            out.push_str("[\n");
+            for (i, x) in a.iter().enumerate() {
+                out.push_str(&pad(depth + 1));
+                write_indented(x, depth + 1, out);
+                out.push_str(if i + 1 < a.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&pad(depth));
+            out.push(']');
+        }
+        Value::Object(m) if !m.is_empty() => {
+            out.push_str("{\n");
+            for (i, (k, x)) in m.iter().enumerate() {
+                out.push_str(&pad(depth + 1));
+                out.push_str(&marshal(&Value::from(k.as_str())));
+                out.push_str(": ");
+                write_indented(x, depth + 1, out);
+                out.push_str(if i + 1 < m.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&pad(depth));
+            out.push('}');
+        }
+        _ => out.push_str(&marshal(v)),
+    }
+}
+
 /// The JSON type name Go's `UnmarshalTypeError` uses.
 pub fn type_name(v: &Value) -> &'static str {
     match v {
@@ -171,6 +210,14 @@ mod tests {
         assert_eq!(
             marshal(&v),
             r#"{"a":"\u003cx\u0026y\u003e\n\u2028","b":[1,1.5,true,null,2]}"#
+        );
+    }
+
+    #[test]
+    fn marshal_indent_is_go_marshal_indent() {
+        assert_eq!(
+            marshal_indent(&json!({"a": [1], "b": {}, "c": []})),
+            "{\n  \"a\": [\n    1\n  ],\n  \"b\": {},\n  \"c\": []\n}"
         );
     }
 

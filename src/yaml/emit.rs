@@ -19,6 +19,8 @@ use super::resolve::plain_resolves_to_str;
 use crate::error::{Error, Result};
 
 /// go-yaml v2's `best_width`: plain and quoted scalars fold at a space past it.
+use super::style::{analyze, escape, is_break, is_printable, select_style, Style};
+
 const BEST_WIDTH: usize = 80;
 /// go-yaml v2's `best_indent`.
 const BEST_INDENT: i64 = 2;
@@ -212,120 +214,8 @@ pub fn float_text(f: f64) -> String {
 // ---------------------------------------------------------------------------
 // Scalar analysis (go-yaml's `yaml_emitter_analyze_scalar`)
 
-/// What the emitter may do with a scalar's text.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Analysis {
-    multiline: bool,
-    block_plain_allowed: bool,
-    single_quoted_allowed: bool,
-    block_allowed: bool,
-}
-
-/// Printable without escaping in go-yaml's double-quoted writer (`is_printable`).
-fn is_printable(c: char) -> bool {
-    matches!(c as u32, 0x0A | 0x20..=0x7E | 0xA0..=0xD7FF | 0xE000..=0xFFFD) && c != '\u{FEFF}'
-}
-
-/// go-yaml's `is_break`: CR, LF, NEL, LS, PS.
-fn is_break(c: char) -> bool {
-    matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
-}
-
-/// go-yaml's `is_blankz`: space, tab, a break or NUL.
-fn is_blankz(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\0') || is_break(c)
-}
-
-/// Indicators and whitespace observed in a scalar.
-#[derive(Default)]
-struct Scan {
-    block_indicators: bool,
-    line_breaks: bool,
-    special: bool,
-    leading_space: bool,
-    leading_break: bool,
-    trailing_space: bool,
-    trailing_break: bool,
-    break_space: bool,
-    space_break: bool,
-}
-
-fn scan(value: &str) -> Scan {
-    let mut s = Scan {
-        block_indicators: value.starts_with("---") || value.starts_with("..."),
-        ..Scan::default()
-    };
-    let mut preceded_by_ws = true;
-    let (mut prev_space, mut prev_break) = (false, false);
-    let mut chars = value.chars().peekable();
-    let mut first = true;
-    while let Some(c) = chars.next() {
-        let next = chars.peek().copied();
-        let last = next.is_none();
-        let followed_by_ws = next.is_none_or(|n| matches!(n, ' ' | '\t'));
-        s.block_indicators |= match c {
-            '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
-            | '@' | '`' => first,
-            '?' => first && followed_by_ws,
-            ':' => followed_by_ws,
-            '-' => first && followed_by_ws,
-            _ => false,
-        } || (c == '#' && !first && preceded_by_ws);
-        s.special |= !is_printable(c);
-        if c == ' ' {
-            s.leading_space |= first;
-            s.trailing_space |= last;
-            s.break_space |= prev_break;
-            (prev_space, prev_break) = (true, false);
-        } else if is_break(c) {
-            s.line_breaks = true;
-            s.leading_break |= first;
-            s.trailing_break |= last;
-            s.space_break |= prev_space;
-            (prev_space, prev_break) = (false, true);
-        } else {
-            (prev_space, prev_break) = (false, false);
-        }
-        preceded_by_ws = is_blankz(c);
-        first = false;
-    }
-    s
-}
-
-fn analyze(value: &str) -> Analysis {
-    if value.is_empty() {
-        return Analysis {
-            multiline: false,
-            block_plain_allowed: true,
-            single_quoted_allowed: true,
-            block_allowed: false,
-        };
-    }
-    let s = scan(value);
-    let edge_ws = s.leading_space || s.leading_break || s.trailing_space || s.trailing_break;
-    Analysis {
-        multiline: s.line_breaks,
-        block_plain_allowed: !(edge_ws
-            || s.break_space
-            || s.space_break
-            || s.special
-            || s.line_breaks
-            || s.block_indicators),
-        single_quoted_allowed: !(s.break_space || s.space_break || s.special),
-        block_allowed: !(s.trailing_space || s.space_break || s.special),
-    }
-}
-
 // ---------------------------------------------------------------------------
 // The emitter
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Style {
-    Plain,
-    Single,
-    Double,
-    Literal,
-}
 
 /// Where a node sits (go-yaml's `mapping_context` / `simple_key_context`).
 #[derive(Debug, Clone, Copy, Default)]
@@ -681,48 +571,6 @@ impl Emitter {
         if let Some(ch) = chomp {
             self.write_indicator(ch, false, false, false);
         }
-    }
-}
-
-/// go-yaml's `yaml_emitter_select_scalar_style` (block context, no tags).
-fn select_style(requested: Style, a: &Analysis, value: &str, simple_key: bool) -> Style {
-    let mut style = requested;
-    if simple_key && a.multiline {
-        style = Style::Double;
-    }
-    if style == Style::Plain && (!a.block_plain_allowed || (value.is_empty() && simple_key)) {
-        style = Style::Single;
-    }
-    if style == Style::Single && !a.single_quoted_allowed {
-        style = Style::Double;
-    }
-    if style == Style::Literal && (!a.block_allowed || simple_key) {
-        style = Style::Double;
-    }
-    style
-}
-
-/// The escape after `\` in a double-quoted scalar.
-fn escape(c: char) -> String {
-    match c {
-        '\0' => "0".into(),
-        '\u{7}' => "a".into(),
-        '\u{8}' => "b".into(),
-        '\t' => "t".into(),
-        '\n' => "n".into(),
-        '\u{b}' => "v".into(),
-        '\u{c}' => "f".into(),
-        '\r' => "r".into(),
-        '\u{1b}' => "e".into(),
-        '"' => "\"".into(),
-        '\\' => "\\".into(),
-        '\u{85}' => "N".into(),
-        '\u{a0}' => "_".into(),
-        '\u{2028}' => "L".into(),
-        '\u{2029}' => "P".into(),
-        c if (c as u32) <= 0xFF => format!("x{:02X}", c as u32),
-        c if (c as u32) <= 0xFFFF => format!("u{:04X}", c as u32),
-        c => format!("U{:08X}", c as u32),
     }
 }
 

@@ -12,6 +12,7 @@ pub mod keysort;
 pub mod read;
 pub mod resolve;
 pub mod split;
+mod style;
 
 use serde_json::Value;
 

@@ -1,15 +1,16 @@
-//! The ClusterClass and Cluster webhooks' validation as `topology plan` runs it
-//! (topology.md §8, §9): a subset — patch definitions (names, external patches, ops,
-//! paths, array indexes, values, variables, selectors), worker class uniqueness, the
-//! Cluster's version and worker topologies.
+//! The ClusterClass webhook's validation (topology.md §8): patch definitions (names,
+//! external patches, ops, paths, array indexes, values, variables, selectors,
+//! `enabledIf` templates), template references, naming strategies and worker class
+//! uniqueness.
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::obj;
-use super::variables::field_error::{self as fe, BadValue, FieldError};
 use crate::error::{Error, Result};
+use crate::go::json::{marshal_indent, write_indented};
+use crate::topology::obj;
+use crate::topology::variables::field_error::{self as fe, BadValue, FieldError};
 
 const BUILTINS: &[&str] = &[
     "builtin",
@@ -57,42 +58,6 @@ const BUILTINS: &[&str] = &[
     "builtin.machinePool.infrastructureRef.name",
 ];
 
-/// Go's `json.MarshalIndent(v, "", "  ")` of a JSON value (sorted keys for maps).
-pub fn pretty(v: &Value) -> String {
-    let mut out = String::new();
-    indent(v, 0, &mut out);
-    out
-}
-
-fn indent(v: &Value, depth: usize, out: &mut String) {
-    let pad = |d: usize| "  ".repeat(d);
-    match v {
-        Value::Array(a) if !a.is_empty() => {
-            out.push_str("[\n");
-            for (i, x) in a.iter().enumerate() {
-                out.push_str(&pad(depth + 1));
-                indent(x, depth + 1, out);
-                out.push_str(if i + 1 < a.len() { ",\n" } else { "\n" });
-            }
-            out.push_str(&pad(depth));
-            out.push(']');
-        }
-        Value::Object(m) if !m.is_empty() => {
-            out.push_str("{\n");
-            for (i, (k, x)) in m.iter().enumerate() {
-                out.push_str(&pad(depth + 1));
-                out.push_str(&crate::go::json::marshal(&Value::from(k.as_str())));
-                out.push_str(": ");
-                indent(x, depth + 1, out);
-                out.push_str(if i + 1 < m.len() { ",\n" } else { "\n" });
-            }
-            out.push_str(&pad(depth));
-            out.push('}');
-        }
-        _ => out.push_str(&crate::go::json::marshal(v)),
-    }
-}
-
 /// Go's `template.New(name).Funcs(sprig.HermeticTxtFuncMap()).Parse(t)` error, if any.
 pub fn template_parse_error(name: &str, t: &str) -> Option<String> {
     let o = crate::gotemplate::Options {
@@ -112,7 +77,7 @@ fn pretty_json_patch(p: &Value) -> String {
     );
     if let Some(v) = p.get("value").filter(|v| !v.is_null()) {
         let mut t = String::new();
-        indent(v, 1, &mut t);
+        write_indented(v, 1, &mut t);
         s.push_str(&format!(",\n  \"value\": {t}"));
     }
     if let Some(Value::Object(vf)) = p.get("valueFrom") {
@@ -267,7 +232,7 @@ fn selectors(sel: &Value, cc: &Value, path: &str, errs: &mut Vec<FieldError>) {
     if !flag("infrastructureCluster") && !flag("controlPlane") && md.is_empty() && mp.is_empty() {
         errs.push(FieldError::invalid(
             path,
-            BadValue::Str(pretty(sel)),
+            BadValue::Str(marshal_indent(sel)),
             "no selector enabled",
         ));
         return;
@@ -442,7 +407,7 @@ fn references(cc: &Value, errs: &mut Vec<FieldError>) {
 /// `validateNamingStrategies`: every naming template renders for cluster `cluster`
 /// (topology names `mdtopology` / `mptopology`) to a DNS-1123 subdomain.
 fn naming_strategies(cc: &Value, errs: &mut Vec<FieldError>) {
-    use super::names::{render, Strategy};
+    use crate::topology::names::{render, Strategy};
     let mut check = |tpl: Option<&str>, path: String, what: &str, strategy: Strategy| {
         let Some(t) = tpl else { return };
         match render(t, "cluster", &strategy, "xxxxx") {
@@ -521,18 +486,18 @@ pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
         }
     }
     let cp_set = |k: &str| obj::get(cc, &["spec", "controlPlane", k]).is_some_and(|v| !v.is_null());
-    errs.extend(super::mhc_validation::control_plane_errors(cc));
+    errs.extend(crate::topology::mhc_validation::control_plane_errors(cc));
     if cp_set("machineHealthCheck") && !cp_set("machineInfrastructure") {
         errs.push(FieldError::forbidden(
             "spec.controlPlane.machineHealthCheck.machineInfrastructure",
             "can be set only if spec.controlPlane.machineInfrastructure is set",
         ));
     }
-    errs.extend(super::mhc_validation::machine_deployment_errors(cc));
-    naming_strategies(cc, &mut errs);
-    errs.extend(super::variables::definitions::variable_definition_errors(
+    errs.extend(crate::topology::mhc_validation::machine_deployment_errors(
         cc,
     ));
+    naming_strategies(cc, &mut errs);
+    errs.extend(crate::topology::variables::definitions::variable_definition_errors(cc));
     let var_names: BTreeSet<String> = obj::get(cc, &["spec", "variables"])
         .and_then(Value::as_array)
         .map(|a| {
@@ -608,9 +573,7 @@ pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
             }
         }
     }
-    errs.extend(super::metadata_validation::cluster_class_metadata_errors(
-        cc,
-    ));
+    errs.extend(crate::topology::metadata_validation::cluster_class_metadata_errors(cc));
     errs
 }
 
@@ -632,208 +595,6 @@ pub fn validate_cluster_class(cc: &Value) -> Result<()> {
     )))
 }
 
-/// Cluster validation errors (`validateTopology` subset): version, worker names and classes.
-pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    // The Cluster name is used as a label value.
-    let name = obj::name(cluster);
-    for m in super::variables::metadata::label_value_errors(name) {
-        errs.push(FieldError::invalid(
-            "metadata.name",
-            BadValue::Str(name.into()),
-            format!("must be a valid label value {m}"),
-        ));
-    }
-    // `validateCIDRBlocks`: every pod and service CIDR must parse (Go's net.ParseCIDR).
-    for part in ["pods", "services"] {
-        if let Some(Value::Array(blocks)) =
-            obj::get(cluster, &["spec", "clusterNetwork", part, "cidrBlocks"])
-        {
-            for (i, b) in blocks.iter().enumerate() {
-                let b = b.as_str().unwrap_or("");
-                if !is_go_cidr(b) {
-                    errs.push(FieldError::invalid(
-                        &fe::index(&format!("spec.clusterNetwork.{part}.cidrBlocks"), i),
-                        BadValue::Str(b.to_string()),
-                        format!("invalid CIDR address: {b}"),
-                    ));
-                }
-            }
-        }
-    }
-    let v = obj::str_at(cluster, &["spec", "topology", "version"]);
-    if crate::version::Version::parse(v).is_err() {
-        errs.push(FieldError::invalid(
-            "spec.topology.version",
-            BadValue::Str(v.into()),
-            "version must be a valid semantic version",
-        ));
-    }
-    errs.extend(super::metadata_validation::topology_metadata_errors(
-        cluster,
-    ));
-    for (field, what, class_what) in [
-        (
-            "machineDeployments",
-            "MachineDeployment",
-            "MachineDeploymentClass",
-        ),
-        ("machinePools", "MachinePool", "MachinePoolClass"),
-    ] {
-        let base = format!("spec.topology.workers.{field}");
-        let mut seen = BTreeSet::new();
-        if let Some(Value::Array(list)) = obj::get(cluster, &["spec", "topology", "workers", field])
-        {
-            for (i, t) in list.iter().enumerate() {
-                let n = obj::str_at(t, &["name"]);
-                if !seen.insert(n.to_string()) {
-                    errs.push(FieldError::invalid(
-                        &fe::child(&fe::index(&base, i), "name"),
-                        BadValue::Str(n.into()),
-                        format!(
-                            "name must be unique. {what} with name {n:?} is defined more than once"
-                        ),
-                    ));
-                }
-            }
-            if let Some(cc) = cc {
-                for (i, t) in list.iter().enumerate() {
-                    let c = obj::str_at(t, &["class"]);
-                    let exists = obj::get(cc, &["spec", "workers", field])
-                        .and_then(Value::as_array)
-                        .is_some_and(|a| a.iter().any(|x| obj::str_at(x, &["class"]) == c));
-                    if !exists {
-                        errs.push(FieldError::invalid(
-                            &fe::child(&fe::index(&base, i), "class"),
-                            BadValue::Str(c.into()),
-                            format!(
-                                "{class_what} with name {c:?} does not exist in ClusterClass {:?}",
-                                obj::name(cc)
-                            ),
-                        ));
-                    }
-                }
-            }
-        }
-    }
-    if let Some(cc) = cc {
-        machine_health_checks(cluster, cc, &mut errs);
-    }
-    errs
-}
-
-/// Go's `net.ParseCIDR` accepts `s`: an IPv4 or IPv6 address without zone, `/`, and a
-/// decimal prefix length no longer than the address.
-fn is_go_cidr(s: &str) -> bool {
-    let Some((addr, bits)) = s.split_once('/') else {
-        return false;
-    };
-    let max = if addr.contains(':') {
-        if addr.parse::<std::net::Ipv6Addr>().is_err() {
-            return false;
-        }
-        128
-    } else {
-        if addr.parse::<std::net::Ipv4Addr>().is_err() {
-            return false;
-        }
-        32
-    };
-    !bits.is_empty()
-        && bits.len() <= 9
-        && bits.bytes().all(|b| b.is_ascii_digit())
-        && bits.parse::<u32>().is_ok_and(|n| n <= max)
-}
-
-fn mhc_class_is_zero(mhc: &Value) -> bool {
-    mhc.as_object().is_none_or(|m| {
-        m.iter().all(|(k, v)| {
-            k == "enable"
-                || v.is_null()
-                || v.as_array().is_some_and(Vec::is_empty)
-                || v.as_str() == Some("")
-                || v.as_object().is_some_and(|o| o.is_empty())
-        })
-    })
-}
-
-/// `validateMachineHealthChecks`: a class part needs CP machine infrastructure;
-/// `enable: true` needs a definition somewhere.
-fn machine_health_checks(cluster: &Value, cc: &Value, errs: &mut Vec<FieldError>) {
-    let cannot = "cannot be set to true as MachineHealthCheck definition is not available in the Cluster topology or the ClusterClass";
-    if let Some(m) = obj::get(
-        cluster,
-        &["spec", "topology", "controlPlane", "machineHealthCheck"],
-    )
-    .filter(|v| !v.is_null())
-    {
-        let p = "spec.topology.controlPlane.machineHealthCheck";
-        let has_infra = obj::get(cc, &["spec", "controlPlane", "machineInfrastructure"])
-            .is_some_and(|v| !v.is_null());
-        if !mhc_class_is_zero(m) && !has_infra {
-            errs.push(FieldError::forbidden(
-                p,
-                "can be set only if spec.controlPlane.machineInfrastructure is set in ClusterClass",
-            ));
-        }
-        let class_mhc = obj::get(cc, &["spec", "controlPlane", "machineHealthCheck"])
-            .is_some_and(|v| !v.is_null());
-        if m.get("enable") == Some(&Value::Bool(true)) && mhc_class_is_zero(m) && !class_mhc {
-            errs.push(FieldError::forbidden(&fe::child(p, "enable"), cannot));
-        }
-    }
-    if let Some(Value::Array(mds)) = obj::get(
-        cluster,
-        &["spec", "topology", "workers", "machineDeployments"],
-    ) {
-        for md in mds {
-            let Some(m) = md.get("machineHealthCheck").filter(|v| !v.is_null()) else {
-                continue;
-            };
-            let p = fe::child(
-                &fe::key(
-                    "spec.topology.workers.machineDeployments",
-                    obj::str_at(md, &["name"]),
-                ),
-                "machineHealthCheck",
-            );
-            let class = obj::get(cc, &["spec", "workers", "machineDeployments"])
-                .and_then(Value::as_array)
-                .and_then(|a| {
-                    a.iter()
-                        .find(|c| obj::str_at(c, &["class"]) == obj::str_at(md, &["class"]))
-                });
-            if let Some(class) = class {
-                let class_mhc = class
-                    .get("machineHealthCheck")
-                    .is_some_and(|v| !v.is_null());
-                if m.get("enable") == Some(&Value::Bool(true)) && mhc_class_is_zero(m) && !class_mhc
-                {
-                    errs.push(FieldError::forbidden(&fe::child(&p, "enable"), cannot));
-                }
-            }
-        }
-    }
-}
-
-/// The Cluster webhook's `ValidateCreate` verdict as the plan reports it.
-pub fn validate_cluster(cluster: &Value, cc: Option<&Value>) -> Result<()> {
-    let errs = cluster_errors(cluster, cc);
-    if errs.is_empty() {
-        return Ok(());
-    }
-    Err(Error::new(fe::invalid_object_message(
-        "Cluster.cluster.x-k8s.io",
-        obj::name(cluster),
-        &errs,
-    ))
-    .wrap(format!(
-        "failed validation of cluster.x-k8s.io/v1beta1, Kind=Cluster {}/{}",
-        obj::namespace(cluster),
-        obj::name(cluster)
-    )))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -851,14 +612,6 @@ mod tests {
             None
         );
         assert_eq!(template_parse_error("enabledIf", "{{ .a }}"), None);
-    }
-
-    #[test]
-    fn pretty_is_go_marshal_indent() {
-        assert_eq!(
-            pretty(&json!({"a": [1], "b": {}})),
-            "{\n  \"a\": [\n    1\n  ],\n  \"b\": {}\n}"
-        );
     }
 
     #[test]
@@ -885,19 +638,6 @@ mod tests {
                 "patch names must be unique. Patch with name \"p\" is defined more than once",
                 "patch.external can be used only if the RuntimeSDK feature flag is enabled",
             ]
-        );
-    }
-
-    #[test]
-    fn cluster_checks() {
-        let cc = json!({"metadata": {"name": "k"}, "spec": {"workers": {"machineDeployments": [{"class": "a"}]}}});
-        let c = json!({"spec": {"topology": {"version": "vbanana", "workers": {"machineDeployments": [
-            {"name": "x", "class": "a"}, {"name": "x", "class": "b"}]}}}});
-        let errs = cluster_errors(&c, Some(&cc));
-        assert_eq!(errs.len(), 3);
-        assert_eq!(
-            errs[2].field,
-            "spec.topology.workers.machineDeployments[1].class"
         );
     }
 }

@@ -1,0 +1,145 @@
+//! The control plane object and its machine infrastructure template (topology.md §3).
+
+use super::*;
+
+pub(super) fn cp_infra_template(ctx: &Ctx, bp: &Blueprint, t: &Value) -> Result<Value> {
+    let name = names::simple(
+        &format!("{}-", ctx.name),
+        &ctx.seed("control-plane-infrastructure-machine-template"),
+    );
+    Ok(clone::template_to_template(CloneInput {
+        template: t,
+        cloned_from: cc_ref(
+            bp,
+            &["spec", "controlPlane", "machineInfrastructure", "ref"],
+        ),
+        cluster_name: ctx.name,
+        namespace: ctx.ns,
+        name,
+        labels: Map::new(),
+        annotations: Map::new(),
+        owner_ref: Some(obj::owner_ref_to_cluster(ctx.name)),
+    }))
+}
+
+pub(super) fn control_plane(ctx: &Ctx, bp: &Blueprint, infra_tpl: Option<&Value>) -> Result<Value> {
+    let cluster = ctx.cluster;
+    let t = &bp.cp_template;
+    let tl = obj::string_map(
+        cluster,
+        &["spec", "topology", "controlPlane", "metadata", "labels"],
+    );
+    let cl = obj::string_map(&bp.cc, &["spec", "controlPlane", "metadata", "labels"]);
+    let mut labels = obj::merge_maps(&[&tl, &cl]);
+    labels.insert(CLUSTER_NAME_LABEL.into(), Value::from(ctx.name));
+    labels.insert(OWNED_LABEL.into(), Value::from(""));
+    let ta = obj::string_map(
+        cluster,
+        &[
+            "spec",
+            "topology",
+            "controlPlane",
+            "metadata",
+            "annotations",
+        ],
+    );
+    let ca = obj::string_map(&bp.cc, &["spec", "controlPlane", "metadata", "annotations"]);
+    let annotations = obj::merge_maps(&[&ta, &ca]);
+    let tmpl = naming_template(obj::get(
+        &bp.cc,
+        &["spec", "controlPlane", "namingStrategy"],
+    ));
+    let mut name = names::from_template(
+        tmpl,
+        ctx.name,
+        Strategy::Cluster,
+        &ctx.seed("control-plane"),
+    )
+    .map_err(|e| {
+        e.wrap(format!("failed to generate name for {}", object_kind(t)))
+            .wrap(format!(
+                "failed to generate the ControlPlane object from the {}",
+                obj::kind(t)
+            ))
+    })?;
+    if let Some(n) = current_ref_name(cluster, "controlPlaneRef") {
+        name = n.to_string();
+    }
+    let mut cp = clone::template_to_object(CloneInput {
+        template: t,
+        cloned_from: cc_ref(bp, &["spec", "controlPlane", "ref"]),
+        cluster_name: ctx.name,
+        namespace: ctx.ns,
+        name,
+        labels: labels.clone(),
+        annotations: annotations.clone(),
+        owner_ref: None,
+    })
+    .map_err(|e| {
+        e.wrap(format!(
+            "failed to generate the ControlPlane object from the {}",
+            obj::kind(t)
+        ))
+    })?;
+    if let Some(it) = infra_tpl {
+        obj::set(
+            &mut cp,
+            &["spec", "machineTemplate", "infrastructureRef"],
+            obj::ref_to(it),
+        );
+        let ml = obj::string_map(&cp, &["spec", "machineTemplate", "metadata", "labels"]);
+        let ma = obj::string_map(&cp, &["spec", "machineTemplate", "metadata", "annotations"]);
+        let mut md = Map::new();
+        let l = obj::merge_maps(&[&labels, &ml]);
+        if !l.is_empty() {
+            md.insert("labels".into(), Value::Object(l));
+        }
+        let a = obj::merge_maps(&[&annotations, &ma]);
+        if !a.is_empty() {
+            md.insert("annotations".into(), Value::Object(a));
+        }
+        obj::set(
+            &mut cp,
+            &["spec", "machineTemplate", "metadata"],
+            Value::Object(md),
+        );
+    }
+    if let Some(r) = topo(cluster, &["controlPlane", "replicas"]) {
+        obj::set(&mut cp, &["spec", "replicas"], int_value(r));
+    }
+    let gates = topo(cluster, &["controlPlane", "readinessGates"]).or_else(|| {
+        obj::get(&bp.cc, &["spec", "controlPlane", "readinessGates"]).filter(|v| !v.is_null())
+    });
+    if let Some(g) = gates {
+        obj::set(
+            &mut cp,
+            &["spec", "machineTemplate", "readinessGates"],
+            g.clone(),
+        );
+    }
+    for f in [
+        "nodeDrainTimeout",
+        "nodeVolumeDetachTimeout",
+        "nodeDeletionTimeout",
+    ] {
+        let v = topo(cluster, &["controlPlane", f])
+            .or_else(|| obj::get(&bp.cc, &["spec", "controlPlane", f]).filter(|v| !v.is_null()));
+        if let Some(d) = v {
+            obj::set(
+                &mut cp,
+                &["spec", "machineTemplate", f],
+                Value::from(duration_text(d)?),
+            );
+        }
+    }
+    let version = obj::str_at(cluster, &["spec", "topology", "version"]);
+    obj::set(&mut cp, &["spec", "version"], Value::from(version));
+    Ok(cp)
+}
+
+/// A `metav1.Duration` printed as Go's `time.Duration.String()`.
+pub(super) fn duration_text(v: &Value) -> Result<String> {
+    let s = v.as_str().ok_or_else(|| Error::new("invalid duration"))?;
+    let d = crate::typed::duration::parse(s).map_err(Error::new)?;
+    Ok(crate::typed::duration::format(d))
+}

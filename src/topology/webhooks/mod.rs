@@ -1,0 +1,8 @@
+//! The ClusterClass and Cluster webhooks' validation as `topology plan` runs it
+//! (topology.md §8, §9): a subset, one file per webhook.
+
+mod cluster;
+mod cluster_class;
+
+pub use cluster::{cluster_errors, validate_cluster};
+pub use cluster_class::{cluster_class_errors, template_parse_error, validate_cluster_class};
