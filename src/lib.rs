@@ -1,12 +1,21 @@
 //! capi-render: offline, deterministic rendering of Cluster API manifests.
 //!
-//! The library is organised by pipeline stage (see ARCHITECTURE.md):
-//! `yaml` (read/write, Go-compatible), `envsubst` (clusterctl's variable engine),
-//! `config` (clusterctl config + variable lookup), `provider`, `version`,
-//! `repository` (local clusterctl repositories), `image` (image references and
-//! overrides), `typed` (side effects of clusterctl's typed round trips),
-//! `components` (the provider components pipeline), `template` (cluster templates),
-//! and `generate` (the `generate provider` / `generate cluster` / `list-images` flows).
+//! The library is organised by layer and stage (ARCHITECTURE.md, "Layering"):
+//!
+//! * the bottom, which imports no stage: `model` (shared types, object accessors,
+//!   hashing, compact objects), `yaml` (Go-compatible reading and writing), `go`
+//!   (Go behaviour byte for byte: quoting, JSON, patches, base64, floats, regex),
+//!   `limits`, `paths`, `redact`, `suggest`, `progress`, `error`;
+//! * the stages: `load` and `admit` (inputs), `config`, `provider`, `version`,
+//!   `repository` (local clusterctl repositories), `image`, `typed` (clusterctl's typed
+//!   round trips), `envsubst`, `components` (the provider components pipeline),
+//!   `template` (cluster templates), `gotemplate` (Go text/template with sprig),
+//!   `operator` (declarative providers: resolution, customisation, upgrade plan) and
+//!   `topology` (managed topologies);
+//! * the commands: `generate` (`generate provider` / `generate cluster` /
+//!   `list-images`), `render` (the streaming orchestrator), `gitops` (the GitOps tree,
+//!   its lock and `--check`), `diff` (change impact), `krm` (the KRM function) and
+//!   `bundle` (air-gapped bundles).
 
 pub mod admit;
 pub mod bundle;
