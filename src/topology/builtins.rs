@@ -89,10 +89,7 @@ fn family(cidrs: &[String]) -> Option<&'static str> {
 pub fn cluster(desired_cluster: &Value) -> Value {
     let c = desired_cluster;
     let ns = obj::namespace(c);
-    let class_ns = match obj::str_at(c, &["spec", "topology", "classNamespace"]) {
-        "" => ns,
-        n => n,
-    };
+    let class_ns = obj::class_namespace(c);
     let mut m = Map::new();
     m.insert("name".into(), Value::from(obj::name(c)));
     m.insert("namespace".into(), Value::from(ns));

@@ -45,17 +45,10 @@ pub struct ClusterPlan {
 /// The ClusterClass a Cluster uses, among `inputs`.
 pub fn find_class<'a>(cluster: &Value, inputs: &'a [Value]) -> Option<&'a Value> {
     let class = obj::str_at(cluster, &["spec", "topology", "class"]);
-    let ns = class_namespace(cluster);
+    let ns = obj::class_namespace(cluster);
     inputs
         .iter()
         .find(|o| input::is_cluster_class(o) && obj::name(o) == class && obj::namespace(o) == ns)
-}
-
-fn class_namespace(cluster: &Value) -> &str {
-    match obj::str_at(cluster, &["spec", "topology", "classNamespace"]) {
-        "" => obj::namespace(cluster),
-        n => n,
-    }
 }
 
 const WEBHOOKS: &str = "failed defaulting and validation on input objects";
@@ -186,7 +179,7 @@ fn plan_prepared(
         let name = obj::str_at(&c, &["spec", "topology", "class"]);
         Error::new(format!(
             "failed to retrieve ClusterClass {}/{name}: clusterclasses.cluster.x-k8s.io {name:?} not found",
-            class_namespace(&c)
+            obj::class_namespace(&c)
         ))
         .of_kind(ErrorKind::ClassNotFound)
         .wrap(RECONCILE)
@@ -289,7 +282,7 @@ struct ClassEntry {
 impl ClassCache {
     fn entry(&self, cluster: &Value, inputs: &[Value]) -> std::sync::Arc<ClassEntry> {
         let key = (
-            class_namespace(cluster).to_string(),
+            obj::class_namespace(cluster).to_string(),
             obj::str_at(cluster, &["spec", "topology", "class"]).to_string(),
         );
         let mut map = self.classes.lock().unwrap_or_else(|p| p.into_inner());

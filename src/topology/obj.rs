@@ -7,6 +7,15 @@ pub use crate::model::object::{
     api_version, get, group_of, kind, name, namespace, remove, set, str_at, string_map,
 };
 
+/// The namespace of a Cluster's ClusterClass: `spec.topology.classNamespace`, defaulting
+/// to the Cluster's own namespace.
+pub fn class_namespace(cluster: &Value) -> &str {
+    match str_at(cluster, &["spec", "topology", "classNamespace"]) {
+        "" => namespace(cluster),
+        n => n,
+    }
+}
+
 /// `util.MergeMap`: the first map wins on key conflicts.
 pub fn merge_maps(maps: &[&Map<String, Value>]) -> Map<String, Value> {
     let mut out = Map::new();

@@ -41,10 +41,7 @@ pub fn is_v1beta2_topology_object(o: &Value) -> bool {
 pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
     let c1 = cluster::to_v1beta1(cluster)?;
     let class = obj::str_at(&c1, &["spec", "topology", "class"]);
-    let class_ns = match obj::str_at(&c1, &["spec", "topology", "classNamespace"]) {
-        "" => obj::namespace(&c1),
-        n => n,
-    };
+    let class_ns = obj::class_namespace(&c1);
     let mut engine_inputs = Vec::with_capacity(inputs.len());
     for o in inputs {
         let ours = obj::name(o) == class && obj::namespace(o) == class_ns;
@@ -98,10 +95,7 @@ pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
 /// error ([`v1beta1_cluster_error`]) rather than "not found".
 pub fn only_v1beta2_class(cluster: &Value, inputs: &[Value]) -> bool {
     let class = obj::str_at(cluster, &["spec", "topology", "class"]);
-    let ns = match obj::str_at(cluster, &["spec", "topology", "classNamespace"]) {
-        "" => obj::namespace(cluster),
-        n => n,
-    };
+    let ns = obj::class_namespace(cluster);
     let same = |o: &&Value| obj::name(o) == class && obj::namespace(o) == ns;
     !inputs.iter().filter(same).any(input::is_cluster_class)
         && inputs.iter().filter(same).any(is_cluster_class)
@@ -111,10 +105,7 @@ pub fn only_v1beta2_class(cluster: &Value, inputs: &[Value]) -> bool {
 /// ([`only_v1beta2_class`]).
 pub fn v1beta1_cluster_error(cluster: &Value) -> Error {
     let class = obj::str_at(cluster, &["spec", "topology", "class"]);
-    let ns = match obj::str_at(cluster, &["spec", "topology", "classNamespace"]) {
-        "" => obj::namespace(cluster),
-        n => n,
-    };
+    let ns = obj::class_namespace(cluster);
     Error::new(format!(
         "ClusterClass {ns}/{class} is cluster.x-k8s.io/v1beta2 but Cluster {}/{} is v1beta1: write the Cluster as cluster.x-k8s.io/v1beta2 (spec.topology.classRef) to render it",
         obj::namespace(cluster),
