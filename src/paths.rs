@@ -51,6 +51,39 @@ pub fn stays_inside(path: &str) -> std::result::Result<(), &'static str> {
     Ok(())
 }
 
+/// `path` (as given: relative to the working directory, or absolute) written relative
+/// to the directory `base`, both made absolute and normalised lexically first (`.` and
+/// `..` segments resolved, repeated separators dropped; links are not followed): the
+/// same file gives the same text from any working directory, in any clone, and for
+/// any spelling of the path (`./a.yaml`, `x/../a.yaml`). Segments are joined with `/`.
+pub fn relative_to(path: &str, base: &Path) -> String {
+    let norm = |p: &Path| -> Option<Vec<String>> {
+        let abs = std::path::absolute(p).ok()?;
+        let mut out: Vec<String> = Vec::new();
+        for c in abs.components() {
+            match c {
+                std::path::Component::Normal(s) => out.push(s.to_string_lossy().into_owned()),
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                _ => {}
+            }
+        }
+        Some(out)
+    };
+    let (Some(p), Some(b)) = (norm(Path::new(path)), norm(base)) else {
+        return path.to_string();
+    };
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut rel: Vec<&str> = vec![".."; b.len() - common];
+    rel.extend(p[common..].iter().map(String::as_str));
+    if rel.is_empty() {
+        ".".to_string()
+    } else {
+        rel.join("/")
+    }
+}
+
 /// Refuse paths that would lead outside `root` through a symbolic link: no existing
 /// component of `rel` below `root` may be a symlink.
 pub fn check_no_symlink(root: &Path, rel: &str) -> Result<()> {
@@ -139,5 +172,21 @@ mod tests {
             stays_inside("a/../../x"),
             Err("leaves the kustomization's directory")
         );
+    }
+
+    #[test]
+    fn paths_relative_to_a_base_are_spelling_independent() {
+        let cwd = std::env::current_dir().unwrap();
+        let out = cwd.join("tree/out");
+        assert_eq!(relative_to("in/a.yaml", &out), "../../in/a.yaml");
+        assert_eq!(relative_to("./in//a.yaml", &out), "../../in/a.yaml");
+        assert_eq!(
+            relative_to("x/../in/a.yaml", Path::new("tree/./out")),
+            "../../in/a.yaml"
+        );
+        let abs = cwd.join("in/a.yaml");
+        assert_eq!(relative_to(abs.to_str().unwrap(), &out), "../../in/a.yaml");
+        assert_eq!(relative_to("tree/out/sub/f", &out), "sub/f");
+        assert_eq!(relative_to("tree/out", &out), ".");
     }
 }

@@ -173,8 +173,17 @@ fn same_inputs_give_the_same_bytes_and_lock() {
         assert_eq!(o["sha256"], capi_render::model::sha256_hex(&bytes));
     }
     assert_eq!(lv["providers"][1]["name"], "docker");
-    assert_eq!(lv["providers"][1]["source"], "repository:docker/v1.10.10");
-    assert_eq!(lv["inputs"][0]["path"], "providers.yaml");
+    // Paths are written relative to OUT (the lock's directory).
+    let rel = |p: &str| capi_render::paths::relative_to(p, &a.out());
+    assert_eq!(
+        lv["providers"][1]["source"],
+        format!("repository:{}", rel("docker/v1.10.10"))
+    );
+    assert_eq!(lv["inputs"][0]["path"], rel("providers.yaml"));
+    assert!(
+        rel("providers.yaml").ends_with("/providers.yaml")
+            && rel("providers.yaml").starts_with("../")
+    );
     // The layout: one directory per provider, one file per object.
     assert!(sa.contains_key(
         "providers/capi-system/core-cluster-api/deployment-capi-controller-manager.yaml"

@@ -4,6 +4,7 @@
 //! replaced or removed by a later run.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde_json::{json, Value};
 
@@ -12,6 +13,7 @@ use super::names::is_safe_relative;
 use crate::error::{Error, Result};
 use crate::model::sha256_hex;
 use crate::model::{InputFile, RenderSet, UnitKind};
+use crate::paths::relative_to;
 
 pub const FILE: &str = "capi-render.lock";
 /// Format version of the lock file.
@@ -22,34 +24,43 @@ pub fn tool() -> String {
     format!("capi-render {}", env!("CARGO_PKG_VERSION"))
 }
 
-/// The lock's text for a set and the tree's files (the lock itself excluded).
-pub fn lock_text(set: &RenderSet, files: &BTreeMap<String, String>) -> String {
+/// The lock's text for a set and the tree's files (the lock itself excluded), for a
+/// lock in directory `base`.
+pub fn lock_text(set: &RenderSet, files: &BTreeMap<String, String>, base: &Path) -> String {
     let units: Vec<UnitSummary> = set.units.iter().map(UnitSummary::of).collect();
     let outputs: Vec<(String, String)> = files
         .iter()
         .map(|(p, c)| (p.clone(), sha256_hex(c.as_bytes())))
         .collect();
-    lock_text_of(&set.inputs, &units, &outputs, &[])
+    lock_text_of(&set.inputs, &units, &outputs, &[], base)
 }
 
 /// The lock's text from the inputs, the units (their provider facts) and the tree's
-/// files as `(path, sha256)`, sorted by path (the lock itself excluded).
+/// files as `(path, sha256)`, sorted by path (the lock itself excluded). The lock is
+/// in directory `base` (OUT): input paths and repository sources are written relative
+/// to it ([`crate::paths::relative_to`]), so the lock is the same in every clone and
+/// from every working directory.
 pub fn lock_text_of(
     inputs: &[InputFile],
     units: &[UnitSummary],
     outputs: &[(String, String)],
     records: &[UnitRecord],
+    base: &Path,
 ) -> String {
     let inputs: Vec<Value> = inputs
         .iter()
-        .map(|i| json!({"path": i.path, "sha256": i.sha256}))
+        .map(|i| json!({"path": relative_to(&i.path, base), "sha256": i.sha256}))
         .collect();
+    let source = |s: &str| match s.strip_prefix("repository:") {
+        Some(dir) => format!("repository:{}", relative_to(dir, base)),
+        None => s.to_string(),
+    };
     let providers: Vec<Value> = units
         .iter()
         .filter_map(|u| match &u.kind {
             UnitKind::Provider(p) => Some(json!({
                 "namespace": u.namespace, "name": u.name, "type": p.provider_type,
-                "kind": p.kind, "version": p.version, "contract": p.contract, "source": p.source,
+                "kind": p.kind, "version": p.version, "contract": p.contract, "source": source(&p.source),
             })),
             UnitKind::Cluster => None,
         })
@@ -404,7 +415,7 @@ mod tests {
                     .map(|r| json!({"dir": r.dir, "inputs": r.inputs, "bytes": r.bytes}))
                     .collect();
             }
-            let text = lock_text_of(&inputs, &[], outs, recs);
+            let text = lock_text_of(&inputs, &[], outs, recs, Path::new("."));
             let body = text.splitn(3, '\n').nth(2).unwrap();
             assert_eq!(body, crate::yaml::to_yaml(&whole));
             let lock = read_lock(&text, "lock").unwrap();
@@ -415,7 +426,13 @@ mod tests {
             if let Some(c) = read_canonical(&text) {
                 assert_eq!(c.units, general.units);
             }
-            let plain = lock_text_of(&inputs, &[], &[("a/b.yaml".into(), "cd".repeat(32))], recs);
+            let plain = lock_text_of(
+                &inputs,
+                &[],
+                &[("a/b.yaml".into(), "cd".repeat(32))],
+                recs,
+                Path::new("."),
+            );
             let (c, g) = (
                 read_canonical(&plain).unwrap(),
                 read_general(&plain).unwrap(),
@@ -451,7 +468,7 @@ mod tests {
         let mut files = BTreeMap::new();
         files.insert("b/x.yaml".to_string(), "x: 1\n".to_string());
         files.insert("a.yaml".to_string(), "".to_string());
-        let t = lock_text(&set, &files);
+        let t = lock_text(&set, &files, Path::new("."));
         let read = read_outputs(&t, "l").unwrap();
         let paths: Vec<&str> = read.iter().map(|o| o.path.as_str()).collect();
         assert_eq!(paths, vec!["a.yaml", "b/x.yaml"]);
@@ -476,7 +493,7 @@ mod tests {
                 String::new(),
             );
         }
-        let t = lock_text(&RenderSet::default(), &files);
+        let t = lock_text(&RenderSet::default(), &files, Path::new("."));
         let read = read_outputs(&t, "OUT/capi-render.lock").unwrap();
         assert_eq!(read.len(), 100_000);
         assert!(read.iter().map(|o| &o.path).eq(files.keys()));

@@ -90,10 +90,10 @@ pub struct TreeOptions {
     pub flux_path: String,
 }
 
-/// Every file of the tree, the lock included: relative path → content.
-pub fn plan(set: &RenderSet, opts: &TreeOptions) -> Result<BTreeMap<String, String>> {
+/// Every file of the tree in `out`, the lock included: relative path → content.
+pub fn plan(set: &RenderSet, opts: &TreeOptions, out: &Path) -> Result<BTreeMap<String, String>> {
     let mut files = layout::plan_files(set, opts)?;
-    let lock = lock::lock_text(set, &files);
+    let lock = lock::lock_text(set, &files, out);
     files.insert(lock::FILE.to_string(), lock);
     Ok(files)
 }
@@ -163,7 +163,7 @@ pub fn write_tree_with_hook(
     opts: &TreeOptions,
     hook: &mut Hook,
 ) -> Result<WriteReport> {
-    let planned = plan(set, opts)?;
+    let planned = plan(set, opts, out)?;
     let (_held, prev) = open_out(out)?;
     let prev = prev.outputs;
     let changes = writer::write_planned(out, &planned, &prev, hook)?;
@@ -356,7 +356,7 @@ fn lay_out(
     outputs.sort();
     files.file(
         lock::FILE.to_string(),
-        lock::lock_text_of(&inputs, &units, &outputs, &records),
+        lock::lock_text_of(&inputs, &units, &outputs, &records, out),
     )
 }
 
@@ -432,7 +432,7 @@ fn open_check(out: &Path) -> Result<(Option<std::fs::File>, lock::Lock)> {
 
 /// Render in memory and compare with `out` (nothing is written).
 pub fn check_tree(set: &RenderSet, out: &Path, opts: &TreeOptions) -> Result<CheckReport> {
-    let planned = plan(set, opts)?;
+    let planned = plan(set, opts, out)?;
     let (_held, prev) = open_check(out)?;
     check::compare(out, &planned, &prev.outputs)
 }
