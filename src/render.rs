@@ -133,7 +133,11 @@ pub fn prepare(
     if let Some(e) = inputs.refused {
         return Err(e);
     }
-    let (providers, extra, warnings) = crate::operator::render_providers(&inputs.objects, opts)?;
+    let (providers, extra, mut warnings) =
+        crate::operator::render_providers(&inputs.objects, opts)?;
+    if !inputs.clusters.is_empty() {
+        warnings.extend(crate::operator::cluster_topology_gate_warning(&providers));
+    }
     if providers.is_empty() && inputs.clusters.is_empty() && !opts.allow_empty {
         return Err(crate::Error::new(
             "the inputs yield nothing to render: no provider CR and no Cluster with spec.topology. With -o this would remove every unit of the tree; check the input paths, or pass --allow-empty if an empty output is what you want",

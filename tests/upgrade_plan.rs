@@ -161,3 +161,20 @@ fn a_plan_needs_the_core_provider() {
         "InfrastructureProvider capd-system/docker (in.yaml, document 1): no CoreProvider among the inputs: the plan keeps every provider on the core provider's contract"
     );
 }
+
+#[test]
+fn a_plan_makes_the_preflight_checks_render_makes() {
+    let core = |ns: &str, doc: usize| InputObject {
+        file: "in.yaml".into(),
+        doc,
+        value: json!({"apiVersion": "operator.cluster.x-k8s.io/v1alpha2", "kind": "CoreProvider",
+                      "metadata": {"name": "cluster-api", "namespace": ns}, "spec": {"version": "v1.9.11"}}),
+    };
+    let objs = vec![core("capi-system", 0), core("other", 1)];
+    let e = plan(&objs, &RenderOptions::default()).unwrap_err();
+    let r =
+        capi_render::render::render_objects(objs.clone(), Vec::new(), &RenderOptions::default())
+            .unwrap_err();
+    assert_eq!(e.message(), r.message());
+    assert!(e.message().contains("CoreProvider"), "{e}");
+}

@@ -197,14 +197,90 @@ pub fn substitute(
         Redactor::new(vars.values().map(String::as_str))
     };
     let lookup = |k: &str| vars.get(k).cloned();
-    let substituted = crate::envsubst::processor::process(&text, &lookup)
-        .map_err(|e| redactor.error(p.error(e.wrap("failed to perform variable substitution"))))?;
+    let substituted = crate::envsubst::processor::process(&text, &lookup).map_err(|e| {
+        let e = p.error(e.wrap("failed to perform variable substitution"));
+        let e = match missing_variables_hint(p, &text, &vars) {
+            Some(h) => e.with_hint(h),
+            None => e,
+        };
+        redactor.error(e)
+    })?;
     let config = images_config(vars.get("images"), p).map_err(|e| redactor.error(e))?;
     Ok(Substituted {
         text: substituted,
         config,
         redactor,
     })
+}
+
+/// What to do about variables the components need and nobody set: `render` reads them
+/// from the provider's config Secret (never from the environment or a clusterctl
+/// config), so name that Secret and the keys to add.
+fn missing_variables_hint(
+    p: &ProviderCr,
+    text: &str,
+    vars: &BTreeMap<String, String>,
+) -> Option<String> {
+    let map = crate::envsubst::processor::get_variable_map(text).ok()?;
+    let missing: Vec<&str> = map
+        .iter()
+        .filter(|(k, default)| default.is_none() && !vars.contains_key(k.as_str()))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let keys = missing.join(", ");
+    let cs = p.spec.get("configSecret").and_then(Value::as_object);
+    let name = cs.and_then(|c| c.get("name")).and_then(Value::as_str);
+    Some(match name {
+        Some(n) => {
+            let ns = cs
+                .and_then(|c| c.get("namespace"))
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .unwrap_or(&p.namespace);
+            format!("render reads provider variables from the provider's config Secret, not from the environment or a clusterctl config: add the key(s) {keys} to Secret {ns}/{n} (spec.configSecret)")
+        }
+        None => format!("render reads provider variables from the provider's config Secret, not from the environment or a clusterctl config: set spec.configSecret to a Secret (among the inputs) with the key(s) {keys}"),
+    })
+}
+
+/// A warning when Clusters with `spec.topology` are rendered next to a core provider
+/// whose manager runs with the `ClusterTopology` feature gate off (a `--feature-gates`
+/// argument that does not set `ClusterTopology=true`): that management cluster's
+/// topology controller would ignore them. Set the gate on the CoreProvider
+/// (`spec.manager.featureGates.ClusterTopology: true`, or `CLUSTER_TOPOLOGY: "true"` in
+/// its config Secret).
+pub fn cluster_topology_gate_warning(units: &[RenderedUnit]) -> Option<String> {
+    let core = units
+        .iter()
+        .find(|u| matches!(&u.kind, UnitKind::Provider(i) if i.provider_type == "core"))?;
+    for o in &core.objects {
+        if o.get("kind").and_then(Value::as_str) != Some("Deployment") {
+            continue;
+        }
+        let containers = o
+            .pointer("/spec/template/spec/containers")
+            .and_then(Value::as_array);
+        for c in containers.into_iter().flatten() {
+            let args = c.get("args").and_then(Value::as_array);
+            for a in args.into_iter().flatten().filter_map(Value::as_str) {
+                let Some(gates) = a.strip_prefix("--feature-gates=") else {
+                    continue;
+                };
+                let on = gates.split(',').any(|g| g.trim() == "ClusterTopology=true");
+                if !on {
+                    return Some(format!(
+                        "{}: the core provider's manager (Deployment {}) runs with the ClusterTopology feature gate off ({a}), so its topology controller would ignore the Clusters with spec.topology rendered here; set spec.manager.featureGates.ClusterTopology: true on the CoreProvider (or CLUSTER_TOPOLOGY: \"true\" in its config Secret)",
+                        core.dir(),
+                        o.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")
+                    ));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// §5.3 and §6–§8 on substituted text: clusterctl's components processing, then the
@@ -385,5 +461,83 @@ mod tests {
         let ps = providers(&objs).unwrap();
         assert_eq!(ps.len(), 1);
         assert_eq!(ps[0].spec["manager"]["verbosity"], 1);
+    }
+
+    fn core_unit(gates: &str) -> RenderedUnit {
+        RenderedUnit {
+            kind: UnitKind::Provider(ProviderInfo {
+                provider_type: "core".into(),
+                kind: "CoreProvider".into(),
+                version: "v1.10.10".into(),
+                contract: "v1beta1".into(),
+                source: String::new(),
+            }),
+            namespace: "capi-system".into(),
+            name: "cluster-api".into(),
+            objects: vec![
+                json!({"kind": "Deployment", "metadata": {"name": "capi-controller-manager"},
+                "spec": {"template": {"spec": {"containers": [{"name": "manager",
+                    "args": ["--leader-elect", format!("--feature-gates={gates}")]}]}}}}),
+            ],
+        }
+    }
+
+    #[test]
+    fn the_cluster_topology_gate_of_the_core_provider_is_checked() {
+        let w =
+            cluster_topology_gate_warning(&[core_unit("MachinePool=true,ClusterTopology=false")])
+                .unwrap();
+        assert!(w.starts_with("providers/capi-system/core-cluster-api: the core provider's manager (Deployment capi-controller-manager) runs with the ClusterTopology feature gate off (--feature-gates=MachinePool=true,ClusterTopology=false)"), "{w}");
+        assert!(
+            w.contains("spec.manager.featureGates.ClusterTopology: true"),
+            "{w}"
+        );
+        assert!(cluster_topology_gate_warning(&[core_unit("MachinePool=true")]).is_some());
+        assert_eq!(
+            cluster_topology_gate_warning(&[core_unit("ClusterTopology=true,MachinePool=false")]),
+            None
+        );
+        // No core provider among the inputs: nothing to say.
+        assert_eq!(cluster_topology_gate_warning(&[]), None);
+    }
+
+    #[test]
+    fn a_missing_variable_names_the_config_secret_to_set() {
+        let release = Release {
+            version: "v1.10.10".into(),
+            metadata: String::new(),
+            components:
+                "kind: ConfigMap\ndata:\n  a: ${NEEDED}\n  b: ${OPTIONAL:=x}\n  c: ${GIVEN}\n"
+                    .into(),
+            source: String::new(),
+            files: Vec::new(),
+        };
+        let secret = InputObject {
+            file: "f.yaml".into(),
+            doc: 1,
+            value: json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "vars", "namespace": "ns"},
+                          "stringData": {"GIVEN": "s3cr3t"}}),
+        };
+        let with = cr(
+            "InfrastructureProvider",
+            "docker",
+            json!({"configSecret": {"name": "vars"}}),
+        );
+        let objs = vec![with, secret];
+        let p = &providers(&objs).unwrap()[0];
+        let e = substitute(p, &release, &objs).err().unwrap();
+        assert!(
+            e.message()
+                .contains("value for variables [NEEDED] is not set"),
+            "{e}"
+        );
+        assert_eq!(
+            e.hint(),
+            Some("render reads provider variables from the provider's config Secret, not from the environment or a clusterctl config: add the key(s) NEEDED to Secret ns/vars (spec.configSecret)")
+        );
+        let without = vec![cr("InfrastructureProvider", "docker", json!({}))];
+        let p = &providers(&without).unwrap()[0];
+        let e = substitute(p, &release, &without).err().unwrap();
+        assert!(e.hint().unwrap().ends_with("set spec.configSecret to a Secret (among the inputs) with the key(s) GIVEN, NEEDED"), "{e:?}");
     }
 }

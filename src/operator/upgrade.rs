@@ -124,6 +124,8 @@ pub fn plan(objects: &[InputObject], opts: &RenderOptions) -> Result<Plan> {
         }
     }
     let cfg = super::operator_config(opts)?;
+    // The checks `render` makes first (two CoreProviders, a missing config Secret, ...).
+    super::preflight::check_all(&provs, objects, &cfg)?;
     let ctx = SourceContext {
         objects,
         config: &cfg,
