@@ -146,7 +146,7 @@ if command -v pre-commit >/dev/null; then
   # This repository's .pre-commit-hooks.yaml, as a user's config names it (pre-commit
   # clones the repository at a commit and builds it with cargo).
   if rev=$(git -C "$root" rev-parse HEAD 2>/dev/null) && [ -z "$(git -C "$root" status --porcelain .pre-commit-hooks.yaml)" ]; then
-    printf 'repos:\n- repo: %s\n  rev: %s\n  hooks:\n  - id: capi-render-check\n    args: [-f, capi/providers.yaml, --repository, capi/repository, -o, capi/rendered, --flux]\n' \
+    printf 'repos:\n- repo: %s\n  rev: %s\n  hooks:\n  - id: capi-render-check\n    args: [--from-lock, capi/rendered]\n' \
       "$root" "$rev" >"$rec/.pre-commit-config.yaml"
     (cd "$rec" && git add -A && git commit -qm hooks)
     set +e; (cd "$rec" && PRE_COMMIT_HOME="$work/pre-commit-home" pre-commit run --all-files >"$work/pc3.out" 2>&1); pcrc=$?; set -e

@@ -632,9 +632,10 @@ fn upgrade_json_matches_yaml(args: &[&str]) -> Value {
 
 #[test]
 fn upgrade_plan_json_on_the_quickstart() {
+    // As `render` reads the example: the synthetic providers are named by the config.
     let v = upgrade_json_matches_yaml(&[
-        "--repository",
-        "fixtures/repository",
+        "--config",
+        "fixtures/quickstart/clusterctl.yaml",
         "upgrade",
         "plan",
         "-f",
@@ -645,8 +646,8 @@ fn upgrade_plan_json_on_the_quickstart() {
     assert!(v.get("contractChange").is_none());
     // An unknown format is still an error (exit 1, as before).
     let o = run(&[
-        "--repository",
-        "fixtures/repository",
+        "--config",
+        "fixtures/quickstart/clusterctl.yaml",
         "upgrade",
         "plan",
         "-f",

@@ -169,3 +169,92 @@ fn trees_and_locks_are_the_same_from_any_clone_directory_and_spelling() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// `render --from-lock OUT` runs the render the lock records: from another directory it
+/// rewrites a damaged tree to the same bytes, `--check` with it tells up to date from
+/// stale, and a recorded path that leaves the repository is refused before anything is
+/// read.
+#[test]
+fn from_lock_reruns_the_recorded_render() {
+    let s = Scratch::new("from-lock");
+    let repo = s.path().join("repo");
+    clone_at(&repo);
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    render(
+        &repo,
+        &[
+            "--config",
+            "fixtures/quickstart/clusterctl.yaml",
+            "render",
+            "-f",
+            "fixtures/quickstart/providers",
+            "-f",
+            "fixtures/quickstart/clusters",
+            "-o",
+            "capi/rendered",
+            "--flux",
+        ],
+    );
+    let out = repo.join("capi/rendered");
+    let want = files(&out);
+    let lock = String::from_utf8(fs::read(out.join("capi-render.lock")).unwrap()).unwrap();
+    assert!(
+        lock.starts_with("# capi-render lock file") && lock.contains("\ncommand:\n  config: ../../fixtures/quickstart/clusterctl.yaml\n  files:\n  - ../../fixtures/quickstart/providers\n  - ../../fixtures/quickstart/clusters\n  flux:\n    path: capi/rendered\n    source: flux-system\ninputs:\n"),
+        "{lock}"
+    );
+    // Damage the tree, then re-run from a subdirectory through the lock alone.
+    let victim = want
+        .iter()
+        .find(|(p, _)| p.starts_with("clusters/"))
+        .unwrap()
+        .0
+        .clone();
+    fs::remove_file(out.join(&victim)).unwrap();
+    let sub = repo.join("fixtures");
+    let check = |cwd: &Path, out: &str| {
+        Command::new(common::bin_path())
+            .args(["render", "--from-lock", out, "--check"])
+            .current_dir(cwd)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(check(&sub, "../capi/rendered").status.code(), Some(1));
+    render(&sub, &["render", "--from-lock", "../capi/rendered"]);
+    assert_eq!(files(&out), want);
+    let o = check(&repo, "capi/rendered");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // A stale input: the check fails with the diff.
+    let providers = repo.join("fixtures/quickstart/providers/providers.yaml");
+    let text = fs::read_to_string(&providers).unwrap();
+    fs::write(&providers, text.replace("replicas: 2", "replicas: 3")).unwrap();
+    let o = check(&repo, "capi/rendered");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("+++ b/capi-render.lock"));
+    fs::write(&providers, text).unwrap();
+    // A tampered lock naming a file outside the repository: refused, exit 2 with --check.
+    fs::write(s.path().join("outside.yaml"), "kind: ConfigMap\n").unwrap();
+    let tampered = lock.replace(
+        "  - ../../fixtures/quickstart/clusters\n",
+        "  - ../../../outside.yaml\n",
+    );
+    fs::write(out.join("capi-render.lock"), &tampered).unwrap();
+    let o = check(&repo, "capi/rendered");
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("command.files \"../../../outside.yaml\" leaves the repository"),
+        "{err}"
+    );
+    // Flags the lock decides cannot be given with it.
+    let o = Command::new(common::bin_path())
+        .args(["render", "--from-lock", "capi/rendered", "-f", "x.yaml"])
+        .current_dir(&repo)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "usage error");
+}

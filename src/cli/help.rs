@@ -64,7 +64,7 @@ pub const RENDER: &str = concat!(
     "Examples:\n",
     "  capi-render render -f capi/providers.yaml --repository capi/repository -o capi/rendered\n",
     "  capi-render render -f capi/providers.yaml -f capi/clusters --repository capi/repository --stdout\n",
-    "  capi-render render --check -f capi/providers.yaml --repository capi/repository -o capi/rendered --flux\n",
+    "  capi-render render --from-lock capi/rendered --check   # the render that wrote the tree, as its lock records it\n",
     "  capi-render render --check -f capi/providers.yaml --repository capi/repository -o capi/rendered \\\n",
     "      --output-format json | jq -r '.files[].path'\n\n",
     "Exit codes:\n",

@@ -22,16 +22,31 @@ use super::print_error;
 pub struct RenderArgs {
     /// Input files or directories (walked for *.yaml / *.yml): provider CRs, their
     /// Secrets and ConfigMaps, topology Clusters.
-    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true, num_args = 1..)]
+    #[arg(
+        short = 'f',
+        long = "filename",
+        value_name = "PATH",
+        required_unless_present = "from_lock",
+        num_args = 1..
+    )]
     pub files: Vec<PathBuf>,
     /// Write the GitOps tree to OUT.
     #[arg(
         short = 'o',
         long = "output",
         value_name = "OUT",
-        required_unless_present = "stdout"
+        required_unless_present_any = ["stdout", "from_lock"]
     )]
     pub output: Option<PathBuf>,
+    /// Run again the render that wrote OUT: its inputs and flags as OUT's lock records
+    /// them (`-o OUT` implied; with --check, compare instead of writing). The recorded
+    /// paths must stay inside the repository that holds OUT.
+    #[arg(
+        long = "from-lock",
+        value_name = "OUT",
+        conflicts_with_all = ["files", "output", "stdout", "flux", "flux_path", "no_namespaces", "oci_layout", "allow_empty"]
+    )]
+    pub from_lock: Option<PathBuf>,
     /// Print every rendered object as one YAML stream instead of writing a tree.
     #[arg(long, conflicts_with_all = ["output", "check", "flux"])]
     pub stdout: bool,
@@ -98,8 +113,69 @@ pub fn tree_options(a: &RenderArgs) -> Result<TreeOptions, Error> {
     Ok(TreeOptions {
         flux: a.flux,
         flux_source: Some(a.flux_source.clone()),
-        flux_path,
+        flux_path: flux_path.clone(),
+        command: None,
     })
+}
+
+/// The command to record in OUT's lock for these arguments.
+fn command_of(
+    a: &RenderArgs,
+    topts: &TreeOptions,
+    config: Option<&Path>,
+    repository: Option<&Path>,
+) -> gitops::lock::RenderCommand {
+    let s = |p: &Path| p.to_string_lossy().into_owned();
+    gitops::lock::RenderCommand {
+        files: a.files.iter().map(|f| s(f)).collect(),
+        config: config.map(s),
+        repository: repository.map(s),
+        oci_layout: a.oci_layout.as_deref().map(s),
+        no_namespaces: a.no_namespaces,
+        allow_empty: a.allow_empty,
+        flux: a
+            .flux
+            .then(|| (a.flux_source.clone(), topts.flux_path.clone())),
+    }
+}
+
+/// `--from-lock OUT`: the arguments the lock records (paths resolved against OUT).
+fn from_lock(
+    a: &RenderArgs,
+    out: &Path,
+    config: Option<&Path>,
+    repository: Option<&Path>,
+) -> Result<(RenderArgs, Option<PathBuf>, Option<PathBuf>), Error> {
+    if config.is_some() || repository.is_some() {
+        return Err(Error::new(
+            "--from-lock takes --config and --repository from the lock; drop them (or render with -f ... -o OUT to change the recorded command)",
+        ));
+    }
+    let c = gitops::recorded_command(out)?;
+    let (flux_source, flux_path) = match &c.flux {
+        Some((s, p)) => (s.clone(), Some(p.clone())),
+        None => ("flux-system".to_string(), None),
+    };
+    let args = RenderArgs {
+        files: c.files.iter().map(PathBuf::from).collect(),
+        output: Some(out.to_path_buf()),
+        from_lock: None,
+        stdout: false,
+        check: a.check,
+        full: a.full,
+        flux: c.flux.is_some(),
+        flux_source,
+        flux_path,
+        no_namespaces: c.no_namespaces,
+        oci_layout: c.oci_layout.map(PathBuf::from),
+        allow_empty: c.allow_empty,
+        output_format: a.output_format,
+    };
+    Ok((
+        args,
+        c.config.map(PathBuf::from),
+        c.repository.map(PathBuf::from),
+    ))
 }
 
 /// The absolute, symlink-resolved form of `p` (of its nearest existing ancestor, for a
@@ -160,6 +236,15 @@ fn prepare(
 }
 
 pub fn run(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {
+    if let Some(out) = &a.from_lock {
+        return match from_lock(a, out, config, repository) {
+            Ok((args, config, repository)) => run(&args, config.as_deref(), repository.as_deref()),
+            Err(e) => {
+                print_error(&e);
+                ExitCode::from(if a.check { 2 } else { 1 })
+            }
+        };
+    }
     if a.check {
         return run_check(a, config, repository);
     }
@@ -177,10 +262,11 @@ fn run_write(
     config: Option<&Path>,
     repository: Option<&Path>,
 ) -> Result<(), Error> {
-    let topts = tree_options(a)?;
+    let mut topts = tree_options(a)?;
     if a.stdout {
         return print_stream(prepare(a, config, repository)?);
     }
+    topts.command = Some(command_of(a, &topts, config, repository));
     let out = a
         .output
         .as_deref()
@@ -264,7 +350,8 @@ pub const BROKEN_STREAM: &str =
 
 fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {
     let out = a.output.as_deref().expect("clap requires -o with --check");
-    let res = tree_options(a).and_then(|topts| {
+    let res = tree_options(a).and_then(|mut topts| {
+        topts.command = Some(command_of(a, &topts, config, repository));
         let r = prepare(a, config, repository)?;
         gitops::check_rendering(r, out, &topts, a.full, &mut super::report_summary)
     });

@@ -199,6 +199,7 @@ mod tests {
             flux: true,
             flux_source: Some("repo".into()),
             flux_path: "clusters/mgmt".into(),
+            command: None,
         };
         let f = plan_files(&set(), &o).unwrap();
         let k = crate::yaml::parse_value(&f["flux/capi-system-core-cluster-api.yaml"]).unwrap();

@@ -24,15 +24,157 @@ pub fn tool() -> String {
     format!("capi-render {}", env!("CARGO_PKG_VERSION"))
 }
 
+/// The `render` command that made a tree, recorded in its lock (`command:`) so that
+/// `render --from-lock OUT` runs it again. Paths are as given to the command; the lock
+/// holds them relative to OUT, as it holds its inputs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RenderCommand {
+    /// `-f` paths, in order.
+    pub files: Vec<String>,
+    /// `--config`.
+    pub config: Option<String>,
+    /// `--repository`.
+    pub repository: Option<String>,
+    /// `--oci-layout`.
+    pub oci_layout: Option<String>,
+    pub no_namespaces: bool,
+    pub allow_empty: bool,
+    /// `--flux`, with `--flux-source` and `--flux-path`.
+    pub flux: Option<(String, String)>,
+}
+
+impl RenderCommand {
+    fn to_value(&self, base: &Path) -> Value {
+        let rel = |p: &str| Value::String(relative_to(p, base));
+        let mut m = serde_json::Map::new();
+        m.insert("files".into(), self.files.iter().map(|f| rel(f)).collect());
+        for (k, v) in [
+            ("config", &self.config),
+            ("repository", &self.repository),
+            ("ociLayout", &self.oci_layout),
+        ] {
+            if let Some(p) = v {
+                m.insert(k.into(), rel(p));
+            }
+        }
+        if self.no_namespaces {
+            m.insert("noNamespaces".into(), Value::Bool(true));
+        }
+        if self.allow_empty {
+            m.insert("allowEmpty".into(), Value::Bool(true));
+        }
+        if let Some((source, path)) = &self.flux {
+            m.insert("flux".into(), json!({"source": source, "path": path}));
+        }
+        Value::Object(m)
+    }
+
+    /// The recorded command with its paths relative to OUT (as the lock holds them).
+    fn from_value(v: &Value) -> std::result::Result<RenderCommand, String> {
+        let m = v.as_object().ok_or("not a mapping")?;
+        let text = |k: &str| -> std::result::Result<Option<String>, String> {
+            match m.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(format!("{k}: not a string")),
+            }
+        };
+        let flag = |k: &str| -> std::result::Result<bool, String> {
+            match m.get(k) {
+                None | Some(Value::Null) => Ok(false),
+                Some(Value::Bool(b)) => Ok(*b),
+                Some(_) => Err(format!("{k}: not a boolean")),
+            }
+        };
+        for k in m.keys() {
+            if ![
+                "files",
+                "config",
+                "repository",
+                "ociLayout",
+                "noNamespaces",
+                "allowEmpty",
+                "flux",
+            ]
+            .contains(&k.as_str())
+            {
+                return Err(format!("{k}: unknown field"));
+            }
+        }
+        let files = m
+            .get("files")
+            .and_then(Value::as_array)
+            .ok_or("files: missing or not a list")?
+            .iter()
+            .map(|f| {
+                f.as_str()
+                    .map(str::to_string)
+                    .ok_or("files: an item is not a string")
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        if files.is_empty() {
+            return Err("files: empty".into());
+        }
+        let flux = match m.get("flux") {
+            None | Some(Value::Null) => None,
+            Some(f) => {
+                let s = |k: &str| f.get(k).and_then(Value::as_str).map(str::to_string);
+                Some((
+                    s("source").ok_or("flux.source: missing or not a string")?,
+                    s("path").ok_or("flux.path: missing or not a string")?,
+                ))
+            }
+        };
+        Ok(RenderCommand {
+            files,
+            config: text("config")?,
+            repository: text("repository")?,
+            oci_layout: text("ociLayout")?,
+            no_namespaces: flag("noNamespaces")?,
+            allow_empty: flag("allowEmpty")?,
+            flux,
+        })
+    }
+}
+
+/// The `command:` a lock records (paths relative to the lock's directory), `None` when
+/// it records none (a tree written by a library caller or an older capi-render).
+pub fn read_command(text: &str, shown: &str) -> Result<Option<RenderCommand>> {
+    let mut lines = text.lines().skip_while(|l| *l != "command:");
+    let Some(first) = lines.next() else {
+        return Ok(None);
+    };
+    let mut block = format!("{first}\n");
+    for l in lines.take_while(|l| l.starts_with(' ')) {
+        block.push_str(l);
+        block.push('\n');
+    }
+    let v = crate::yaml::parse_value(&block)
+        .map_err(|e| Error::new(format!("{shown}: command: {e}")).in_file(shown))?;
+    RenderCommand::from_value(&v["command"])
+        .map(Some)
+        .map_err(|e| {
+            Error::new(format!(
+                "{shown}: command.{e}; fix it or render once with -f ... -o"
+            ))
+            .in_file(shown)
+        })
+}
+
 /// The lock's text for a set and the tree's files (the lock itself excluded), for a
 /// lock in directory `base`.
-pub fn lock_text(set: &RenderSet, files: &BTreeMap<String, String>, base: &Path) -> String {
+pub fn lock_text(
+    set: &RenderSet,
+    files: &BTreeMap<String, String>,
+    base: &Path,
+    command: Option<&RenderCommand>,
+) -> String {
     let units: Vec<UnitSummary> = set.units.iter().map(UnitSummary::of).collect();
     let outputs: Vec<(String, String)> = files
         .iter()
         .map(|(p, c)| (p.clone(), sha256_hex(c.as_bytes())))
         .collect();
-    lock_text_of(&set.inputs, &units, &outputs, &[], base)
+    lock_text_of(&set.inputs, &units, &outputs, &[], base, command)
 }
 
 /// The lock's text from the inputs, the units (their provider facts) and the tree's
@@ -46,6 +188,7 @@ pub fn lock_text_of(
     outputs: &[(String, String)],
     records: &[UnitRecord],
     base: &Path,
+    command: Option<&RenderCommand>,
 ) -> String {
     let inputs: Vec<Value> = inputs
         .iter()
@@ -69,7 +212,10 @@ pub fn lock_text_of(
     // providers, tool, units; each top-level entry is written on its own, and
     // `outputs` and `units` item by item (a 100,000-Cluster tree lists over a million
     // files), which gives the bytes of writing the whole document at once.
-    let head = json!({"lockVersion": LOCK_VERSION, "inputs": inputs});
+    let mut head = json!({"lockVersion": LOCK_VERSION, "inputs": inputs});
+    if let Some(c) = command {
+        head["command"] = c.to_value(base);
+    }
     let tail = json!({"tool": tool(), "providers": providers});
     let mut text = String::from(
         "# capi-render lock file: written by `capi-render render`, do not edit.\n# capi-render only ever replaces or removes the files listed under outputs.\n",
@@ -255,13 +401,16 @@ fn read_canonical(text: &str) -> Option<LockFacts> {
             match (k, v) {
                 ("lockVersion", n) => facts.version = Some(n.parse::<u64>().ok()?),
                 ("tool", _) => {}
-                ("inputs" | "outputs" | "providers" | "units", "") => {}
+                ("command" | "inputs" | "outputs" | "providers" | "units", "") => {}
                 ("inputs" | "outputs" | "providers" | "units", "[]") => {}
                 _ => return None,
             }
             section = k;
             continue;
         };
+        if section == "command" {
+            continue; // read by [`read_command`]
+        }
         if section.is_empty() || body.starts_with(' ') {
             return None;
         }
@@ -415,7 +564,7 @@ mod tests {
                     .map(|r| json!({"dir": r.dir, "inputs": r.inputs, "bytes": r.bytes}))
                     .collect();
             }
-            let text = lock_text_of(&inputs, &[], outs, recs, Path::new("."));
+            let text = lock_text_of(&inputs, &[], outs, recs, Path::new("."), None);
             let body = text.splitn(3, '\n').nth(2).unwrap();
             assert_eq!(body, crate::yaml::to_yaml(&whole));
             let lock = read_lock(&text, "lock").unwrap();
@@ -432,6 +581,7 @@ mod tests {
                 &[("a/b.yaml".into(), "cd".repeat(32))],
                 recs,
                 Path::new("."),
+                None,
             );
             let (c, g) = (
                 read_canonical(&plain).unwrap(),
@@ -468,7 +618,7 @@ mod tests {
         let mut files = BTreeMap::new();
         files.insert("b/x.yaml".to_string(), "x: 1\n".to_string());
         files.insert("a.yaml".to_string(), "".to_string());
-        let t = lock_text(&set, &files, Path::new("."));
+        let t = lock_text(&set, &files, Path::new("."), None);
         let read = read_outputs(&t, "l").unwrap();
         let paths: Vec<&str> = read.iter().map(|o| o.path.as_str()).collect();
         assert_eq!(paths, vec!["a.yaml", "b/x.yaml"]);
@@ -493,7 +643,7 @@ mod tests {
                 String::new(),
             );
         }
-        let t = lock_text(&RenderSet::default(), &files, Path::new("."));
+        let t = lock_text(&RenderSet::default(), &files, Path::new("."), None);
         let read = read_outputs(&t, "OUT/capi-render.lock").unwrap();
         assert_eq!(read.len(), 100_000);
         assert!(read.iter().map(|o| &o.path).eq(files.keys()));
@@ -559,5 +709,41 @@ mod tests {
             let e = read_outputs(text, "OUT/capi-render.lock").unwrap_err();
             assert!(e.message().contains(what), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn the_command_is_recorded_relative_to_out_and_read_back() {
+        let c = RenderCommand {
+            files: vec!["capi/providers.yaml".into(), "./capi/clusters".into()],
+            config: None,
+            repository: Some("capi/repository".into()),
+            oci_layout: None,
+            no_namespaces: false,
+            allow_empty: true,
+            flux: Some(("flux-system".into(), "capi/rendered".into())),
+        };
+        let t = lock_text_of(&[], &[], &[], &[], Path::new("capi/rendered"), Some(&c));
+        assert!(t.contains("command:\n  allowEmpty: true\n  files:\n  - ../providers.yaml\n  - ../clusters\n  flux:\n    path: capi/rendered\n    source: flux-system\n  repository: ../repository\ninputs: []\n"), "{t}");
+        // The fast reader still reads the lock; the command reads back.
+        assert!(read_canonical(&t).is_some());
+        let back = read_command(&t, "l").unwrap().unwrap();
+        assert_eq!(back.files, ["../providers.yaml", "../clusters"]);
+        assert_eq!(back.repository.as_deref(), Some("../repository"));
+        assert!(back.allow_empty && !back.no_namespaces);
+        assert_eq!(back.flux, c.flux);
+        assert_eq!(read_command("lockVersion: 1\n", "l").unwrap(), None);
+        let bad = t.replace(
+            "  files:\n  - ../providers.yaml\n  - ../clusters\n",
+            "  files: 3\n",
+        );
+        assert!(read_command(&bad, "l")
+            .unwrap_err()
+            .message()
+            .contains("command.files: missing or not a list"));
+        let odd = t.replace("  allowEmpty: true\n", "  shell: rm -rf /\n");
+        assert!(read_command(&odd, "l")
+            .unwrap_err()
+            .message()
+            .contains("command.shell: unknown field"));
     }
 }

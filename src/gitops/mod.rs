@@ -88,12 +88,14 @@ pub struct TreeOptions {
     pub flux_source: Option<String>,
     /// OUT's path inside the Git repository (`spec.path` of the Flux Kustomizations).
     pub flux_path: String,
+    /// The command to record in the lock (`render --from-lock`); `None` records none.
+    pub command: Option<lock::RenderCommand>,
 }
 
 /// Every file of the tree in `out`, the lock included: relative path → content.
 pub fn plan(set: &RenderSet, opts: &TreeOptions, out: &Path) -> Result<BTreeMap<String, String>> {
     let mut files = layout::plan_files(set, opts)?;
-    let lock = lock::lock_text(set, &files, out);
+    let lock = lock::lock_text(set, &files, out, opts.command.as_ref());
     files.insert(lock::FILE.to_string(), lock);
     Ok(files)
 }
@@ -124,6 +126,83 @@ fn previous_lock(out: &Path) -> Result<lock::Lock> {
             lock::read_lock(&text, &shown)
         }
     }
+}
+
+/// The `render` command OUT's lock records (`render --from-lock`), its paths resolved
+/// against OUT. They are untrusted (a pull request can edit the lock): every one must
+/// stay inside the repository that holds OUT (the nearest ancestor with a `.git`, else
+/// the working directory), links resolved.
+pub fn recorded_command(out: &Path) -> Result<lock::RenderCommand> {
+    let shown = out.join(lock::FILE).display().to_string();
+    writer::check_no_symlink(out, lock::FILE)?;
+    let p = out.join(lock::FILE);
+    if std::fs::symlink_metadata(&p).is_err() {
+        return Err(Error::new(format!(
+            "{shown} does not exist: render the tree once with `capi-render render -f ... -o {}`",
+            out.display()
+        )));
+    }
+    let limit = crate::limits::Limits::current()
+        .file_bytes
+        .max(LOCK_READ_BYTES);
+    let bytes = crate::limits::read_file_within(&p, &shown, limit, |e| {
+        Error::new(format!("failed to read {shown}: {e}"))
+    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Error::new(format!("{shown}: not UTF-8 text")).in_file(&shown))?;
+    let mut c = lock::read_command(&text, &shown)?.ok_or_else(|| {
+        Error::new(format!(
+            "{shown} records no command (written by a library caller or an older capi-render): render once with `capi-render render -f ... -o {}`",
+            out.display()
+        ))
+    })?;
+    let abs_out =
+        std::path::absolute(out).map_err(|e| Error::new(format!("{}: {e}", out.display())))?;
+    let root = abs_out
+        .ancestors()
+        .find(|a| a.join(".git").exists())
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::current_dir().ok())
+        .ok_or_else(|| Error::new("cannot tell the current directory"))?;
+    let root_c = root.canonicalize().unwrap_or(root.clone());
+    let resolve = |rel: &str, what: &str| -> Result<String> {
+        let bad = |why: &str| {
+            Error::new(format!(
+                "{shown}: command.{what} {rel:?} {why}; --from-lock only follows paths inside {}",
+                root.display()
+            ))
+            .in_file(&shown)
+        };
+        if rel.contains('\0') || Path::new(rel).is_absolute() {
+            return Err(bad("is not a relative path"));
+        }
+        let joined = abs_out.join(rel);
+        let lexical = crate::paths::relative_to(&joined.to_string_lossy(), &root);
+        if lexical == ".." || lexical.starts_with("../") {
+            return Err(bad("leaves the repository"));
+        }
+        if let Ok(real) = joined.canonicalize() {
+            if !real.starts_with(&root_c) {
+                return Err(bad("leads outside the repository through a link"));
+            }
+        }
+        Ok(root.join(lexical).to_string_lossy().into_owned())
+    };
+    c.files = c
+        .files
+        .iter()
+        .map(|f| resolve(f, "files"))
+        .collect::<Result<_>>()?;
+    for (what, v) in [
+        ("config", &mut c.config),
+        ("repository", &mut c.repository),
+        ("ociLayout", &mut c.oci_layout),
+    ] {
+        if let Some(p) = v.as_mut() {
+            *p = resolve(p, what)?;
+        }
+    }
+    Ok(c)
 }
 
 /// Take the advisory lock on the directory `out` (exclusive for writers, shared for
@@ -356,7 +435,14 @@ fn lay_out(
     outputs.sort();
     files.file(
         lock::FILE.to_string(),
-        lock::lock_text_of(&inputs, &units, &outputs, &records, out),
+        lock::lock_text_of(
+            &inputs,
+            &units,
+            &outputs,
+            &records,
+            out,
+            opts.command.as_ref(),
+        ),
     )
 }
 
