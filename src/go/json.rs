@@ -62,7 +62,7 @@ fn write_json(out: &mut String, v: &Value) {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => out.push_str(&number_text(n)),
-        Value::String(s) => write_json_string(out, s),
+        Value::String(s) => write_string(out, s, true),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -79,7 +79,7 @@ fn write_json(out: &mut String, v: &Value) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_json_string(out, k);
+                write_string(out, k, true);
                 out.push(':');
                 write_json(out, item);
             }
@@ -88,8 +88,10 @@ fn write_json(out: &mut String, v: &Value) {
     }
 }
 
-/// Go's `encodeState.string` with `escapeHTML` on.
-fn write_json_string(out: &mut String, s: &str) {
+/// Go's `encodeState.string`: a JSON string as Go writes it (Go 1.22+: `\b` and `\f`
+/// escaped by name), `<`, `>` and `&` escaped when `escape_html` (`json.Marshal`; off
+/// for an encoder with `SetEscapeHTML(false)`, sprig's `toRawJson`).
+pub fn write_string(out: &mut String, s: &str, escape_html: bool) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -100,9 +102,8 @@ fn write_json_string(out: &mut String, s: &str) {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
+            '<' | '>' | '&' if escape_html => out.push_str(&format!("\\u{:04x}", c as u32)),
+            '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }

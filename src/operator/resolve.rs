@@ -74,12 +74,7 @@ pub fn resolve(objects: &[InputObject], opts: &RenderOptions) -> Result<Resoluti
     }
     let config = super::operator_config(opts)?;
     preflight::check_all(&provs, objects, &config)?;
-    let ctx = SourceContext {
-        objects,
-        config: &config,
-        repository_shown: opts.repository.as_deref(),
-        oci_layout: opts.oci_layout.as_deref(),
-    };
+    let ctx = SourceContext::new(objects, &config, opts);
     let mut warnings = Vec::new();
     let mut providers = Vec::new();
     for p in provs {

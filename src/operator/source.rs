@@ -29,6 +29,23 @@ pub struct SourceContext<'a> {
     pub oci_layout: Option<&'a Path>,
 }
 
+impl<'a> SourceContext<'a> {
+    /// The context of a run: its objects, the operator's clusterctl config and the
+    /// `--repository` / `--oci-layout` options.
+    pub fn new(
+        objects: &'a [InputObject],
+        config: &'a Config,
+        opts: &'a crate::model::RenderOptions,
+    ) -> Self {
+        SourceContext {
+            objects,
+            config,
+            repository_shown: opts.repository.as_deref(),
+            oci_layout: opts.oci_layout.as_deref(),
+        }
+    }
+}
+
 /// A resolved source of one provider.
 pub enum Source<'a> {
     /// Provider ConfigMaps (exactly one after R4.3.8), with the selector used.

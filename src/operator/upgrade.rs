@@ -126,12 +126,7 @@ pub fn plan(objects: &[InputObject], opts: &RenderOptions) -> Result<Plan> {
     let cfg = super::operator_config(opts)?;
     // The checks `render` makes first (two CoreProviders, a missing config Secret, ...).
     super::preflight::check_all(&provs, objects, &cfg)?;
-    let ctx = SourceContext {
-        objects,
-        config: &cfg,
-        repository_shown: opts.repository.as_deref(),
-        oci_layout: opts.oci_layout.as_deref(),
-    };
+    let ctx = SourceContext::new(objects, &cfg, opts);
     let mut warnings = Vec::new();
     let mut rows = Vec::new();
     for p in &provs {

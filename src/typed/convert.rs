@@ -159,18 +159,6 @@ fn number_go_type(n: &serde_json::Number) -> &'static str {
     }
 }
 
-/// The JSON kind word of a json.UnmarshalTypeError.
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 /// Characters Go's json.Marshal escapes inside a string.
 fn json_escapes(s: &str) -> bool {
     s.chars().any(|c| {
@@ -517,7 +505,7 @@ impl<'m> Walker<'m> {
                 }
                 other => {
                     return Err(ConvErr::Type(TypeErr {
-                        value: json_kind(other).into(),
+                        value: crate::go::json::type_name(other).into(),
                         ty: "int32".into(),
                         context: None,
                     }))
@@ -534,7 +522,7 @@ impl<'m> Walker<'m> {
                 }
                 other => {
                     return Err(ConvErr::Type(TypeErr {
-                        value: json_kind(other).into(),
+                        value: crate::go::json::type_name(other).into(),
                         ty: "string".into(),
                         context: None,
                     }))
@@ -547,7 +535,7 @@ impl<'m> Walker<'m> {
                 )),
                 other => {
                     return Err(ConvErr::Type(TypeErr {
-                        value: json_kind(other).into(),
+                        value: crate::go::json::type_name(other).into(),
                         ty: "string".into(),
                         context: None,
                     }))
@@ -655,7 +643,7 @@ impl<'m> Walker<'m> {
                 match ok {
                     Some(o) => Ok(o),
                     None => {
-                        mismatch(ctx, json_kind(v).into(), go.clone());
+                        mismatch(ctx, crate::go::json::type_name(v).into(), go.clone());
                         Ok(self.zero(ty, Mode::Json))
                     }
                 }
@@ -673,7 +661,7 @@ impl<'m> Walker<'m> {
                     Ok(Out::new(Value::Array(items), a.is_empty()))
                 }
                 _ => {
-                    mismatch(ctx, json_kind(v).into(), self.go_type(ty));
+                    mismatch(ctx, crate::go::json::type_name(v).into(), self.go_type(ty));
                     Ok(self.zero(ty, Mode::Json))
                 }
             },
@@ -686,7 +674,7 @@ impl<'m> Walker<'m> {
                     Ok(Out::new(Value::Object(out), m.is_empty()))
                 }
                 _ => {
-                    mismatch(ctx, json_kind(v).into(), self.go_type(ty));
+                    mismatch(ctx, crate::go::json::type_name(v).into(), self.go_type(ty));
                     Ok(self.zero(ty, Mode::Json))
                 }
             },
@@ -705,14 +693,18 @@ impl<'m> Walker<'m> {
                     ))
                 }
                 _ => {
-                    mismatch(ctx, json_kind(v).into(), "[]uint8".into());
+                    mismatch(ctx, crate::go::json::type_name(v).into(), "[]uint8".into());
                     Ok(self.zero(ty, Mode::Json))
                 }
             },
             Ty::Struct(i) => match v {
                 Value::Object(m) => self.jdecode_struct(m, *i, ctx),
                 _ => {
-                    mismatch(ctx, json_kind(v).into(), self.struct_go_name(*i));
+                    mismatch(
+                        ctx,
+                        crate::go::json::type_name(v).into(),
+                        self.struct_go_name(*i),
+                    );
                     Ok(self.zero(ty, Mode::Json))
                 }
             },

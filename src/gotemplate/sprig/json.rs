@@ -1,47 +1,16 @@
 //! encoding/json as sprig's toJson/toPrettyJson/toRawJson/fromJson use it:
 //! sorted map keys, Go's float format, HTML escaping unless raw.
 
-use crate::gotemplate::fmt::format_float;
 use crate::gotemplate::value::Value;
 
 fn escape(s: &str, html: bool, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' if html => out.push_str(&format!("\\u{:04x}", c as u32)),
-            '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    crate::go::json::write_string(out, s, html);
 }
 
-/// Go's JSON number text of a float64.
+/// Go's JSON number text of a float64 (`None` for NaN and infinities, which
+/// `json.Marshal` refuses).
 pub fn json_float(f: f64) -> Option<String> {
-    if !f.is_finite() {
-        return None;
-    }
-    let a = f.abs();
-    if a != 0.0 && !(1e-6..1e21).contains(&a) {
-        let s = format_float(f, 'e', None);
-        // e-07 → e-7
-        let b = s.as_bytes();
-        let n = b.len();
-        if n >= 4 && b[n - 4] == b'e' && b[n - 3] == b'-' && b[n - 2] == b'0' {
-            return Some(format!("{}{}", &s[..n - 2], &s[n - 1..]));
-        }
-        if n >= 4 && b[n - 4] == b'e' && b[n - 3] == b'+' && b[n - 2] == b'0' {
-            return Some(format!("{}{}", &s[..n - 2], &s[n - 1..]));
-        }
-        return Some(s);
-    }
-    Some(format_float(f, 'f', None))
+    f.is_finite().then(|| crate::go::float::json(f))
 }
 
 fn write(v: &Value, html: bool, indent: Option<usize>, out: &mut String) -> bool {
@@ -143,6 +112,16 @@ mod tests {
         assert_eq!(json_float(1e21).unwrap(), "1e+21");
         assert_eq!(json_float(1e-7).unwrap(), "1e-7");
         assert_eq!(json_float(1e20).unwrap(), "100000000000000000000");
+        // Go 1.22+ escapes \b and \f by name (encoding/json's encodeState.string).
+        assert_eq!(
+            to_json(
+                &Value::from_json(&serde_json::json!("a\u{8}b\u{c}<")),
+                false,
+                false
+            ),
+            r#""a\bb\f<""#
+        );
+        assert_eq!(json_float(f64::NAN), None);
         assert_eq!(
             to_json(
                 &Value::from_json(&serde_json::json!({"a": [1]})),

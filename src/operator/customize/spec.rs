@@ -127,14 +127,7 @@ pub struct PatchSelector {
 // Field access with Go's decoding rules
 
 fn bad(path: &str, want: &str, got: &Value) -> Error {
-    let what = match got {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    };
+    let what = crate::go::json::type_name(got);
     Error::new(format!(
         "invalid ProviderSpec: {path}: expected {want}, got {what} {got}"
     ))
