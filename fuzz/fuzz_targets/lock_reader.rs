@@ -1,7 +1,8 @@
 //! `capi-render.lock` reader: whatever the lock says, every path it returns is a safe
 //! relative path inside OUT, each with a sha256, and every unit record names a
 //! Cluster's directory inside OUT with a sha256 fingerprint. A lock the dedicated line
-//! reader accepts reads the same through the YAML reader.
+//! reader accepts reads the same through the YAML reader. A recorded `command:` reads
+//! back with at least one input file, or is an error.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
@@ -22,5 +23,8 @@ fuzz_target!(|data: &[u8]| {
             assert!(d.starts_with("clusters/") && d.split('/').count() == 3, "{d:?}");
             assert_eq!(u.inputs.len(), 64, "not a sha256: {:?}", u.inputs);
         }
+    }
+    if let Ok(Some(c)) = capi_render::gitops::lock::read_command(text, "OUT/capi-render.lock") {
+        assert!(!c.files.is_empty(), "a command without input files: {c:?}");
     }
 });
