@@ -176,6 +176,21 @@ fn mask_lines(
     Some(out)
 }
 
+/// The masked text of one Secret holds no value under `data` / `stringData` but the
+/// markers (a spelling the line masking does not see, e.g. a quoted `"data":` key,
+/// fails this and falls back to the re-serialized document).
+fn only_markers(text: &str) -> bool {
+    let Ok(v) = crate::yaml::read::parse_value_lenient(text) else {
+        return false;
+    };
+    let marker = |x: &Value| matches!(x.as_str(), Some(SAME | CHANGED));
+    ["data", "stringData"].iter().all(|f| match v.get(*f) {
+        None | Some(Value::Null) => true,
+        Some(Value::Object(m)) => m.values().all(marker),
+        Some(x) => marker(x),
+    })
+}
+
 /// A side masked line by line ([`mask_lines`]), `None` when a Secret of it is not
 /// understood line by line (or its documents do not split as its parse does).
 fn mask_side_lines(text: &str, docs: &[Value], other: &[Value], is_new: bool) -> Option<String> {
@@ -211,7 +226,11 @@ fn mask_side_lines(text: &str, docs: &[Value], other: &[Value], is_new: bool) ->
         let twin = other
             .iter()
             .find(|o| is_secret(o) && identity(o) == identity(&v));
-        out.extend(mask_lines(seg, &v, twin, is_new)?);
+        let masked = mask_lines(seg, &v, twin, is_new)?;
+        if !only_markers(&masked.join("\n")) {
+            return None;
+        }
+        out.extend(masked);
     }
     if parsed.next().is_some() {
         return None;
@@ -390,5 +409,14 @@ mod tests {
             o.contains("  k: visible\n---\n") && !o.contains("aGlkZGVu"),
             "{o}"
         );
+    }
+
+    #[test]
+    fn a_spelling_the_line_masking_misses_is_re_serialized() {
+        let quoted = "kind: Secret\nmetadata:\n  name: q\n\"stringData\":\n  password: hunter2\n";
+        let (o, _) = mask_pair(Some(quoted), None);
+        let o = o.unwrap();
+        assert!(!o.contains("hunter2"), "{o}");
+        assert!(o.contains("password: <masked>"), "{o}");
     }
 }
