@@ -1,5 +1,5 @@
-//! RFC 6902 with evanphx's rules (operator patches and ClusterClass patches): a JSON
-//! document, a NUL byte, a JSON patch.
+//! RFC 6902 and RFC 7386 with evanphx's rules (`go::jsonpatch`, `go::mergepatch`: operator
+//! patches and ClusterClass patches): a JSON document, a NUL byte, a JSON patch.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
@@ -16,11 +16,11 @@ fuzz_target!(|data: &[u8]| {
     ) else {
         return;
     };
-    if let Some(ops) = capi_render::operator::customize::json6902::decode(&patch) {
-        let _ = capi_render::operator::customize::json6902::apply(&doc, &ops);
-    }
-    if let Some(ops) = patch.as_array() {
+    // The one implementation both the operator's and the ClusterClass patches use.
+    if let Some(ops) = capi_render::go::jsonpatch::decode(&patch) {
         let mut d = doc.clone();
-        let _ = capi_render::topology::patches::rfc6902::apply(&mut d, ops);
+        let _ = capi_render::go::jsonpatch::apply(&mut d, &ops);
     }
+    let _ = capi_render::go::mergepatch::merge_patch(&doc, &patch);
+    let _ = capi_render::go::mergepatch::create(&doc, &patch);
 });

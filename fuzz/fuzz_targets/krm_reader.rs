@@ -6,7 +6,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Ok(req) = capi_render::gitops::krm::parse_resource_list(text) {
-        let _ = capi_render::gitops::krm::item_objects(&req.items);
+    if let Ok(req) = capi_render::krm::parse_resource_list(text) {
+        let _ = capi_render::krm::item_objects(&req.items);
     }
 });
