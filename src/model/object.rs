@@ -121,6 +121,18 @@ pub fn set_metadata_field(o: &mut Value, field: &str, v: Value) {
     }
 }
 
+/// The strings of the list at `path` (non-string items skipped; absent: empty).
+pub fn string_list(v: &Value, path: &[&str]) -> Vec<String> {
+    get(v, path)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// A string map (labels, annotations) at `path`, its non-string values skipped (what a
 /// typed `map[string]string` keeps after a lenient decode).
 pub fn string_map(v: &Value, path: &[&str]) -> Map<String, Value> {
@@ -195,5 +207,8 @@ mod tests {
             json!({"c": "3"}).as_object().cloned()
         );
         assert_eq!(nested_string_map(&o, "missing"), None);
+        let l = json!({"a": {"b": ["x", 1, "y"]}});
+        assert_eq!(string_list(&l, &["a", "b"]), ["x", "y"]);
+        assert!(string_list(&l, &["a"]).is_empty());
     }
 }

@@ -24,15 +24,8 @@ fn metadata_of(o: &Value) -> Option<Value> {
 
 /// `GetIPFamily` as the builtin prints it.
 pub fn ip_family(cluster: &Value) -> &'static str {
-    let cidrs = |f: &str| -> Vec<String> {
-        obj::get(cluster, &["spec", "clusterNetwork", f, "cidrBlocks"])
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default()
+    let cidrs = |f: &str| {
+        crate::model::object::string_list(cluster, &["spec", "clusterNetwork", f, "cidrBlocks"])
     };
     let (pods, services) = (cidrs("pods"), cidrs("services"));
     if pods.is_empty() && services.is_empty() {

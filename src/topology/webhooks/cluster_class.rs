@@ -218,16 +218,7 @@ fn selector_matches(sel: &Value, r: Option<&Value>) -> bool {
 fn selectors(sel: &Value, cc: &Value, path: &str, errs: &mut Vec<FieldError>) {
     let mr = sel.get("matchResources").unwrap_or(&Value::Null);
     let flag = |k: &str| mr.get(k).and_then(Value::as_bool).unwrap_or(false);
-    let names = |k: &str| -> Vec<String> {
-        obj::get(mr, &[k, "names"])
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let names = |k: &str| crate::model::object::string_list(mr, &[k, "names"]);
     let (md, mp) = (names("machineDeploymentClass"), names("machinePoolClass"));
     if !flag("infrastructureCluster") && !flag("controlPlane") && md.is_empty() && mp.is_empty() {
         errs.push(FieldError::invalid(
