@@ -356,7 +356,7 @@ impl Rendering {
 
 /// One Cluster's unit, rendered against its namespace's objects and prepared classes.
 fn render_cluster(job: &ClusterJob, namespaces: &[Namespace]) -> crate::Result<RenderedUnit> {
-    use crate::topology::{desired_view, obj};
+    use crate::topology::obj;
     let c = &job.value.decode();
     let (ns, name) = (obj::namespace(c).to_string(), obj::name(c).to_string());
     let space = &namespaces[job.namespace];
@@ -372,7 +372,7 @@ fn render_cluster(job: &ClusterJob, namespaces: &[Namespace]) -> crate::Result<R
     crate::progress::step();
     Ok(RenderedUnit {
         kind: UnitKind::Cluster,
-        objects: desired_view::without_dry_run_artefacts(objs, &name),
+        objects: objs,
         namespace: ns,
         name,
     })

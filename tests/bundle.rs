@@ -702,3 +702,59 @@ fn cli_bundle_and_verify_exit_codes() {
     assert!(err.contains("already exists"), "{err}");
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// A mirror reaches the cluster as the image override of each provider's config
+/// Secret: rendered/ is what installing the bundle renders, also when a provider sets
+/// images elsewhere (its own `images` key, which the mirror Secret replaces, and
+/// spec.deployment, which the operator applies after the override); both are warned.
+#[test]
+fn mirrored_bundle_renders_what_installing_it_renders_when_images_are_customised() {
+    let Some(c) = corpus() else { return };
+    let d = scratch("mirror-customised");
+    let out = d.join("b");
+    let reg = "mirror.example:5000/capi";
+    let summary = make(
+        &out,
+        &BundleOptions {
+            image_registry: Some(reg.to_string()),
+            ..repo_opts(&c)
+        },
+        &[root().join("fixtures/bundle/customised.yaml")],
+    );
+    let warned = |what: &str| summary.warnings.iter().any(|w| w.contains(what));
+    assert!(
+        warned("CoreProvider capi-system/cluster-api")
+            && warned("the images key of its config Secret is replaced by the mirror"),
+        "{:?}",
+        summary.warnings
+    );
+    assert!(
+        warned("own.example/capd/manager:v1.10.10-custom is set by the provider's customisation"),
+        "{:?}",
+        summary.warnings
+    );
+    let from_bundle = render(&[out.join("configmaps")], &RenderOptions::default());
+    assert_eq!(from_bundle.units.len(), 2);
+    for u in &from_bundle.units {
+        let UnitKind::Provider(i) = &u.kind else {
+            panic!()
+        };
+        let f = out.join(format!(
+            "rendered/{}/{}-{}.yaml",
+            u.namespace, i.provider_type, u.name
+        ));
+        assert!(
+            std::fs::read_to_string(&f).unwrap() == yaml_text(&u.objects),
+            "{}",
+            f.display()
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(out.join("images.txt")).unwrap(),
+        format!(
+            "own.example/capd/manager:v1.10.10-custom -> {reg}/manager:v1.10.10-custom\n\
+             registry.k8s.io/cluster-api/cluster-api-controller:v1.10.10 -> {reg}/cluster-api-controller:v1.10.10\n"
+        )
+    );
+    std::fs::remove_dir_all(&d).ok();
+}

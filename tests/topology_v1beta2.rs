@@ -7,7 +7,7 @@
 
 use capi_render::model::{InputObject, RenderOptions, UnitKind};
 use capi_render::render::render_objects;
-use capi_render::topology::{self, desired_view, input, plan};
+use capi_render::topology::{self, input, plan};
 use regex::Regex;
 use serde_json::{json, Value};
 
@@ -50,8 +50,7 @@ fn render(cluster_file: &str, class_file: &str) -> topology_result::R {
         .into_iter()
         .filter(|o| o["kind"] != "Cluster")
         .collect();
-    let name = c["metadata"]["name"].as_str().unwrap().to_string();
-    topology::render_cluster(&c, &rest).map(|o| desired_view::without_dry_run_artefacts(o, &name))
+    topology::render_cluster(&c, &rest)
 }
 
 mod topology_result {
@@ -444,8 +443,7 @@ fn equivalence(v: &str) -> Vec<Value> {
         .into_iter()
         .filter(|o| o["kind"] != "Cluster")
         .collect();
-    let objs = topology::render_cluster(&c, &rest).unwrap();
-    desired_view::without_dry_run_artefacts(objs, "eq")
+    topology::render_cluster(&c, &rest).unwrap()
 }
 
 fn at<'a>(o: &'a Value, path: &str) -> &'a Value {

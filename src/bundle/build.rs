@@ -205,6 +205,33 @@ fn provider_files(p: &BundleProvider, opts: &BundleOptions) -> Result<Vec<(Strin
     Ok(out)
 }
 
+/// What a mirror does not reach in one provider: workloads other than Deployments and
+/// DaemonSets, images the operator's customisation sets after the override, and an
+/// `images` key of the provider's config Secret, which the mirror Secret replaces.
+fn mirror_warnings(p: &BundleProvider, r: &crate::operator::ProviderRender) -> Vec<String> {
+    let mut out = Vec::new();
+    if r.replaced_images {
+        out.push(format!(
+            "{}: the images key of its config Secret is replaced by the mirror (the bundle's Secret sets images to the mirror override); put any other image override into spec.deployment or the mirror",
+            p.cr.describe()
+        ));
+    }
+    for (img, what) in images::unreachable_by_overrides(&r.unit.objects) {
+        out.push(format!(
+            "{}: {img} ({what}) is listed for mirroring, but the operator's image override does not reach {what}; point it at the mirror with spec.patches",
+            p.cr.describe()
+        ));
+    }
+    let (_, customised) = images::mirror_sources(&r.unit.objects, &r.image_moves);
+    for img in customised {
+        out.push(format!(
+            "{}: {img} is set by the provider's customisation (spec.deployment, spec.manager or the operator's image overrides) after the mirror override, so the cluster pulls it as written; it is listed for mirroring: point that setting at the mirror",
+            p.cr.describe()
+        ));
+    }
+    out
+}
+
 /// Every file of the bundle (without `SHA256SUMS`).
 pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)> {
     if let Some(r) = &opts.image_registry {
@@ -221,7 +248,11 @@ pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)>
             "no provider objects (operator.cluster.x-k8s.io CoreProvider, InfrastructureProvider, ...) among the inputs",
         ));
     }
-    let units = crate::operator::render_resolved(&res, &loaded.objects, &ropts)?;
+    // With a mirror, each provider renders with it as clusterctl's image override, as
+    // the operator will once the bundle's Secret carries it (`images`).
+    let overrides = opts.image_registry.as_deref().map(images::mirror_overrides);
+    let rendered =
+        crate::operator::render_resolved_with(&res, &loaded.objects, &ropts, overrides.as_ref())?;
     let providers = resolve::bundle_providers(&loaded.objects, &res);
     let mut tree = Tree::new();
     let mut summary = Summary {
@@ -229,36 +260,27 @@ pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)>
         ..Default::default()
     };
     let mut all_images = BTreeSet::new();
-    let mut rendered = Vec::new();
-    for (p, unit) in providers.iter().zip(units) {
+    for (p, r) in providers.iter().zip(rendered) {
         summary.providers.push(p.unit_name());
         for (k, v) in provider_files(p, opts)? {
             tree.insert(k, v);
         }
-        all_images.extend(images::images_of(&unit.objects));
         if opts.image_registry.is_some() {
-            for (img, what) in images::unreachable_by_overrides(&unit.objects) {
-                summary.warnings.push(format!(
-                    "{}: {img} ({what}) is listed for mirroring, but the operator's image override does not reach {what}; point it at the mirror with spec.patches",
-                    p.cr.describe()
-                ));
-            }
+            summary.warnings.extend(mirror_warnings(p, &r));
+            let (sources, _) = images::mirror_sources(&r.unit.objects, &r.image_moves);
+            all_images.extend(sources);
+        } else {
+            all_images.extend(images::images_of(&r.unit.objects));
         }
-        rendered.push((p, unit.objects));
+        tree.insert(
+            format!("rendered/{}/{}.yaml", p.cr.namespace, p.stem()),
+            yaml_file(&r.unit.objects),
+        );
     }
     let mirror = match &opts.image_registry {
         Some(r) => Some(images::mirror_map(&all_images, r)?),
         None => None,
     };
-    for (p, mut objs) in rendered {
-        if let Some(r) = &opts.image_registry {
-            images::rewrite_objects(&mut objs, r)?;
-        }
-        tree.insert(
-            format!("rendered/{}/{}.yaml", p.cr.namespace, p.stem()),
-            yaml_file(&objs),
-        );
-    }
     tree.insert(
         "images.txt".to_string(),
         images::images_txt(&all_images, mirror.as_ref()).into_bytes(),

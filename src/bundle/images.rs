@@ -120,37 +120,38 @@ pub fn mirror_map(images: &BTreeSet<String>, registry: &str) -> Result<BTreeMap<
     Ok(out)
 }
 
-/// Rewrite every container and init container image of the Deployments and
-/// DaemonSets of `objs` to the mirror, in place (the objects are already rendered, so
-/// no typed round trip is repeated); the kinds the override reaches and the
-/// canonical-reference rule are clusterctl's.
-pub fn rewrite_objects(objs: &mut [Value], registry: &str) -> Result<()> {
-    let o = mirror_overrides(registry);
-    for obj in objs.iter_mut() {
-        if !matches!(pod_spec(obj), Some((_, true))) {
-            continue;
-        }
-        let Some(spec) = obj.pointer_mut("/spec/template/spec") else {
-            continue;
-        };
-        for field in ["containers", "initContainers"] {
-            let Some(cs) = spec.get_mut(field).and_then(Value::as_array_mut) else {
-                continue;
-            };
-            for c in cs {
-                let Some(img) = c.get("image").and_then(Value::as_str) else {
-                    continue;
-                };
-                if img.is_empty() {
-                    continue;
+/// What a provider rendered with the mirror as its image override pulls, by source:
+/// for each image of `objs`, the image(s) clusterctl's override turned into it
+/// (`moves`, [`crate::operator::Processed::image_moves`]), else the image itself —
+/// a workload the override does not reach ([`unreachable_by_overrides`]) or an image
+/// the operator's customisation set after the override (returned second, with the
+/// Deployment or DaemonSet that runs it: the mirror does not reach it either).
+pub fn mirror_sources(
+    objs: &[Value],
+    moves: &[(String, String)],
+) -> (BTreeSet<String>, Vec<String>) {
+    let mut by_result: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (src, dst) in moves {
+        by_result.entry(dst).or_default().push(src);
+    }
+    let unreachable: BTreeSet<String> = unreachable_by_overrides(objs)
+        .into_iter()
+        .map(|x| x.0)
+        .collect();
+    let mut sources = BTreeSet::new();
+    let mut customised = Vec::new();
+    for img in images_of(objs) {
+        match by_result.get(img.as_str()) {
+            Some(srcs) => sources.extend(srcs.iter().map(|s| s.to_string())),
+            None => {
+                if !unreachable.contains(&img) {
+                    customised.push(img.clone());
                 }
-                let new =
-                    alter_image(Some(&o), "", img).map_err(|e| e.wrap(format!("image {img:?}")))?;
-                c["image"] = Value::String(new);
+                sources.insert(img);
             }
         }
     }
-    Ok(())
+    (sources, customised)
 }
 
 /// `images.txt`: one image a line, or `source -> mirror` lines, sorted by source.
@@ -261,27 +262,38 @@ mod tests {
     }
 
     #[test]
-    fn rewritten_objects_use_the_mirror_and_the_secret_value_parses_as_overrides() {
+    fn mirror_sources_follow_the_override_and_flag_what_it_missed() {
         let sts = json!({"kind": "StatefulSet", "spec": {"template": {"spec": {
             "containers": [{"name": "c", "image": "reg.io/a/sts:v1"}]}}}});
-        let mut objs = vec![deployment(&["reg.io/a/m:v1"], &["reg.io/b/init:v3"]), sts];
-        let before = objs.clone();
-        rewrite_objects(&mut objs, "mirror.local").unwrap();
-        let got: Vec<String> = images_of(&objs).into_iter().collect();
+        let objs = vec![
+            deployment(
+                &["mirror.local/m:v1", "own.io/x/custom:v9"],
+                &["mirror.local/init:v3"],
+            ),
+            sts,
+        ];
+        let moves = [
+            ("reg.io/a/m:v1", "mirror.local/m:v1"),
+            ("reg.io/b/init:v3", "mirror.local/init:v3"),
+            ("reg.io/a/gone:v1", "mirror.local/gone:v1"),
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()));
+        let (sources, customised) = mirror_sources(&objs, &moves);
         assert_eq!(
-            got,
+            sources.into_iter().collect::<Vec<_>>(),
             [
-                "mirror.local/init:v3",
-                "mirror.local/m:v1",
-                "reg.io/a/sts:v1"
-            ]
+                "own.io/x/custom:v9",
+                "reg.io/a/m:v1",
+                "reg.io/a/sts:v1",
+                "reg.io/b/init:v3"
+            ],
+            "an override result no longer in the objects is not listed"
         );
-        // Only the image strings changed.
-        let mut back = objs.clone();
-        back[0]["spec"]["template"]["spec"]["containers"][0]["image"] = json!("reg.io/a/m:v1");
-        back[0]["spec"]["template"]["spec"]["initContainers"][0]["image"] =
-            json!("reg.io/b/init:v3");
-        assert_eq!(back, before);
+        assert_eq!(customised, ["own.io/x/custom:v9"]);
+    }
+
+    #[test]
+    fn the_secret_value_parses_as_the_mirror_overrides() {
         // The Secret's `images` value, read back as clusterctl config, gives the same overrides.
         let cfg_text = format!(
             "images:\n{}",

@@ -18,8 +18,8 @@ pub struct BundleArgs {
     /// The bundle directory to create (must not exist).
     #[arg(short = 'o', long = "output", value_name = "BUNDLE")]
     pub output: Option<PathBuf>,
-    /// Mirror registry (HOST[:PORT][/PATH]): rewrite rendered images and list
-    /// `source -> mirror` pairs; the provider CRs get the matching image override.
+    /// Mirror registry (HOST[:PORT][/PATH]): the provider CRs get it as their image
+    /// override, `rendered/` is rendered with it, and images.txt lists `source -> mirror`.
     #[arg(long = "image-registry", value_name = "REG")]
     pub image_registry: Option<String>,
     /// Also write an OCI image layout per provider (for `fetchConfig.oci`).

@@ -39,6 +39,9 @@ pub struct Components {
     pub variables: Vec<String>,
     /// Images after overrides, in object order, duplicates kept.
     pub images: Vec<String>,
+    /// Each Deployment and DaemonSet container image as written and after the image
+    /// overrides, in object order (containers, then init containers).
+    pub image_moves: Vec<(String, String)>,
     pub target_namespace: String,
     pub objs: Vec<Value>,
     /// The file the raw components came from.
@@ -104,7 +107,7 @@ pub fn render(
     let mut objs =
         crate::yaml::parse_documents(&processed).map_err(|e| e.wrap("failed to parse yaml"))?;
     let label = provider.manifest_label();
-    fix_images(&mut objs, config.images.as_ref(), &label)
+    let image_moves = fix_images(&mut objs, config.images.as_ref(), &label)
         .map_err(|e| e.wrap("failed to apply image overrides"))?;
     let images = inspect_images(&objs);
     let default_ns = default_target_namespace(&objs)
@@ -129,6 +132,7 @@ pub fn render(
         version: opts.version.clone(),
         variables,
         images,
+        image_moves,
         target_namespace: target,
         objs,
         source: Default::default(),

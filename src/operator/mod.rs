@@ -283,6 +283,13 @@ pub fn cluster_topology_gate_warning(units: &[RenderedUnit]) -> Option<String> {
     None
 }
 
+/// One provider's objects, and what clusterctl's image overrides did
+/// ([`crate::components::Components::image_moves`]).
+pub struct Processed {
+    pub objects: Vec<Value>,
+    pub image_moves: Vec<(String, String)>,
+}
+
 /// §5.3 and §6–§8 on substituted text: clusterctl's components processing, then the
 /// operator's customisation.
 pub fn process(
@@ -291,7 +298,7 @@ pub fn process(
     substituted: &str,
     cfg: &Config,
     operator_images: Option<&BTreeMap<String, ImageMeta>>,
-) -> Result<Vec<Value>> {
+) -> Result<Processed> {
     let provider = Provider {
         name: p.name.clone(),
         ptype: p.ptype,
@@ -316,7 +323,11 @@ pub fn process(
         operator_images,
         owner_uid: None,
     };
-    customize::customize(c.objs, &input).map_err(|e| p.error(e))
+    let objects = customize::customize(c.objs, &input).map_err(|e| p.error(e))?;
+    Ok(Processed {
+        objects,
+        image_moves: c.image_moves,
+    })
 }
 
 /// The Namespace object emitted first in each provider unit (the operator appends the
@@ -350,13 +361,43 @@ pub fn render_resolved(
     objects: &[InputObject],
     opts: &RenderOptions,
 ) -> Result<Vec<RenderedUnit>> {
-    let subs = res
+    Ok(render_resolved_with(res, objects, opts, None)?
+        .into_iter()
+        .map(|p| p.unit)
+        .collect())
+}
+
+/// One provider rendered by [`render_resolved_with`].
+pub struct ProviderRender {
+    pub unit: RenderedUnit,
+    /// clusterctl's image overrides, image by image ([`Processed::image_moves`]).
+    pub image_moves: Vec<(String, String)>,
+    /// The provider's config Secret had an `images` key that `images` replaced.
+    pub replaced_images: bool,
+}
+
+/// [`render_resolved`], and with `images` the clusterctl image override every
+/// provider's config Secret carries instead of its own `images` key (the bundle's
+/// mirror Secret: applied, it replaces that key).
+pub fn render_resolved_with(
+    res: &Resolution,
+    objects: &[InputObject],
+    opts: &RenderOptions,
+    images: Option<&BTreeMap<String, ImageMeta>>,
+) -> Result<Vec<ProviderRender>> {
+    let mut subs = res
         .providers
         .iter()
         .map(|r| substitute(&r.cr, &r.release, objects))
         .collect::<Result<Vec<_>>>()?;
+    let mut replaced = vec![false; subs.len()];
+    if let Some(images) = images {
+        for (sub, replaced) in subs.iter_mut().zip(replaced.iter_mut()) {
+            *replaced = sub.config.images.replace(images.clone()).is_some();
+        }
+    }
     use rayon::prelude::*;
-    let processed: Vec<Result<Vec<Value>>> = res
+    let processed: Vec<Result<Processed>> = res
         .providers
         .par_iter()
         .zip(subs.par_iter())
@@ -371,27 +412,32 @@ pub fn render_resolved(
             .map_err(|e| sub.redactor.error(e))
         })
         .collect();
-    let mut units = Vec::new();
-    for (r, objs) in res.providers.iter().zip(processed) {
+    let mut out = Vec::new();
+    for ((r, p), replaced_images) in res.providers.iter().zip(processed).zip(replaced) {
+        let p = p?;
         let mut all = Vec::new();
         if !opts.no_namespaces {
             all.push(namespace_object(&r.cr.namespace));
         }
-        all.extend(objs?);
-        units.push(RenderedUnit {
-            kind: UnitKind::Provider(ProviderInfo {
-                provider_type: r.cr.operator_type().to_string(),
-                kind: r.cr.kind.clone(),
-                version: r.release.version.clone(),
-                contract: r.contract.clone(),
-                source: r.release.source.clone(),
-            }),
-            namespace: r.cr.namespace.clone(),
-            name: r.cr.name.clone(),
-            objects: all,
+        all.extend(p.objects);
+        out.push(ProviderRender {
+            unit: RenderedUnit {
+                kind: UnitKind::Provider(ProviderInfo {
+                    provider_type: r.cr.operator_type().to_string(),
+                    kind: r.cr.kind.clone(),
+                    version: r.release.version.clone(),
+                    contract: r.contract.clone(),
+                    source: r.release.source.clone(),
+                }),
+                namespace: r.cr.namespace.clone(),
+                name: r.cr.name.clone(),
+                objects: all,
+            },
+            image_moves: p.image_moves,
+            replaced_images,
         });
     }
-    Ok(units)
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -1,30 +1,42 @@
-//! The desired state as `render` writes it into a Git tree: the objects
-//! `render_cluster` returns, without what clusterctl's dry-run store adds to them.
+//! The desired state as `render` writes it into a Git tree: the objects of
+//! [`intent::creation_order`] in the form the topology controller sends them, and the
+//! reconciled Cluster, held as Go structs like `topology plan`'s, but never passed
+//! through the dry-run store ([`super::dryrun`] adds resource versions, the
+//! `<cluster>-shim` Secret and conditions for `topology plan` only).
 //!
-//! `topology plan` reproduces the dry-run store byte for byte (resource versions,
-//! `status`, `creationTimestamp: null`, the `<cluster>-shim` Secret that owns the
-//! InfrastructureCluster and ControlPlane, owner references without UIDs). None of
-//! that is desired state, and none of it could be applied from Git: a reference
-//! without a UID is rejected by the API server (the same reason provider units carry
-//! no owner references). This filter removes exactly those artefacts.
+//! The Git form ([`git_form`]) leaves out what the API server owns and what could not
+//! be applied from Git: `status` and the `creationTimestamp: null` of a Go struct,
+//! `resourceVersion`, and owner references without a UID (offline, the Cluster has
+//! none, and the API server rejects a reference without one — the same reason
+//! provider units carry no owner references).
 
 use serde_json::Value;
 
-/// Strip the dry-run store's artefacts from one Cluster's rendered objects.
-pub fn without_dry_run_artefacts(objects: Vec<Value>, cluster_name: &str) -> Vec<Value> {
-    let shim = format!("{cluster_name}-shim");
-    objects
-        .into_iter()
-        .filter(|o| {
-            !(o["kind"] == "Secret"
-                && o["apiVersion"] == "v1"
-                && o["metadata"]["name"] == shim.as_str())
+use super::desired::Desired;
+use super::intent;
+use crate::error::{Error, Result};
+
+/// The desired objects of one Cluster in creation order, in the Git form.
+pub fn objects(d: &Desired) -> Result<Vec<Value>> {
+    intent::creation_order(d)
+        .iter()
+        .map(|step| {
+            let sent = intent::create_intent(&intent::typed_build(step.object)?, &step.ignore);
+            Ok(git_form(intent::normalise(sent)?))
         })
-        .map(clean)
         .collect()
 }
 
-fn clean(mut o: Value) -> Value {
+/// The Cluster after the reconcile wrote the desired Cluster into it, in the Git form.
+pub fn cluster(current: &Value, desired_cluster: &Value) -> Result<Value> {
+    let held = crate::typed::round_trip(current)
+        .map_err(|e| Error::new(format!("failed to convert Cluster: {e}")))?;
+    let after = crate::typed::round_trip(&intent::reconciled_cluster(&held, desired_cluster))?;
+    Ok(git_form(after))
+}
+
+/// An object without the fields Git must not hold (module docs).
+fn git_form(mut o: Value) -> Value {
     if let Some(m) = o.as_object_mut() {
         m.remove("status");
         if let Some(md) = m.get_mut("metadata").and_then(Value::as_object_mut) {
@@ -53,29 +65,47 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn store_artefacts_are_removed_and_desired_fields_kept() {
-        let objs = vec![
-            json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "DockerCluster",
-                "metadata": {"name": "a-x", "namespace": "d", "resourceVersion": "1", "creationTimestamp": null,
-                    "labels": {"l": "v"},
-                    "ownerReferences": [{"apiVersion": "v1", "kind": "Secret", "name": "a-shim", "uid": ""}]},
-                "spec": {"x": 1}, "status": {"ready": false}}),
-            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "a-shim", "namespace": "d"}}),
-            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "b-shim", "namespace": "d"}}),
-            json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster",
-                "metadata": {"name": "a", "namespace": "d", "resourceVersion": "1002",
-                    "ownerReferences": [{"apiVersion": "x/v1", "kind": "Owner", "name": "o", "uid": "1234"}]},
-                "spec": {"topology": {}}}),
-        ];
-        let out = without_dry_run_artefacts(objs, "a");
-        assert_eq!(out.len(), 3, "only the cluster's own shim Secret goes");
+    fn git_form_drops_server_fields_and_uidless_owner_refs() {
+        let o = json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "DockerCluster",
+            "metadata": {"name": "a-x", "namespace": "d", "resourceVersion": "1", "creationTimestamp": null,
+                "labels": {"l": "v"},
+                "ownerReferences": [{"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster", "name": "a", "uid": ""}]},
+            "spec": {"x": 1}, "status": {"ready": false}});
         assert_eq!(
-            out[0],
+            git_form(o),
             json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "DockerCluster",
                 "metadata": {"name": "a-x", "namespace": "d", "labels": {"l": "v"}}, "spec": {"x": 1}})
         );
-        assert_eq!(out[1]["metadata"]["name"], "b-shim");
-        assert_eq!(out[2]["metadata"]["ownerReferences"][0]["uid"], "1234");
-        assert!(out[2]["metadata"].get("resourceVersion").is_none());
+        let kept = json!({"metadata": {"creationTimestamp": "2020-01-01T00:00:00Z",
+            "ownerReferences": [{"kind": "Owner", "name": "o", "uid": "1234"}, {"kind": "Cluster", "name": "a"}]}});
+        assert_eq!(
+            git_form(kept),
+            json!({"metadata": {"creationTimestamp": "2020-01-01T00:00:00Z",
+                "ownerReferences": [{"kind": "Owner", "name": "o", "uid": "1234"}]}})
+        );
+    }
+
+    #[test]
+    fn objects_never_carry_the_dry_run_store() {
+        let d = Desired {
+            cluster: json!({}),
+            infra_cluster: json!({"apiVersion": "i/v1", "kind": "I", "metadata": {"name": "c-i", "namespace": "n",
+                "ownerReferences": [{"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster", "name": "c", "uid": ""}]},
+                "spec": {"controlPlaneEndpoint": {"host": "", "port": 0}, "y": 2}}),
+            control_plane: json!({"apiVersion": "cp/v1", "kind": "CP", "metadata": {"name": "c-cp", "namespace": "n"},
+                "spec": {"z": {}}}),
+            cp_infra_template: None,
+            cp_mhc: None,
+            mds: Vec::new(),
+            mps: Vec::new(),
+        };
+        let out = objects(&d).unwrap();
+        assert_eq!(
+            out,
+            vec![
+                json!({"apiVersion": "i/v1", "kind": "I", "metadata": {"name": "c-i", "namespace": "n"}, "spec": {"y": 2}}),
+                json!({"apiVersion": "cp/v1", "kind": "CP", "metadata": {"name": "c-cp", "namespace": "n"}}),
+            ]
+        );
     }
 }

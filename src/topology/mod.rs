@@ -19,6 +19,7 @@ pub mod desired_view;
 pub mod diff;
 pub mod dryrun;
 pub mod input;
+pub mod intent;
 pub mod metadata_validation;
 pub mod mhc_validation;
 pub mod names;
@@ -153,17 +154,7 @@ fn cc_reconcile_error(cc: &Value, e: Error) -> Error {
 /// Plan one Cluster (namespaces already set) against the ClusterClasses and templates
 /// in `inputs`: webhooks, then the topology reconcile.
 pub fn plan_cluster(cluster: &Value, inputs: &[Value]) -> Result<ClusterPlan> {
-    plan_cluster_with(cluster, inputs, false)
-}
-
-/// [`plan_cluster`], with HEAD's builtin variables when `head_builtins` (v1beta2
-/// Clusters converted by [`v1beta2`]).
-pub(crate) fn plan_cluster_with(
-    cluster: &Value,
-    inputs: &[Value],
-    head_builtins: bool,
-) -> Result<ClusterPlan> {
-    let class = PreparedClass::for_cluster(cluster, inputs, head_builtins);
+    let class = PreparedClass::for_cluster(cluster, inputs, false);
     plan_prepared(cluster, inputs, class.as_ref())
 }
 
@@ -174,6 +165,39 @@ fn plan_prepared(
     inputs: &[Value],
     class: Option<&PreparedClass>,
 ) -> Result<ClusterPlan> {
+    let (c, d) = desired_state(cluster, inputs, class)?;
+    let created = dryrun::created(&d, &c).map_err(|e| e.wrap(RECONCILE))?;
+    let before = dryrun::cluster_before(&c).map_err(|e| e.wrap(RECONCILE))?;
+    let after = dryrun::cluster_after(&before, &d.cluster).map_err(|e| e.wrap(RECONCILE))?;
+    Ok(ClusterPlan {
+        created,
+        cluster_before: before,
+        cluster_after: after,
+    })
+}
+
+/// What `render` writes for one Cluster: [`desired_state`] in the Git form
+/// ([`desired_view`]), the objects sorted by kind and name (the plan's order), then the
+/// reconciled Cluster.
+fn render_prepared(
+    cluster: &Value,
+    inputs: &[Value],
+    class: Option<&PreparedClass>,
+) -> Result<Vec<Value>> {
+    let (c, d) = desired_state(cluster, inputs, class)?;
+    let mut out = desired_view::objects(&d).map_err(|e| e.wrap(RECONCILE))?;
+    obj::sort_by_kind_and_name(&mut out);
+    out.push(desired_view::cluster(&c, &d.cluster).map_err(|e| e.wrap(RECONCILE))?);
+    Ok(out)
+}
+
+/// The webhooks, then the topology reconcile up to the desired state: the defaulted
+/// Cluster and what it should own. Both `topology plan` and `render` start here.
+fn desired_state(
+    cluster: &Value,
+    inputs: &[Value],
+    class: Option<&PreparedClass>,
+) -> Result<(Value, desired::Desired)> {
     let c = default_and_validate(cluster, class)?;
     let class = class.ok_or_else(|| {
         let name = obj::str_at(&c, &["spec", "topology", "class"]);
@@ -184,7 +208,8 @@ fn plan_prepared(
         .of_kind(ErrorKind::ClassNotFound)
         .wrap(RECONCILE)
     })?;
-    reconcile(&c, class, inputs).map_err(|e| e.wrap(RECONCILE))
+    let d = reconcile(&c, class, inputs).map_err(|e| e.wrap(RECONCILE))?;
+    Ok((c, d))
 }
 
 /// `getCurrentState` for the objects a Cluster already references. capi-render plans
@@ -222,7 +247,7 @@ fn current_state(c: &Value, inputs: &[Value]) -> Result<()> {
     Ok(())
 }
 
-fn reconcile(c: &Value, class: &PreparedClass, inputs: &[Value]) -> Result<ClusterPlan> {
+fn reconcile(c: &Value, class: &PreparedClass, inputs: &[Value]) -> Result<desired::Desired> {
     current_state(c, inputs)
         .map_err(|e| e.wrap("error reading current state of the Cluster topology"))?;
     let desired_err =
@@ -246,18 +271,11 @@ fn reconcile(c: &Value, class: &PreparedClass, inputs: &[Value]) -> Result<Clust
             "[error reconciling the Cluster topology: {first}, {one}]"
         )));
     }
-    let created = dryrun::created(&d, c)?;
-    let before = dryrun::cluster_before(c)?;
-    let after = dryrun::cluster_after(&before, &d.cluster)?;
-    Ok(ClusterPlan {
-        created,
-        cluster_before: before,
-        cluster_after: after,
-    })
+    Ok(d)
 }
 
-/// The desired objects of one Cluster in a stable order: the created objects sorted by
-/// kind and name (the plan's order), then the reconciled Cluster.
+/// The desired objects of one Cluster in the Git form, in a stable order: the objects
+/// sorted by kind and name (the plan's order), then the reconciled Cluster.
 /// A `cluster.x-k8s.io/v1beta2` Cluster renders with HEAD semantics ([`v1beta2`]).
 pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
     render_cluster_with(cluster, inputs, &ClassCache::default())
@@ -314,9 +332,16 @@ pub fn render_cluster_with(
     let class = entry
         .prepared
         .get_or_init(|| PreparedClass::for_cluster(cluster, inputs, false));
-    let p = plan_prepared(cluster, inputs, class.as_ref())?;
-    let mut out = p.created;
-    obj::sort_by_kind_and_name(&mut out);
-    out.push(p.cluster_after);
-    Ok(out)
+    render_prepared(cluster, inputs, class.as_ref())
+}
+
+/// [`render_cluster`] for a Cluster converted from v1beta2 ([`v1beta2`]): HEAD's builtin
+/// variables when `head_builtins`.
+pub(crate) fn render_cluster_head(
+    cluster: &Value,
+    inputs: &[Value],
+    head_builtins: bool,
+) -> Result<Vec<Value>> {
+    let class = PreparedClass::for_cluster(cluster, inputs, head_builtins);
+    render_prepared(cluster, inputs, class.as_ref())
 }

@@ -20,7 +20,11 @@ fn pod_spec_mut(o: &mut Value) -> Option<&mut serde_json::Map<String, Value>> {
         .as_object_mut()
 }
 
-fn fix_containers(list: Option<&mut Value>, alter: &dyn Fn(&str) -> Result<String>) -> Result<()> {
+fn fix_containers(
+    list: Option<&mut Value>,
+    alter: &dyn Fn(&str) -> Result<String>,
+    moves: &mut Vec<(String, String)>,
+) -> Result<()> {
     let Some(Value::Array(items)) = list else {
         return Ok(());
     };
@@ -37,6 +41,7 @@ fn fix_containers(list: Option<&mut Value>, alter: &dyn Fn(&str) -> Result<Strin
             .to_string();
         let new = alter(&img)
             .map_err(|e| e.wrap(format!("failed to fix image for container {cname}")))?;
+        moves.push((img, new.clone()));
         if let Some(m) = c.as_object_mut() {
             if new.is_empty() {
                 m.remove("image");
@@ -49,13 +54,15 @@ fn fix_containers(list: Option<&mut Value>, alter: &dyn Fn(&str) -> Result<Strin
 }
 
 /// Round-trip every Deployment/DaemonSet and pass each container then init
-/// container image through `alter_image` with the provider's manifest label.
+/// container image through `alter_image` with the provider's manifest label. Returns
+/// each image as written and as overridden, in that order.
 pub fn fix_images(
     objs: &mut [Value],
     images: Option<&BTreeMap<String, ImageMeta>>,
     component: &str,
-) -> Result<()> {
+) -> Result<Vec<(String, String)>> {
     let alter = |img: &str| alter_image(images, component, img);
+    let mut moves = Vec::new();
     for o in objs.iter_mut() {
         let what = match kind(o) {
             "Deployment" => "deployment",
@@ -66,14 +73,14 @@ pub fn fix_images(
         let n = name(&typed).to_string();
         let wrap = |e: Error| e.wrap(format!("failed to fix containers in {what} {n}"));
         if let Some(spec) = pod_spec_mut(&mut typed) {
-            fix_containers(spec.get_mut("containers"), &alter)
+            fix_containers(spec.get_mut("containers"), &alter, &mut moves)
                 .map_err(|e| wrap(e.wrap("failed to fix containers")))?;
-            fix_containers(spec.get_mut("initContainers"), &alter)
+            fix_containers(spec.get_mut("initContainers"), &alter, &mut moves)
                 .map_err(|e| wrap(e.wrap("failed to fix init containers")))?;
         }
         *o = typed;
     }
-    Ok(())
+    Ok(moves)
 }
 
 /// Images of every Deployment/DaemonSet: containers then init containers, in
@@ -143,10 +150,18 @@ mod tests {
             },
         );
         let mut objs = vec![deployment(&["gcr.io/a/b:1"], &["gcr.io/a/init:2"])];
-        fix_images(&mut objs, Some(&m), "cluster-api").unwrap();
+        let moves = fix_images(&mut objs, Some(&m), "cluster-api").unwrap();
         assert_eq!(
             inspect_images(&objs),
             ["mirror.io/x/b:1", "mirror.io/x/init:2"]
+        );
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(
+            moves,
+            [
+                pair("gcr.io/a/b:1", "mirror.io/x/b:1"),
+                pair("gcr.io/a/init:2", "mirror.io/x/init:2")
+            ]
         );
     }
 

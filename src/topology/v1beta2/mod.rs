@@ -56,16 +56,13 @@ pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
     if let Some(cc) = engine_inputs.iter().find(|o| input::is_cluster_class(o)) {
         external_patches(cc)?;
     }
-    let desired = super::plan_cluster_with(&c1, &engine_inputs, true).map_err(|e| {
+    let out = super::render_cluster_head(&c1, &engine_inputs, true).map_err(|e| {
         if e.kind() == ErrorKind::ClassNotFound {
             e.wrap("spec.topology.classRef")
         } else {
             e
         }
     })?;
-    let mut out = desired.created;
-    super::obj::sort_by_kind_and_name(&mut out);
-    out.push(desired.cluster_after);
     let cc1 = engine_inputs
         .iter()
         .find(|o| input::is_cluster_class(o))

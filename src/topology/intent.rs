@@ -1,0 +1,258 @@
+//! The desired objects in the form the topology controller sends them: what both
+//! `render` (the Git form, [`super::desired_view`]) and `topology plan` (the dry-run
+//! store, [`super::dryrun`]) start from.
+//!
+//! The controller creates each object through a two-way merge patch helper: only the
+//! allowed paths are kept, maps left empty are dropped and nulls pruned
+//! ([`create_intent`]); the objects it builds as Go structs (MachineDeployments,
+//! MachinePools, MachineHealthChecks) go through the typed round trip first
+//! ([`typed_build`]), and the kinds of clusterctl's scheme are held as Go structs
+//! ([`normalise`]). [`creation_order`] is the order the reconcile creates them in.
+
+use serde_json::{Map, Value};
+
+use super::desired::Desired;
+use super::obj;
+use crate::error::Result;
+
+const ALLOWED_ON_CREATE: &[&[&str]] = &[
+    &["metadata", "labels"],
+    &["metadata", "annotations"],
+    &["spec"],
+    &["apiVersion"],
+    &["kind"],
+    &["metadata", "name"],
+    &["metadata", "namespace"],
+    &["metadata", "ownerReferences"],
+];
+
+fn overlaps(a: &[String], b: &[&str]) -> bool {
+    a.iter().zip(b.iter()).all(|(x, y)| x == y)
+}
+
+/// `dropDiff` against an empty original: fields outside the allowed (or inside
+/// ignored) paths go, and so does every map left empty (not inside lists).
+fn drop_diff(path: &mut Vec<String>, m: &mut Map<String, Value>, drop: &dyn Fn(&[String]) -> bool) {
+    let keys: Vec<String> = m.keys().cloned().collect();
+    for k in keys {
+        path.push(k.clone());
+        if drop(path) {
+            m.remove(&k);
+        } else if let Some(Value::Object(child)) = m.get_mut(&k) {
+            drop_diff(path, child, drop);
+            if child.is_empty() {
+                m.remove(&k);
+            }
+        }
+        path.pop();
+    }
+}
+
+/// The object the two-way patch helper creates from a desired object.
+pub fn create_intent(desired: &Value, ignore: &[Vec<String>]) -> Value {
+    let mut v = desired.clone();
+    if let Value::Object(m) = &mut v {
+        let not_allowed = |p: &[String]| !ALLOWED_ON_CREATE.iter().any(|a| overlaps(p, a));
+        drop_diff(&mut Vec::new(), m, &not_allowed);
+        if !ignore.is_empty() {
+            let ignored = |p: &[String]| {
+                ignore
+                    .iter()
+                    .any(|i| p.len() >= i.len() && p[..i.len()] == i[..])
+            };
+            drop_diff(&mut Vec::new(), m, &ignored);
+        }
+    }
+    crate::go::mergepatch::prune_nulls(&mut v);
+    v
+}
+
+/// The objects the topology controller builds as Go structs (converted to unstructured
+/// before the patch helper): MachineDeployments, MachinePools, MachineHealthChecks. The
+/// InfrastructureCluster, ControlPlane and templates stay unstructured.
+pub fn typed_build(v: &Value) -> Result<Value> {
+    let built_typed = obj::api_version(v) == "cluster.x-k8s.io/v1beta1"
+        && matches!(
+            obj::kind(v),
+            "MachineDeployment" | "MachinePool" | "MachineHealthCheck"
+        );
+    if built_typed {
+        crate::typed::round_trip(v)
+    } else {
+        Ok(v.clone())
+    }
+}
+
+/// An object as clusterctl's scheme holds it: the typed round trip for the kinds the
+/// scheme knows, anything else unchanged.
+pub fn normalise(v: Value) -> Result<Value> {
+    if crate::typed::is_supported(obj::api_version(&v), obj::kind(&v)) {
+        crate::typed::round_trip(&v)
+            .map_err(|e| e.wrap(format!("failed to create {}", obj::kind(&v))))
+    } else {
+        Ok(v)
+    }
+}
+
+/// InfrastructureCluster ignore paths: an empty endpoint host / zero port.
+fn infra_ignore_paths(infra: &Value) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let p = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    if obj::get(infra, &["spec", "controlPlaneEndpoint", "host"]).and_then(Value::as_str)
+        == Some("")
+    {
+        out.push(p(&["spec", "controlPlaneEndpoint", "host"]));
+    }
+    if obj::get(infra, &["spec", "controlPlaneEndpoint", "port"]).and_then(Value::as_f64)
+        == Some(0.0)
+    {
+        out.push(p(&["spec", "controlPlaneEndpoint", "port"]));
+    }
+    out
+}
+
+/// One object of a new Cluster's reconcile.
+pub struct Step<'a> {
+    pub object: &'a Value,
+    /// Paths the patch helper ignores for this object.
+    pub ignore: Vec<Vec<String>>,
+    /// The InfrastructureCluster and the ControlPlane: the dry-run store gives them an
+    /// owner reference to the Cluster's shim Secret.
+    pub cluster_owned: bool,
+}
+
+/// The desired objects in the order a new Cluster's reconcile creates them.
+pub fn creation_order(d: &Desired) -> Vec<Step<'_>> {
+    let step = |object, cluster_owned| Step {
+        object,
+        ignore: Vec::new(),
+        cluster_owned,
+    };
+    let mut out = vec![Step {
+        object: &d.infra_cluster,
+        ignore: infra_ignore_paths(&d.infra_cluster),
+        cluster_owned: true,
+    }];
+    out.extend(d.cp_infra_template.iter().map(|t| step(t, false)));
+    out.push(step(&d.control_plane, true));
+    out.extend(d.cp_mhc.iter().map(|m| step(m, false)));
+    for md in &d.mds {
+        out.push(step(&md.infra_template, false));
+        out.push(step(&md.bootstrap_template, false));
+        out.push(step(&md.object, false));
+        out.extend(md.mhc.iter().map(|m| step(m, false)));
+    }
+    for mp in &d.mps {
+        out.push(step(&mp.infra_object, false));
+        out.push(step(&mp.bootstrap_object, false));
+        out.push(step(&mp.object, false));
+    }
+    out
+}
+
+/// The Cluster after the reconcile wrote the desired Cluster's labels, annotations and
+/// spec into `current` (each through the patch helper): maps merge key by key,
+/// anything else replaces what is there.
+pub fn reconciled_cluster(current: &Value, desired_cluster: &Value) -> Value {
+    let mut c = current.clone();
+    for p in [
+        &["metadata", "labels"][..],
+        &["metadata", "annotations"],
+        &["spec"],
+    ] {
+        if let Some(v) = obj::get(desired_cluster, p) {
+            let mut intent = serde_json::json!({});
+            obj::set(&mut intent, p, v.clone());
+            let intent = create_intent(&intent, &[]);
+            if let Some(v) = obj::get(&intent, p) {
+                merge_into(&mut c, p, v.clone());
+            }
+        }
+    }
+    c
+}
+
+fn merge_into(target: &mut Value, path: &[&str], v: Value) {
+    let cur = path
+        .iter()
+        .try_fold(&mut *target, |t, k| t.as_object_mut()?.get_mut(*k));
+    match (cur, v) {
+        (Some(Value::Object(cur)), Value::Object(new)) => merge_maps(cur, new),
+        (_, v) => obj::set(target, path, v),
+    }
+}
+
+fn merge_maps(cur: &mut Map<String, Value>, new: Map<String, Value>) {
+    for (k, x) in new {
+        match (cur.get_mut(&k), x) {
+            (Some(Value::Object(c)), Value::Object(n)) => merge_maps(c, n),
+            (_, x) => {
+                cur.insert(k, x);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn create_intent_drops_empty_maps_and_disallowed_fields() {
+        let d = json!({"apiVersion": "a/v1", "kind": "K", "status": {"x": 1},
+            "metadata": {"name": "n", "creationTimestamp": null, "labels": {}},
+            "spec": {"a": {}, "b": {"c": {}}, "l": [{}], "n": {"x": null}}});
+        let v = create_intent(&d, &[]);
+        assert_eq!(
+            v,
+            json!({"apiVersion": "a/v1", "kind": "K", "metadata": {"name": "n"},
+            "spec": {"l": [{}], "n": {}}})
+        );
+    }
+
+    #[test]
+    fn ignore_paths_drop_endpoint() {
+        let d = json!({"spec": {"controlPlaneEndpoint": {"host": "", "port": 0}, "x": 1}});
+        let v = create_intent(&d, &infra_ignore_paths(&d));
+        assert_eq!(v, json!({"spec": {"x": 1}}));
+    }
+
+    #[test]
+    fn unknown_kinds_are_not_normalised() {
+        let v = json!({"apiVersion": "a/v1", "kind": "K", "metadata": {"name": "n"}, "x": {}});
+        assert_eq!(normalise(v.clone()).unwrap(), v);
+    }
+
+    #[test]
+    fn reconciled_cluster_merges_maps_and_replaces_the_rest() {
+        let cur = json!({"metadata": {"name": "c", "labels": {"a": "1", "b": "2"}},
+            "spec": {"topology": {"class": "k", "version": "v1"}, "paused": true}});
+        let want = json!({"metadata": {"labels": {"b": "3"}, "annotations": {}},
+            "spec": {"topology": {"version": "v2"}, "paused": false, "x": null}});
+        assert_eq!(
+            reconciled_cluster(&cur, &want),
+            json!({"metadata": {"name": "c", "labels": {"a": "1", "b": "3"}},
+                "spec": {"topology": {"class": "k", "version": "v2"}, "paused": false}})
+        );
+    }
+
+    #[test]
+    fn creation_order_puts_the_cluster_owned_objects_first() {
+        let d = Desired {
+            cluster: json!({}),
+            infra_cluster: json!({"kind": "I", "spec": {"controlPlaneEndpoint": {"host": ""}}}),
+            control_plane: json!({"kind": "CP"}),
+            cp_infra_template: Some(json!({"kind": "T"})),
+            cp_mhc: None,
+            mds: Vec::new(),
+            mps: Vec::new(),
+        };
+        let steps = creation_order(&d);
+        let kinds: Vec<&str> = steps.iter().map(|s| obj::kind(s.object)).collect();
+        assert_eq!(kinds, ["I", "T", "CP"]);
+        let owned: Vec<bool> = steps.iter().map(|s| s.cluster_owned).collect();
+        assert_eq!(owned, [true, false, true]);
+        assert_eq!(steps[0].ignore.len(), 1);
+    }
+}
