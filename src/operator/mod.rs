@@ -108,15 +108,9 @@ fn additional_manifests(p: &ProviderCr, objects: &[InputObject]) -> Result<Strin
     };
     let name = am.get("name").and_then(Value::as_str).unwrap_or("");
     let ns = am.get("namespace").and_then(Value::as_str).unwrap_or("");
-    let cm = objects.iter().find(|o| {
-        o.value.get("kind").and_then(Value::as_str) == Some("ConfigMap")
-            && o.value.get("apiVersion").and_then(Value::as_str) == Some("v1")
-            && o.value
-                .pointer("/metadata/namespace")
-                .and_then(Value::as_str)
-                == Some(ns)
-            && o.value.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
-    });
+    let cm = source::configmaps_in(objects, ns)
+        .into_iter()
+        .find(|o| o.value.pointer("/metadata/name").and_then(Value::as_str) == Some(name));
     let Some(cm) = cm else {
         return Err(p.error(format!(
             "failed to get ConfigMap {ns}/{name}: configmaps {name:?} not found (spec.additionalManifests; no such ConfigMap among the inputs)"

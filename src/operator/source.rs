@@ -79,7 +79,8 @@ pub struct Release {
     pub files: Vec<InputFile>,
 }
 
-fn configmaps_in<'a>(objects: &'a [InputObject], ns: &str) -> Vec<&'a InputObject> {
+/// The `v1` ConfigMaps of namespace `ns` among the inputs, in input order.
+pub(super) fn configmaps_in<'a>(objects: &'a [InputObject], ns: &str) -> Vec<&'a InputObject> {
     objects
         .iter()
         .filter(|o| {
