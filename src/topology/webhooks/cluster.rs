@@ -94,7 +94,70 @@ pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
     if let Some(cc) = cc {
         machine_health_checks(cluster, cc, &mut errs);
     }
+    autoscaler_annotations(cluster, cc, &mut errs);
     errs
+}
+
+const AUTOSCALER_MIN_SIZE: &str = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size";
+const AUTOSCALER_MAX_SIZE: &str = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size";
+
+fn has_autoscaler_annotation(annotations: Option<&Value>) -> bool {
+    annotations
+        .and_then(Value::as_object)
+        .is_some_and(|m| m.contains_key(AUTOSCALER_MIN_SIZE) || m.contains_key(AUTOSCALER_MAX_SIZE))
+}
+
+/// `validateAutoscalerAnnotationsForCluster`: a MachineDeployment topology that sets
+/// `replicas` must not carry the autoscaler's min/max size annotations, nor may its
+/// class's template (checked only when the ClusterClass is known).
+fn autoscaler_annotations(cluster: &Value, cc: Option<&Value>, errs: &mut Vec<FieldError>) {
+    let Some(Value::Array(mds)) = obj::get(
+        cluster,
+        &["spec", "topology", "workers", "machineDeployments"],
+    ) else {
+        return;
+    };
+    for md in mds {
+        let Some(replicas) = md.get("replicas").filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let field = fe::child(
+            &fe::key(
+                "spec.topology.workers.machineDeployments",
+                obj::str_at(md, &["name"]),
+            ),
+            "replicas",
+        );
+        let n = match replicas {
+            Value::Number(n) => crate::go::json::as_int64(n),
+            _ => None,
+        };
+        let value = || BadValue::Int(n.unwrap_or(0));
+        let (name, ns) = (obj::name(cluster), obj::namespace(cluster));
+        if has_autoscaler_annotation(obj::get(md, &["metadata", "annotations"])) {
+            errs.push(FieldError::invalid(
+                &field,
+                value(),
+                format!("cannot be set for cluster {name:?} in namespace {ns:?} if the same MachineDeploymentTopology has autoscaler annotations"),
+            ));
+        }
+        let Some(cc) = cc else { continue };
+        let class = obj::str_at(md, &["class"]);
+        let classes = obj::get(cc, &["spec", "workers", "machineDeployments"])
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|c| obj::str_at(c, &["class"]) == class);
+        for c in classes {
+            if has_autoscaler_annotation(obj::get(c, &["template", "metadata", "annotations"])) {
+                errs.push(FieldError::invalid(
+                    &field,
+                    value(),
+                    format!("cannot be set for cluster {name:?} in namespace {ns:?} if the source class {class:?} of this MachineDeploymentTopology has autoscaler annotations"),
+                ));
+            }
+        }
+    }
 }
 
 /// Go's `net.ParseCIDR` accepts `s`: an IPv4 or IPv6 address without zone, `/`, and a
@@ -225,5 +288,33 @@ mod tests {
             errs[2].field,
             "spec.topology.workers.machineDeployments[1].class"
         );
+    }
+
+    #[test]
+    fn replicas_and_autoscaler_annotations_exclude_each_other() {
+        let ann = json!({AUTOSCALER_MAX_SIZE: "5"});
+        let cc = json!({"metadata": {"name": "k"}, "spec": {"workers": {"machineDeployments": [
+            {"class": "a", "template": {"metadata": {"annotations": ann}}}, {"class": "b"}]}}});
+        let c = json!({"metadata": {"name": "c", "namespace": "n"},
+            "spec": {"topology": {"version": "v1.30.0", "workers": {"machineDeployments": [
+            {"name": "x", "class": "b", "replicas": 2, "metadata": {"annotations": {AUTOSCALER_MIN_SIZE: "1"}}},
+            {"name": "y", "class": "a", "replicas": 3},
+            {"name": "z", "class": "a", "metadata": {"annotations": ann}}]}}}});
+        let errs = cluster_errors(&c, Some(&cc));
+        let got: Vec<(String, String)> = errs
+            .iter()
+            .map(|e| (e.field.clone(), e.detail.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("spec.topology.workers.machineDeployments[x].replicas".to_string(),
+                 "cannot be set for cluster \"c\" in namespace \"n\" if the same MachineDeploymentTopology has autoscaler annotations".to_string()),
+                ("spec.topology.workers.machineDeployments[y].replicas".to_string(),
+                 "cannot be set for cluster \"c\" in namespace \"n\" if the source class \"a\" of this MachineDeploymentTopology has autoscaler annotations".to_string()),
+            ]
+        );
+        // Without the class, only the topology's own annotations count.
+        assert_eq!(cluster_errors(&c, None).len(), 1);
     }
 }
