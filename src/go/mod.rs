@@ -10,7 +10,9 @@
 //! * [`json`]: `encoding/json` marshal text and number decoding (apimachinery's and
 //!   `sigs.k8s.io/yaml`'s);
 //! * [`jsonpatch`] and [`mergepatch`]: evanphx/json-patch v5.9.11, RFC 6902 and RFC 7386
-//!   (apply, and `CreateMergePatch`).
+//!   (apply, and `CreateMergePatch`);
+//! * [`unstructured`]: apimachinery's `unstructured.Nested*` accessor errors (Go's `%v`
+//!   and `%T` of a decoded value).
 
 pub mod base64;
 pub mod float;
@@ -20,3 +22,4 @@ pub mod jsonpatch;
 pub mod mergepatch;
 pub mod quote;
 pub mod regex;
+pub mod unstructured;

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 
 /// The desired objects of one Cluster in creation order, in the Git form.
 pub fn objects(d: &Desired) -> Result<Vec<Value>> {
-    intent::creation_order(d)
+    intent::creation_order(d)?
         .iter()
         .map(|step| {
             let sent = intent::create_intent(&intent::typed_build(step.object)?, &step.ignore);

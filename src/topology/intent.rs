@@ -94,21 +94,42 @@ pub fn normalise(v: Value) -> Result<Value> {
     }
 }
 
-/// InfrastructureCluster ignore paths: an empty endpoint host / zero port.
-fn infra_ignore_paths(infra: &Value) -> Vec<Vec<String>> {
+/// The InfrastructureCluster contract's ignore paths: an empty endpoint host, a zero
+/// port. A host that is not a string or a port that is not an integer (after patches)
+/// stops the reconcile, as `NestedString` / `NestedInt64` do.
+fn infra_ignore_paths(infra: &Value) -> Result<Vec<Vec<String>>> {
+    use crate::go::unstructured::{accessor_error, Numbers};
     let mut out = Vec::new();
     let p = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-    if obj::get(infra, &["spec", "controlPlaneEndpoint", "host"]).and_then(Value::as_str)
-        == Some("")
-    {
-        out.push(p(&["spec", "controlPlaneEndpoint", "host"]));
+    // (field, Go type, Some(is zero) when the value has that type)
+    type Check = (&'static str, &'static str, fn(&Value) -> Option<bool>);
+    let checks: [Check; 2] = [
+        ("host", "string", |v| v.as_str().map(str::is_empty)),
+        ("port", "int64", |v| match v {
+            Value::Number(n) => crate::go::json::as_int64(n).map(|i| i == 0),
+            _ => None,
+        }),
+    ];
+    for (field, expected, is_zero) in checks {
+        let path = ["spec", "controlPlaneEndpoint", field];
+        let Some(v) = obj::get(infra, &path) else {
+            continue;
+        };
+        match is_zero(v) {
+            Some(true) => out.push(p(&path)),
+            Some(false) => {}
+            None => {
+                return Err(crate::error::Error::new(format!(
+                    "failed to retrieve {}: {}",
+                    path.join("."),
+                    accessor_error(&path, v, expected, Numbers::Int64)
+                ))
+                .wrap("failed to calculate ignore paths")
+                .wrap("error reconciling the Cluster topology"))
+            }
+        }
     }
-    if obj::get(infra, &["spec", "controlPlaneEndpoint", "port"]).and_then(Value::as_f64)
-        == Some(0.0)
-    {
-        out.push(p(&["spec", "controlPlaneEndpoint", "port"]));
-    }
-    out
+    Ok(out)
 }
 
 /// One object of a new Cluster's reconcile.
@@ -121,8 +142,9 @@ pub struct Step<'a> {
     pub cluster_owned: bool,
 }
 
-/// The desired objects in the order a new Cluster's reconcile creates them.
-pub fn creation_order(d: &Desired) -> Vec<Step<'_>> {
+/// The desired objects in the order a new Cluster's reconcile creates them (the
+/// InfrastructureCluster's ignore paths may fail: [`infra_ignore_paths`]).
+pub fn creation_order(d: &Desired) -> Result<Vec<Step<'_>>> {
     let step = |object, cluster_owned| Step {
         object,
         ignore: Vec::new(),
@@ -130,7 +152,7 @@ pub fn creation_order(d: &Desired) -> Vec<Step<'_>> {
     };
     let mut out = vec![Step {
         object: &d.infra_cluster,
-        ignore: infra_ignore_paths(&d.infra_cluster),
+        ignore: infra_ignore_paths(&d.infra_cluster)?,
         cluster_owned: true,
     }];
     out.extend(d.cp_infra_template.iter().map(|t| step(t, false)));
@@ -147,7 +169,7 @@ pub fn creation_order(d: &Desired) -> Vec<Step<'_>> {
         out.push(step(&mp.bootstrap_object, false));
         out.push(step(&mp.object, false));
     }
-    out
+    Ok(out)
 }
 
 /// The Cluster after the reconcile wrote the desired Cluster's labels, annotations and
@@ -214,8 +236,25 @@ mod tests {
     #[test]
     fn ignore_paths_drop_endpoint() {
         let d = json!({"spec": {"controlPlaneEndpoint": {"host": "", "port": 0}, "x": 1}});
-        let v = create_intent(&d, &infra_ignore_paths(&d));
+        let v = create_intent(&d, &infra_ignore_paths(&d).unwrap());
         assert_eq!(v, json!({"spec": {"x": 1}}));
+        let kept = json!({"spec": {"controlPlaneEndpoint": {"host": "h", "port": 6443.0}}});
+        assert!(infra_ignore_paths(&kept).unwrap().is_empty());
+    }
+
+    #[test]
+    fn endpoint_of_the_wrong_type_stops_the_reconcile() {
+        let e = infra_ignore_paths(&json!({"spec": {"controlPlaneEndpoint": {"host": 10}}}))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "error reconciling the Cluster topology: failed to calculate ignore paths: failed to retrieve spec.controlPlaneEndpoint.host: .spec.controlPlaneEndpoint.host accessor error: 10 is of the type int64, expected string");
+        let e = infra_ignore_paths(&json!({"spec": {"controlPlaneEndpoint": {"port": 6443.5}}}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("6443.5 is of the type float64, expected int64"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -248,7 +287,7 @@ mod tests {
             mds: Vec::new(),
             mps: Vec::new(),
         };
-        let steps = creation_order(&d);
+        let steps = creation_order(&d).unwrap();
         let kinds: Vec<&str> = steps.iter().map(|s| obj::kind(s.object)).collect();
         assert_eq!(kinds, ["I", "T", "CP"]);
         let owned: Vec<bool> = steps.iter().map(|s| s.cluster_owned).collect();

@@ -1,6 +1,7 @@
 //! Move every object into the target namespace (R7.5); shared by components and
 //! cluster templates.
 
+use crate::go::unstructured::{accessor_error, type_name, value_text, Numbers};
 use serde_json::Value;
 
 use super::{
@@ -152,59 +153,28 @@ fn set_crd_conversion_namespace(o: &mut Value, version: &str, target: &str) {
     }
 }
 
-/// Go's `%T` of a value decoded into `interface{}`.
-fn go_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "<nil>",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "float64",
-        Value::String(_) => "string",
-        Value::Array(_) => "[]interface {}",
-        Value::Object(_) => "map[string]interface {}",
-    }
-}
-
-/// Go's `%v` of a value decoded into `interface{}` (scalars; containers roughly).
-fn go_value(v: &Value) -> String {
-    match v {
-        Value::Null => "<nil>".into(),
-        Value::String(s) => s.clone(),
-        Value::Number(n) => n
-            .as_f64()
-            .map(crate::go::float::format_g)
-            .unwrap_or_default(),
-        Value::Bool(b) => b.to_string(),
-        Value::Array(a) => format!("[{}]", a.iter().map(go_value).collect::<Vec<_>>().join(" ")),
-        Value::Object(m) => format!(
-            "map[{}]",
-            m.iter()
-                .map(|(k, v)| format!("{k}:{}", go_value(v)))
-                .collect::<Vec<_>>()
-                .join(" ")
-        ),
-    }
-}
-
 /// `unstructured.NestedStringSlice(obj, "spec", "dnsNames")`: `None` when absent.
 fn nested_dns_names(o: &Value) -> std::result::Result<Option<Vec<String>>, String> {
     let Some(spec) = o.get("spec") else {
         return Ok(None);
     };
     let Value::Object(spec) = spec else {
-        return Err(format!(
-            ".spec.dnsNames accessor error: {} is of the type {}, expected map[string]interface{{}}",
-            go_value(spec),
-            go_type(spec)
+        return Err(accessor_error(
+            &["spec", "dnsNames"],
+            spec,
+            "map[string]interface{}",
+            Numbers::Float64,
         ));
     };
     let Some(dns) = spec.get("dnsNames") else {
         return Ok(None);
     };
     let Value::Array(items) = dns else {
-        return Err(format!(
-            ".spec.dnsNames accessor error: {} is of the type {}, expected []interface{{}}",
-            go_value(dns),
-            go_type(dns)
+        return Err(accessor_error(
+            &["spec", "dnsNames"],
+            dns,
+            "[]interface{}",
+            Numbers::Float64,
         ));
     };
     items
@@ -213,8 +183,8 @@ fn nested_dns_names(o: &Value) -> std::result::Result<Option<Vec<String>>, Strin
             Value::String(s) => Ok(s.clone()),
             other => Err(format!(
                 ".spec.dnsNames accessor error: contains non-string value in the slice: {} is of the type {}, expected string",
-                go_value(other),
-                go_type(other)
+                value_text(other, Numbers::Float64),
+                type_name(other, Numbers::Float64)
             )),
         })
         .collect::<std::result::Result<Vec<_>, _>>()
