@@ -5,6 +5,7 @@ pub mod bundle;
 pub mod diff;
 pub mod help;
 pub mod krm;
+pub mod lint;
 pub mod limits;
 pub mod output;
 pub mod render;
