@@ -93,6 +93,10 @@ fn declared(cc: &Value) -> BTreeSet<String> {
     s
 }
 
+fn has_external_patches(cc: &Value) -> bool {
+    matches!(get(cc, &["spec", "patches"]), Some(Value::Array(ps)) if ps.iter().any(|p| p.get("external").is_some()))
+}
+
 /// The top-level variable of a `valueFrom.variable` path (`a.b`, `a[0]`).
 fn top_variable(path: &str) -> &str {
     path.split(['.', '[']).next().unwrap_or(path)
@@ -197,6 +201,10 @@ fn cluster_variables(docs: &[&Doc]) -> Vec<Finding> {
         else {
             continue;
         };
+        // Variables of external patches come from the runtime extension.
+        if has_external_patches(&cc.value) {
+            continue;
+        }
         let vars = declared(&cc.value);
         let mut check = |path: String, list: Option<&Value>| {
             if let Some(Value::Array(vs)) = list {

@@ -163,6 +163,32 @@ pub fn newest_label_contract(c: &Crd) -> Option<&'static str> {
         .find(|k| c.contract_versions(k).is_some())
 }
 
+/// Kubernetes' version priority (`version.CompareKubeAwareVersionStrings`): GA
+/// above beta above alpha, then by major and minor number; other strings lowest.
+pub fn kube_version_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    fn key(v: &str) -> (u8, u64, u64) {
+        let Some(rest) = v.strip_prefix('v') else {
+            return (0, 0, 0);
+        };
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let Ok(major) = digits.parse::<u64>() else {
+            return (0, 0, 0);
+        };
+        let tail = &rest[digits.len()..];
+        let minor = |t: &str| t.parse::<u64>().ok();
+        if tail.is_empty() {
+            (3, major, 0)
+        } else if let Some(m) = tail.strip_prefix("beta").and_then(minor) {
+            (2, major, m)
+        } else if let Some(m) = tail.strip_prefix("alpha").and_then(minor) {
+            (1, major, m)
+        } else {
+            (0, 0, 0)
+        }
+    }
+    key(a).cmp(&key(b))
+}
+
 /// `contract.CalculateCRDName`: `<plural>.<group>`.
 pub fn calculate_crd_name(group: &str, plural: &str) -> String {
     format!("{plural}.{group}")
@@ -219,11 +245,19 @@ pub fn check(docs: &[&Doc], contract: Option<&str>) -> Vec<Finding> {
                 .with_hint(format!("label it {label}: {}", c.served().join("_"))),
             ),
             Some(vs) => {
+                // Cluster API uses the newest version the label names: that one must
+                // be served (error); an older one that is not is misleading (warning).
                 let served = c.served();
+                let newest = vs.iter().copied().max_by(|a, b| kube_version_cmp(a, b));
                 for v in vs.iter().filter(|v| !served.contains(v)) {
+                    let sev = if Some(*v) == newest {
+                        Severity::Error
+                    } else {
+                        Severity::Warning
+                    };
                     out.push(d.finding(
                         "crd-contract-label",
-                        Severity::Error,
+                        sev,
                         format!("metadata.labels[{label}]"),
                         format!("{} names version {v:?} for contract {contract}, which it does not serve (served: {})", d.name(), served.join(", ")),
                     ));
@@ -336,6 +370,15 @@ mod tests {
         assert_eq!(role("controlplane.cluster.x-k8s.io", "KubeadmControlPlane"), Some(Role::ControlPlane));
         assert_eq!(role("bootstrap.cluster.x-k8s.io", "KubeadmConfigTemplate"), Some(Role::BootstrapConfigTemplate));
         assert_eq!(role("cluster.x-k8s.io", "Cluster"), None);
+    }
+
+    #[test]
+    fn version_priority() {
+        use std::cmp::Ordering::*;
+        assert_eq!(kube_version_cmp("v1beta2", "v1beta1"), Greater);
+        assert_eq!(kube_version_cmp("v1", "v1beta2"), Greater);
+        assert_eq!(kube_version_cmp("v1alpha4", "v1beta1"), Less);
+        assert_eq!(kube_version_cmp("v2alpha1", "v1alpha3"), Greater);
     }
 
     #[test]
