@@ -27,7 +27,12 @@ pub struct LintArgs {
     #[arg(short = 'f', long = "filename", value_name = "PATH", num_args = 1..)]
     pub files: Vec<PathBuf>,
     /// Output: human text, JSON (a LintResult) or SARIF 2.1.0.
-    #[arg(short = 'o', long = "output", value_name = "FORMAT", default_value = "text")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FORMAT",
+        default_value = "text"
+    )]
     pub output: LintFormat,
 }
 
@@ -71,7 +76,11 @@ pub fn run(a: &LintArgs) -> ExitCode {
         )),
     };
     let mut out = std::io::stdout().lock();
-    if out.write_all(text.as_bytes()).and_then(|_| out.flush()).is_err() {
+    if out
+        .write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
         return ExitCode::from(2);
     }
     if lint::has_errors(&findings) {

@@ -59,8 +59,16 @@ fn template_refs(cc: &Value) -> Vec<(String, &Value)> {
         }
     }
     let mut out = Vec::new();
-    push(&mut out, "spec.infrastructure".into(), get(cc, &["spec", "infrastructure"]));
-    push(&mut out, "spec.controlPlane".into(), get(cc, &["spec", "controlPlane"]));
+    push(
+        &mut out,
+        "spec.infrastructure".into(),
+        get(cc, &["spec", "infrastructure"]),
+    );
+    push(
+        &mut out,
+        "spec.controlPlane".into(),
+        get(cc, &["spec", "controlPlane"]),
+    );
     push(
         &mut out,
         "spec.controlPlane.machineInfrastructure".into(),
@@ -71,7 +79,11 @@ fn template_refs(cc: &Value) -> Vec<(String, &Value)> {
             for (i, c) in cs.iter().enumerate() {
                 for part in ["bootstrap", "infrastructure"] {
                     let base = format!("spec.workers.{pool}[{i}]");
-                    push(&mut out, format!("{base}.template.{part}"), get(c, &["template", part]));
+                    push(
+                        &mut out,
+                        format!("{base}.template.{part}"),
+                        get(c, &["template", part]),
+                    );
                     push(&mut out, format!("{base}.{part}"), c.get(part));
                 }
             }
@@ -118,7 +130,10 @@ fn go_template(d: &Doc, path: String, text: &str, out: &mut Vec<Finding>) {
 pub fn check(docs: &[&Doc], index: &Index) -> Vec<Finding> {
     let mut out = Vec::new();
     let objects: BTreeSet<(&str, &str)> = docs.iter().map(|d| (d.kind(), d.name())).collect();
-    for d in docs.iter().filter(|d| d.kind() == "ClusterClass" && is_capi(d)) {
+    for d in docs
+        .iter()
+        .filter(|d| d.kind() == "ClusterClass" && is_capi(d))
+    {
         let cc = &d.value;
         for (path, r) in template_refs(cc) {
             let kind = str_at(r, &["kind"]);
@@ -128,7 +143,10 @@ pub fn check(docs: &[&Doc], index: &Index) -> Vec<Finding> {
                     "class-template-ref",
                     Severity::Error,
                     path,
-                    format!("ClusterClass {} references {kind} {name}, which is not among the inputs", d.name()),
+                    format!(
+                        "ClusterClass {} references {kind} {name}, which is not among the inputs",
+                        d.name()
+                    ),
                 ));
             }
         }
@@ -157,7 +175,10 @@ pub fn check(docs: &[&Doc], index: &Index) -> Vec<Finding> {
                             "class-patch-path",
                             Severity::Error,
                             format!("{base}.path"),
-                            format!("patch {:?} path {ptr} is not in the schema of {kind} {av}", str_at(p, &["name"])),
+                            format!(
+                                "patch {:?} path {ptr} is not in the schema of {kind} {av}",
+                                str_at(p, &["name"])
+                            ),
                         ));
                     }
                     if let Some(v) = get(jp, &["valueFrom", "variable"]).and_then(Value::as_str) {
@@ -221,7 +242,10 @@ fn cluster_variables(docs: &[&Doc]) -> Vec<Finding> {
                 }
             }
         };
-        check("spec.topology.variables".into(), get(t, &["spec", "topology", "variables"]));
+        check(
+            "spec.topology.variables".into(),
+            get(t, &["spec", "topology", "variables"]),
+        );
         for pool in ["machineDeployments", "machinePools"] {
             if let Some(Value::Array(ws)) = get(t, &["spec", "topology", "workers", pool]) {
                 for (i, w) in ws.iter().enumerate() {

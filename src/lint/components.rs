@@ -43,7 +43,9 @@ pub fn check(r: &Release) -> Vec<Finding> {
         return out;
     };
     let Some(f) = r.file(name) else {
-        let shown = format!("{}/{name}", r.rel).trim_start_matches("./").to_string();
+        let shown = format!("{}/{name}", r.rel)
+            .trim_start_matches("./")
+            .to_string();
         let others: Vec<&str> = r
             .files
             .iter()
@@ -280,7 +282,10 @@ pub fn provider_label(d: &Doc, label: &str) -> Vec<Finding> {
             "components-provider-label",
             Severity::Warning,
             format!("metadata.labels[{PROVIDER_LABEL}]"),
-            format!("{} is labelled {PROVIDER_LABEL}={v}; clusterctl sets it to {label}", d.describe()),
+            format!(
+                "{} is labelled {PROVIDER_LABEL}={v}; clusterctl sets it to {label}",
+                d.describe()
+            ),
         )],
         _ => vec![],
     }
@@ -340,7 +345,10 @@ pub fn webhook_services(docs: &[&Doc]) -> Vec<Finding> {
                     "components-webhook-service",
                     Severity::Error,
                     path,
-                    format!("{} calls Service {ns}/{name}, which the components do not hold", d.describe()),
+                    format!(
+                        "{} calls Service {ns}/{name}, which the components do not hold",
+                        d.describe()
+                    ),
                 ));
             }
         }
@@ -381,7 +389,8 @@ pub fn cert_manager(docs: &[&Doc]) -> Vec<Finding> {
                 ));
             }
         }
-        let Some(v) = get(&d.value, &["metadata", "annotations", INJECT_CA_FROM]).and_then(Value::as_str)
+        let Some(v) =
+            get(&d.value, &["metadata", "annotations", INJECT_CA_FROM]).and_then(Value::as_str)
         else {
             continue;
         };

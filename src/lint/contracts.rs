@@ -45,7 +45,10 @@ fn required(role: Role, contract: &str) -> Vec<(&'static str, &'static str)> {
             if v1beta2 {
                 vec![("status.initialization.controlPlaneInitialized", "boolean")]
             } else {
-                vec![("status.ready", "boolean"), ("status.initialized", "boolean")]
+                vec![
+                    ("status.ready", "boolean"),
+                    ("status.initialized", "boolean"),
+                ]
             }
         }
         _ => vec![],
@@ -74,8 +77,14 @@ pub fn check(
     let mut out = Vec::new();
     let needed: &[(Role, &str)] = match provider_type {
         Some(ProviderType::Infrastructure) => &[
-            (Role::InfraCluster, "an InfraCluster (<Name>Cluster in infrastructure.cluster.x-k8s.io)"),
-            (Role::InfraMachine, "an InfraMachine (<Name>Machine in infrastructure.cluster.x-k8s.io)"),
+            (
+                Role::InfraCluster,
+                "an InfraCluster (<Name>Cluster in infrastructure.cluster.x-k8s.io)",
+            ),
+            (
+                Role::InfraMachine,
+                "an InfraMachine (<Name>Machine in infrastructure.cluster.x-k8s.io)",
+            ),
         ],
         Some(ProviderType::Bootstrap) => &[(
             Role::BootstrapConfig,
@@ -104,9 +113,7 @@ pub fn check(
         };
         let fields = required(role, contract);
         if !fields.is_empty() {
-            let versions: Vec<&str> = c
-                .contract_versions(contract)
-                .unwrap_or_else(|| c.served());
+            let versions: Vec<&str> = c.contract_versions(contract).unwrap_or_else(|| c.served());
             for (name, _, schema, spath) in &c.versions {
                 if !versions.contains(name) {
                     continue;
@@ -137,7 +144,9 @@ pub fn check(
         }
         if let Some(t) = role.template() {
             let tkind = format!("{}Template", c.kind);
-            let have = crds.iter().any(|x| x.kind == tkind && x.group == c.group && x.role() == Some(t));
+            let have = crds
+                .iter()
+                .any(|x| x.kind == tkind && x.group == c.group && x.role() == Some(t));
             let for_class = matches!(role, Role::InfraCluster | Role::ControlPlane);
             if have || (for_class && matches!(contract, "v1alpha2" | "v1alpha3")) {
                 continue;
@@ -145,13 +154,19 @@ pub fn check(
             let (sev, why) = if for_class {
                 (Severity::Warning, "ClusterClasses cannot use it")
             } else {
-                (Severity::Error, "MachineDeployments and MachineSets clone from it")
+                (
+                    Severity::Error,
+                    "MachineDeployments and MachineSets clone from it",
+                )
             };
             out.push(c.doc.finding(
                 "contract-template",
                 sev,
                 "spec.names.kind",
-                format!("{} has no matching {tkind} kind in {}: {why}", c.kind, c.group),
+                format!(
+                    "{} has no matching {tkind} kind in {}: {why}",
+                    c.kind, c.group
+                ),
             ));
         }
     }

@@ -103,7 +103,10 @@ impl<'a> Crd<'a> {
                     let name = x.get("name").and_then(Value::as_str).unwrap_or("");
                     let served = x.get("served").and_then(Value::as_bool).unwrap_or(true);
                     let (schema, path) = match get(x, &["schema", "openAPIV3Schema"]) {
-                        Some(s) => (Some(s), format!("spec.versions[{i}].schema.openAPIV3Schema")),
+                        Some(s) => (
+                            Some(s),
+                            format!("spec.versions[{i}].schema.openAPIV3Schema"),
+                        ),
                         None => (
                             get(v, &["spec", "validation", "openAPIV3Schema"]),
                             "spec.validation.openAPIV3Schema".to_string(),
@@ -146,7 +149,11 @@ impl<'a> Crd<'a> {
     pub fn contract_versions(&self, contract: &str) -> Option<Vec<&'a str>> {
         get(
             &self.doc.value,
-            &["metadata", "labels", &format!("{CONTRACT_LABEL_PREFIX}{contract}")],
+            &[
+                "metadata",
+                "labels",
+                &format!("{CONTRACT_LABEL_PREFIX}{contract}"),
+            ],
         )
         .and_then(Value::as_str)
         .map(|s| s.split('_').collect())
@@ -220,7 +227,12 @@ pub fn check(docs: &[&Doc], contract: Option<&str>) -> Vec<Finding> {
                 "crd-scope",
                 Severity::Error,
                 "spec.scope",
-                format!("{} ({:?}) is a contract kind and must be Namespaced, not {:?}", d.name(), c.role().unwrap_or(Role::InfraCluster), c.scope),
+                format!(
+                    "{} ({:?}) is a contract kind and must be Namespaced, not {:?}",
+                    d.name(),
+                    c.role().unwrap_or(Role::InfraCluster),
+                    c.scope
+                ),
             ));
         }
         let contract = contract.or_else(|| newest_label_contract(&c));
@@ -240,7 +252,10 @@ pub fn check(docs: &[&Doc], contract: Option<&str>) -> Vec<Finding> {
                     "crd-contract-label",
                     Severity::Error,
                     "metadata.labels",
-                    format!("{} has no {label} label for the release's contract {contract}", d.name()),
+                    format!(
+                        "{} has no {label} label for the release's contract {contract}",
+                        d.name()
+                    ),
                 )
                 .with_hint(format!("label it {label}: {}", c.served().join("_"))),
             ),
@@ -322,7 +337,10 @@ pub fn walk(s: &Value, segs: &[String]) -> bool {
     let Some((first, rest)) = segs.split_first() else {
         return true;
     };
-    if s.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool) == Some(true) {
+    if s.get("x-kubernetes-preserve-unknown-fields")
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
         return true;
     }
     if let Some(p) = get(s, &["properties", first]) {
@@ -350,8 +368,7 @@ pub fn walk(s: &Value, segs: &[String]) -> bool {
 
 /// The schema node at a field path (`properties` only).
 pub fn schema_at<'a>(s: &'a Value, path: &[&str]) -> Option<&'a Value> {
-    path.iter()
-        .try_fold(s, |s, p| get(s, &["properties", p]))
+    path.iter().try_fold(s, |s, p| get(s, &["properties", p]))
 }
 
 #[cfg(test)]
@@ -363,12 +380,24 @@ mod tests {
     fn roles() {
         let i = "infrastructure.cluster.x-k8s.io";
         assert_eq!(role(i, "DockerCluster"), Some(Role::InfraCluster));
-        assert_eq!(role(i, "DockerClusterTemplate"), Some(Role::InfraClusterTemplate));
-        assert_eq!(role("exp.infrastructure.cluster.x-k8s.io", "DockerMachine"), Some(Role::InfraMachine));
+        assert_eq!(
+            role(i, "DockerClusterTemplate"),
+            Some(Role::InfraClusterTemplate)
+        );
+        assert_eq!(
+            role("exp.infrastructure.cluster.x-k8s.io", "DockerMachine"),
+            Some(Role::InfraMachine)
+        );
         assert_eq!(role(i, "AWSClusterControllerIdentity"), None);
         assert_eq!(role(i, "DockerMachinePool"), None);
-        assert_eq!(role("controlplane.cluster.x-k8s.io", "KubeadmControlPlane"), Some(Role::ControlPlane));
-        assert_eq!(role("bootstrap.cluster.x-k8s.io", "KubeadmConfigTemplate"), Some(Role::BootstrapConfigTemplate));
+        assert_eq!(
+            role("controlplane.cluster.x-k8s.io", "KubeadmControlPlane"),
+            Some(Role::ControlPlane)
+        );
+        assert_eq!(
+            role("bootstrap.cluster.x-k8s.io", "KubeadmConfigTemplate"),
+            Some(Role::BootstrapConfigTemplate)
+        );
         assert_eq!(role("cluster.x-k8s.io", "Cluster"), None);
     }
 

@@ -42,14 +42,29 @@ pub fn read_provider(dir: &Path) -> Result<(Vec<Release>, Vec<Finding>)> {
         };
         let version = name(Some(&abs));
         let label = name(abs.parent());
-        releases.push(read_release(dir, "", &label, &version, &meter, &mut findings)?);
+        releases.push(read_release(
+            dir,
+            "",
+            &label,
+            &version,
+            &meter,
+            &mut findings,
+        )?);
     } else if is_provider {
         let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
         let label = abs
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        read_label(dir, "", &label, &entries, &meter, &mut releases, &mut findings)?;
+        read_label(
+            dir,
+            "",
+            &label,
+            &entries,
+            &meter,
+            &mut releases,
+            &mut findings,
+        )?;
     } else {
         for (label, is_dir) in &entries {
             if !is_dir || label == "cert-manager" {
@@ -57,7 +72,15 @@ pub fn read_provider(dir: &Path) -> Result<(Vec<Release>, Vec<Finding>)> {
             }
             let sub = dir.join(label);
             let subs = list(&sub, &mut findings, label)?;
-            read_label(&sub, label, label, &subs, &meter, &mut releases, &mut findings)?;
+            read_label(
+                &sub,
+                label,
+                label,
+                &subs,
+                &meter,
+                &mut releases,
+                &mut findings,
+            )?;
         }
     }
     Ok((releases, findings))
@@ -165,7 +188,11 @@ fn read_release(
         label: label.to_string(),
         provider_type: label_type(label),
         version: version.to_string(),
-        rel: if rel.is_empty() { ".".into() } else { rel.into() },
+        rel: if rel.is_empty() {
+            ".".into()
+        } else {
+            rel.into()
+        },
         files,
         contract: None,
     })
@@ -182,7 +209,12 @@ fn read_one(
     let text = match crate::limits::read_text(path, shown, |e| Error::new(e.to_string())) {
         Ok(t) => t,
         Err(e) => {
-            findings.push(file_finding("file-invalid", Severity::Error, shown, e.to_string()));
+            findings.push(file_finding(
+                "file-invalid",
+                Severity::Error,
+                shown,
+                e.to_string(),
+            ));
             return None;
         }
     };
@@ -194,7 +226,12 @@ fn read_one(
             docs,
         }),
         Err(e) => {
-            findings.push(file_finding("file-invalid", Severity::Error, shown, e.to_string()));
+            findings.push(file_finding(
+                "file-invalid",
+                Severity::Error,
+                shown,
+                e.to_string(),
+            ));
             None
         }
     }
@@ -235,8 +272,8 @@ pub fn read_files(paths: &[PathBuf]) -> Result<(Vec<File>, Vec<Finding>)> {
     let mut findings = Vec::new();
     let mut files = Vec::new();
     for p in paths {
-        let meta = std::fs::metadata(p)
-            .map_err(|e| Error::new(format!("-f {}: {e}", p.display())))?;
+        let meta =
+            std::fs::metadata(p).map_err(|e| Error::new(format!("-f {}: {e}", p.display())))?;
         let shown = p.display().to_string();
         if meta.is_dir() {
             let mut sub = Vec::new();

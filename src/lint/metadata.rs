@@ -11,7 +11,9 @@ pub const KNOWN_CONTRACTS: [&str; 5] = ["v1alpha2", "v1alpha3", "v1alpha4", "v1b
 /// The metadata rules for one release; sets `r.contract` when the series is found.
 pub fn check(r: &mut Release) -> Vec<Finding> {
     let mut out = Vec::new();
-    let shown = format!("{}/metadata.yaml", r.rel).trim_start_matches("./").to_string();
+    let shown = format!("{}/metadata.yaml", r.rel)
+        .trim_start_matches("./")
+        .to_string();
     let Some(f) = r.file("metadata.yaml") else {
         out.push(
             file_finding(
@@ -31,7 +33,10 @@ pub fn check(r: &mut Release) -> Vec<Finding> {
                 "metadata-invalid",
                 Severity::Error,
                 &f.rel,
-                format!("error decoding \"metadata.yaml\" for provider {:?}: {e}", r.label),
+                format!(
+                    "error decoding \"metadata.yaml\" for provider {:?}: {e}",
+                    r.label
+                ),
             ));
             return out;
         }
@@ -50,7 +55,10 @@ pub fn check(r: &mut Release) -> Vec<Finding> {
             "releaseSeries".into(),
             "metadata-invalid",
             Severity::Error,
-            format!("releaseSeries is empty in metadata.yaml for provider {}", r.label),
+            format!(
+                "releaseSeries is empty in metadata.yaml for provider {}",
+                r.label
+            ),
         ));
     }
     for (i, s) in md.release_series.iter().enumerate() {
@@ -74,7 +82,10 @@ pub fn check(r: &mut Release) -> Vec<Finding> {
             String::new(),
             "metadata-series",
             Severity::Error,
-            format!("version folder {:?} is not a semantic version ({e}); clusterctl does not list it", r.version),
+            format!(
+                "version folder {:?} is not a semantic version ({e}); clusterctl does not list it",
+                r.version
+            ),
         )),
         Ok(v) => match md.series_for_version(&v) {
             None => out.push(
@@ -87,7 +98,10 @@ pub fn check(r: &mut Release) -> Vec<Finding> {
                         r.version, v.major, v.minor
                     ),
                 )
-                .with_hint(format!("add {{major: {}, minor: {}, contract: <contract>}} to releaseSeries", v.major, v.minor)),
+                .with_hint(format!(
+                    "add {{major: {}, minor: {}, contract: <contract>}} to releaseSeries",
+                    v.major, v.minor
+                )),
             ),
             Some(s) => r.contract = Some(s.contract.clone()),
         },

@@ -159,10 +159,19 @@ mod tests {
         assert_eq!(s["version"], "2.1.0");
         let r = &s["runs"][0]["results"][0];
         assert_eq!(r["ruleId"], "crd-name");
-        assert_eq!(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "a/b.yaml");
-        assert_eq!(r["locations"][0]["physicalLocation"]["region"]["startLine"], 7);
+        assert_eq!(
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "a/b.yaml"
+        );
+        assert_eq!(
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+            7
+        );
         let idx = r["ruleIndex"].as_u64().unwrap() as usize;
-        assert_eq!(s["runs"][0]["tool"]["driver"]["rules"][idx]["id"], "crd-name");
+        assert_eq!(
+            s["runs"][0]["tool"]["driver"]["rules"][idx]["id"],
+            "crd-name"
+        );
         assert_eq!(json(&[f()], "")["summary"]["errors"], 1);
     }
 }
