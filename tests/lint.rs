@@ -185,3 +185,19 @@ fn symbolic_links_are_findings_not_followed() {
     assert_eq!(got[0].file, "addon-demo/v0.1.0/cluster-template.yaml");
     assert!(!format!("{got:?}").contains("s3cr3t"));
 }
+
+#[test]
+fn release_and_provider_folders_as_well_as_repositories() {
+    let repo = fixtures().join("crd-name/fail");
+    let rel = lint::lint_provider(&repo.join("infrastructure-demo/v0.1.0")).unwrap();
+    assert_eq!(rel.len(), 1, "{rel:#?}");
+    assert_eq!(rel[0].file, "infrastructure-components.yaml");
+    let prov = lint::lint_provider(&repo.join("infrastructure-demo")).unwrap();
+    assert_eq!(prov[0].file, "v0.1.0/infrastructure-components.yaml");
+    let all = lint::lint_provider(&repo).unwrap();
+    assert_eq!(
+        all[0].file,
+        "infrastructure-demo/v0.1.0/infrastructure-components.yaml"
+    );
+    assert_eq!(all[0].rule, "crd-name");
+}

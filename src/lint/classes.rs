@@ -259,3 +259,37 @@ fn cluster_variables(docs: &[&Doc]) -> Vec<Finding> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn helpers() {
+        assert!(is_template_file("cluster-template-dev.yaml"));
+        assert!(is_template_file("clusterclass-quick-start.yaml"));
+        assert!(!is_template_file("infrastructure-components.yaml"));
+        assert_eq!(top_variable("a.b[0]"), "a");
+        assert_eq!(top_variable("builtin.cluster.name"), "builtin");
+        let cc = json!({"spec": {
+            "infrastructure": {"ref": {"kind": "A", "name": "a"}},
+            "controlPlane": {"templateRef": {"kind": "B", "name": "b"},
+                "machineInfrastructure": {"ref": {"kind": "C", "name": "c"}}},
+            "workers": {"machineDeployments": [{"template": {"bootstrap": {"ref": {"kind": "D", "name": "d"}}}}]},
+            "variables": [{"name": "v"}],
+            "patches": [{"external": {}}]}});
+        let paths: Vec<String> = template_refs(&cc).into_iter().map(|(p, _)| p).collect();
+        assert_eq!(
+            paths,
+            [
+                "spec.infrastructure.ref",
+                "spec.controlPlane.templateRef",
+                "spec.controlPlane.machineInfrastructure.ref",
+                "spec.workers.machineDeployments[0].template.bootstrap.ref"
+            ]
+        );
+        assert!(declared(&cc).contains("v"));
+        assert!(has_external_patches(&cc));
+    }
+}

@@ -413,3 +413,67 @@ pub fn cert_manager(docs: &[&Doc]) -> Vec<Finding> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn doc(v: Value) -> Doc {
+        Doc {
+            file: "c.yaml".into(),
+            doc: 1,
+            line: 1,
+            value: v,
+        }
+    }
+
+    fn deployment(container: &str, image: &str) -> Doc {
+        doc(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "m", "namespace": "ns"},
+            "spec": {"template": {"spec": {"containers": [{"name": container, "image": image}]}}}}))
+    }
+
+    #[test]
+    fn images_and_manager() {
+        assert!(images(&deployment("manager", "registry.k8s.io/x:v1")).is_empty());
+        assert!(images(&deployment("manager", "${IMAGE}")).is_empty());
+        let f = images(&deployment("manager", "Bad/Name:v1"));
+        assert_eq!(f[0].path, "spec.template.spec.containers[0].image");
+        assert!(manager(&deployment("manager", "x")).is_empty());
+        assert_eq!(
+            manager(&deployment("ctrl", "x"))[0].rule,
+            "components-manager"
+        );
+    }
+
+    #[test]
+    fn namespaces_and_scope() {
+        let ns = doc(json!({"kind": "Namespace", "metadata": {"name": "ns"}}));
+        let other = doc(json!({"kind": "Service", "metadata": {"name": "s", "namespace": "x"}}));
+        let cr = doc(json!({"kind": "ClusterRole", "metadata": {"name": "r"}}));
+        assert!(namespaces("c.yaml", &[&ns, &cr]).is_empty());
+        assert_eq!(
+            namespaces("c.yaml", &[&ns, &other])[0].rule,
+            "components-object-namespace"
+        );
+        assert_eq!(namespaces("c.yaml", &[&cr])[0].severity, Severity::Warning);
+        assert_eq!(
+            namespaces("c.yaml", &[&ns, &ns])[0].severity,
+            Severity::Error
+        );
+        let api = doc(
+            json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": "a"}}),
+        );
+        assert_eq!(scope(&[&api]).len(), 1);
+        assert!(scope(&[&cr]).is_empty());
+    }
+
+    #[test]
+    fn variables_listed() {
+        let f = variables("c.yaml", "a: ${A}\nb: ${B:=x}\n");
+        assert_eq!(f.len(), 1);
+        assert!(f[0].message.contains("variable A"));
+        assert_eq!(f[0].severity, Severity::Note);
+    }
+}

@@ -172,3 +172,33 @@ pub fn check(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_per_contract() {
+        assert!(required(Role::InfraCluster, "v1beta1").contains(&("status.ready", "boolean")));
+        assert!(required(Role::InfraCluster, "v1beta2")
+            .contains(&("status.initialization.provisioned", "boolean")));
+        assert_eq!(
+            required(Role::ControlPlane, "v1beta2"),
+            [("status.initialization.controlPlaneInitialized", "boolean")]
+        );
+        assert!(required(Role::InfraMachineTemplate, "v1beta1").is_empty());
+    }
+
+    #[test]
+    fn missing_kinds() {
+        let f = check(
+            &[],
+            Some(ProviderType::Infrastructure),
+            Some("v1beta1"),
+            "i.yaml",
+        );
+        let rules: Vec<&str> = f.iter().map(|f| f.rule).collect();
+        assert_eq!(rules, ["contract-infra-cluster", "contract-infra-machine"]);
+        assert!(check(&[], Some(ProviderType::Core), None, "c.yaml").is_empty());
+    }
+}
