@@ -66,6 +66,22 @@ pub fn run(a: &LintArgs) -> ExitCode {
             })
         })
         .collect();
+    // SARIF locations are relative URIs: an absolute input is shown from the
+    // working directory.
+    let findings = if a.output == LintFormat::Sarif {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        findings
+            .into_iter()
+            .map(|mut f| {
+                if std::path::Path::new(&f.file).is_absolute() {
+                    f.file = capi_render::paths::relative_to(&f.file, &cwd);
+                }
+                f
+            })
+            .collect()
+    } else {
+        findings
+    };
     let text = match a.output {
         LintFormat::Text => lint::report::text(&findings, ""),
         LintFormat::Json => pretty(&lint::report::json(&findings, "")),

@@ -114,15 +114,30 @@ fn top_variable(path: &str) -> &str {
     path.split(['.', '[']).next().unwrap_or(path)
 }
 
-fn go_template(d: &Doc, path: String, text: &str, out: &mut Vec<Finding>) {
+/// class-go-template (the text does not parse) and class-variable (it reads a
+/// variable the class does not declare).
+fn go_template(d: &Doc, path: String, text: &str, vars: &BTreeSet<String>, out: &mut Vec<Finding>) {
     let o = crate::gotemplate::Options::default();
-    if let Err(e) = crate::gotemplate::parse_check(text, &o) {
-        out.push(d.finding(
+    match crate::gotemplate::root_fields(text, &o) {
+        Err(e) => out.push(d.finding(
             "class-go-template",
             Severity::Error,
             path,
             format!("{}: {e}", d.describe()),
-        ));
+        )),
+        Ok(fields) => {
+            for f in fields.iter().filter(|f| !vars.contains(*f)) {
+                out.push(d.finding(
+                    "class-variable",
+                    Severity::Error,
+                    path.clone(),
+                    format!(
+                        "the template reads .{f}, which ClusterClass {} does not declare",
+                        d.name()
+                    ),
+                ));
+            }
+        }
     }
 }
 
@@ -156,7 +171,13 @@ pub fn check(docs: &[&Doc], index: &Index) -> Vec<Finding> {
         };
         for (i, p) in patches.iter().enumerate() {
             if let Some(e) = p.get("enabledIf").and_then(Value::as_str) {
-                go_template(d, format!("spec.patches[{i}].enabledIf"), e, &mut out);
+                go_template(
+                    d,
+                    format!("spec.patches[{i}].enabledIf"),
+                    e,
+                    &vars,
+                    &mut out,
+                );
             }
             let Some(Value::Array(defs)) = p.get("definitions") else {
                 continue;
@@ -193,7 +214,7 @@ pub fn check(docs: &[&Doc], index: &Index) -> Vec<Finding> {
                         }
                     }
                     if let Some(t) = get(jp, &["valueFrom", "template"]).and_then(Value::as_str) {
-                        go_template(d, format!("{base}.valueFrom.template"), t, &mut out);
+                        go_template(d, format!("{base}.valueFrom.template"), t, &vars, &mut out);
                     }
                 }
             }
