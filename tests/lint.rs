@@ -201,3 +201,21 @@ fn release_and_provider_folders_as_well_as_repositories() {
     );
     assert_eq!(all[0].rule, "crd-name");
 }
+
+#[test]
+fn an_unparsable_metadata_or_components_file_is_reported_once() {
+    let tmp = common::Scratch::new("lint-broken");
+    let rel = tmp.path().join("addon-demo/v0.1.0");
+    std::fs::create_dir_all(&rel).unwrap();
+    std::fs::write(rel.join("metadata.yaml"), "releaseSeries: [\n").unwrap();
+    std::fs::write(rel.join("addon-components.yaml"), "kind: [\n").unwrap();
+    let got = lint::lint_provider(tmp.path()).unwrap();
+    let rules: Vec<(&str, &str)> = got.iter().map(|f| (f.rule, f.file.as_str())).collect();
+    assert_eq!(
+        rules,
+        [
+            ("file-invalid", "addon-demo/v0.1.0/addon-components.yaml"),
+            ("file-invalid", "addon-demo/v0.1.0/metadata.yaml")
+        ]
+    );
+}

@@ -72,6 +72,9 @@ pub fn check(r: &Release) -> Vec<Finding> {
         out.push(x);
         return out;
     };
+    if f.invalid {
+        return out;
+    }
     let docs: Vec<&Doc> = f.docs.iter().collect();
     out.extend(variables(&f.rel, &f.text));
     out.extend(namespaces(&f.rel, &docs));

@@ -198,7 +198,8 @@ fn read_release(
     })
 }
 
-/// Read and parse one file; a failure is a `file-invalid` finding.
+/// Read and parse one file; a failure is a `file-invalid` finding and a file marked
+/// `invalid` (no documents).
 fn read_one(
     path: &Path,
     name: &str,
@@ -206,17 +207,24 @@ fn read_one(
     meter: &Meter,
     findings: &mut Vec<Finding>,
 ) -> Option<File> {
+    let invalid = |findings: &mut Vec<Finding>, e: Error, text: String| {
+        findings.push(file_finding(
+            "file-invalid",
+            Severity::Error,
+            shown,
+            e.to_string(),
+        ));
+        Some(File {
+            name: name.to_string(),
+            rel: shown.to_string(),
+            text,
+            docs: vec![],
+            invalid: true,
+        })
+    };
     let text = match crate::limits::read_text(path, shown, |e| Error::new(e.to_string())) {
         Ok(t) => t,
-        Err(e) => {
-            findings.push(file_finding(
-                "file-invalid",
-                Severity::Error,
-                shown,
-                e.to_string(),
-            ));
-            return None;
-        }
+        Err(e) => return invalid(findings, e, String::new()),
     };
     match parse(&text, shown, meter) {
         Ok(docs) => Some(File {
@@ -224,16 +232,9 @@ fn read_one(
             rel: shown.to_string(),
             text,
             docs,
+            invalid: false,
         }),
-        Err(e) => {
-            findings.push(file_finding(
-                "file-invalid",
-                Severity::Error,
-                shown,
-                e.to_string(),
-            ));
-            None
-        }
+        Err(e) => invalid(findings, e, String::new()),
     }
 }
 

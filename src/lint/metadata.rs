@@ -26,6 +26,9 @@ pub fn check(r: &mut Release) -> Vec<Finding> {
         );
         return out;
     };
+    if f.invalid {
+        return out;
+    }
     let md = match Metadata::parse(&f.text) {
         Ok(m) => m,
         Err(e) => {
@@ -122,6 +125,7 @@ mod tests {
                     rel: "p/v/metadata.yaml".into(),
                     text: t.into(),
                     docs: vec![],
+                    invalid: false,
                 }]
             })
             .unwrap_or_default();

@@ -193,6 +193,9 @@ pub struct File {
     pub rel: String,
     pub text: String,
     pub docs: Vec<Doc>,
+    /// The file did not read or parse (a `file-invalid` finding says why): the
+    /// rules that need its content skip it rather than report it missing or empty.
+    pub invalid: bool,
 }
 
 /// One `<label>/<version>/` folder.
@@ -243,7 +246,10 @@ pub fn lint_provider(dir: &Path) -> Result<Vec<Finding>> {
     let index = crds::Index::of_releases(&releases);
     for r in &releases {
         findings.extend(components::check(r));
-        if let Some(f) = components::file_name(r).and_then(|n| r.file(n)) {
+        if let Some(f) = components::file_name(r)
+            .and_then(|n| r.file(n))
+            .filter(|f| !f.invalid)
+        {
             let docs: Vec<&Doc> = f.docs.iter().collect();
             findings.extend(crds::check(&docs, r.contract.as_deref()));
             findings.extend(contracts::check(
