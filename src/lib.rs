@@ -31,6 +31,7 @@ pub mod gotemplate;
 pub mod image;
 pub mod krm;
 pub mod limits;
+pub mod lint;
 pub mod load;
 pub mod model;
 pub mod operator;

@@ -78,6 +78,10 @@ enum Cmd {
     /// unified diff per changed object of every Cluster or provider that differs.
     #[command(after_help = cli::help::DIFF)]
     Diff(cli::diff::DiffArgs),
+    /// Check a provider release or ClusterClasses against the clusterctl and Cluster API
+    /// provider contracts (metadata, components, CRDs, contract schemas, templates).
+    #[command(after_help = cli::help::LINT)]
+    Lint(cli::lint::LintArgs),
     /// Managed topologies (as clusterctl alpha topology).
     #[command(after_help = cli::help::TOPOLOGY)]
     Topology {
@@ -401,7 +405,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         Cmd::Upgrade { what } => {
             cli::upgrade::run(what, cli.config.as_deref(), cli.repository.as_deref())
         }
-        Cmd::Render(_) | Cmd::Krm(_) | Cmd::Diff(_) => {
+        Cmd::Render(_) | Cmd::Krm(_) | Cmd::Diff(_) | Cmd::Lint(_) => {
             Err(Error::new("internal: dispatched in main"))
         }
         Cmd::Bundle(a) => cli::bundle::run(a, cli.config.as_deref(), cli.repository.as_deref()),
@@ -435,6 +439,7 @@ fn main() -> ExitCode {
         }
         Cmd::Krm(a) => return cli::krm::run(a, cli.config.as_deref(), cli.repository.as_deref()),
         Cmd::Diff(a) => return cli::diff::run(a, cli.config.as_deref(), cli.repository.as_deref()),
+        Cmd::Lint(a) => return cli::lint::run(a),
         _ => {}
     }
     match run(cli) {

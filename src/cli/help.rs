@@ -140,3 +140,16 @@ pub const MAN: &str = concat!(
     "  capi-render man | gzip > /usr/local/share/man/man1/capi-render.1.gz\n\n",
     simple_exit!()
 );
+
+pub const LINT: &str = concat!(
+    "Examples:\n",
+    "  capi-render lint --provider repository/infrastructure-foo/v1.2.0\n",
+    "  capi-render lint --provider repository            # every provider and release\n",
+    "  capi-render lint -f clusterclass-quick-start.yaml -f infrastructure-components.yaml\n",
+    "  capi-render lint --provider repository -o sarif > lint.sarif   # CI code scanning\n\n",
+    "Rules: see README, \"lint\" (id, meaning, source).\n\n",
+    "Exit codes:\n",
+    "  0  no error finding (warnings and notes may be printed)\n",
+    "  1  at least one error finding\n",
+    "  2  the inputs cannot be read (missing folder), or usage error"
+);

@@ -6,6 +6,7 @@ pub mod diff;
 pub mod help;
 pub mod krm;
 pub mod limits;
+pub mod lint;
 pub mod output;
 pub mod render;
 pub mod topology;

@@ -10,6 +10,7 @@
 
 mod builtins;
 mod exec;
+mod fields;
 pub mod fmt;
 mod func;
 mod funcs;
@@ -59,6 +60,15 @@ pub fn execute(template: &str, data: &Json) -> Result<String> {
 /// `Parse` alone: Go's parse error, if any (unknown functions included).
 pub fn parse_check(template: &str, o: &Options) -> Result<()> {
     parse_with(template, o).map(|_| ())
+}
+
+/// `Parse`, then the top-level fields the template reads from its data (`.x` where
+/// dot is the data, `$.x`), sorted: for `lint`'s declared-variable check.
+pub fn root_fields(template: &str, o: &Options) -> Result<Vec<String>> {
+    let t = parse_with(template, o)?;
+    // The main template only: a `define`d one's dot is what its caller passes.
+    let trees: Vec<&Vec<parse::Node>> = t.trees.get(o.name).into_iter().collect();
+    Ok(fields::root_fields(&trees).into_iter().collect())
 }
 
 fn parse_with(template: &str, o: &Options) -> Result<parse::Templates> {
