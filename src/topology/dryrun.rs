@@ -30,15 +30,21 @@ fn overlaps(a: &[String], b: &[&str]) -> bool {
 
 /// `dropDiff` against an empty original: fields outside the allowed (or inside
 /// ignored) paths go, and so does every map left empty (not inside lists).
-fn drop_diff(path: &mut Vec<String>, m: &mut Map<String, Value>, drop: &dyn Fn(&[String]) -> bool) {
+/// With `keep_empty`, maps left empty stay (a server-side apply of the desired object).
+fn drop_diff(
+    path: &mut Vec<String>,
+    m: &mut Map<String, Value>,
+    drop: &dyn Fn(&[String]) -> bool,
+    keep_empty: bool,
+) {
     let keys: Vec<String> = m.keys().cloned().collect();
     for k in keys {
         path.push(k.clone());
         if drop(path) {
             m.remove(&k);
         } else if let Some(Value::Object(child)) = m.get_mut(&k) {
-            drop_diff(path, child, drop);
-            if child.is_empty() {
+            drop_diff(path, child, drop, keep_empty);
+            if child.is_empty() && !keep_empty {
                 m.remove(&k);
             }
         }
@@ -48,17 +54,21 @@ fn drop_diff(path: &mut Vec<String>, m: &mut Map<String, Value>, drop: &dyn Fn(&
 
 /// The object the two-way patch helper creates from a desired object.
 pub fn create_intent(desired: &Value, ignore: &[Vec<String>]) -> Value {
+    intent(desired, ignore, false)
+}
+
+fn intent(desired: &Value, ignore: &[Vec<String>], keep_empty: bool) -> Value {
     let mut v = desired.clone();
     if let Value::Object(m) = &mut v {
         let not_allowed = |p: &[String]| !ALLOWED_ON_CREATE.iter().any(|a| overlaps(p, a));
-        drop_diff(&mut Vec::new(), m, &not_allowed);
+        drop_diff(&mut Vec::new(), m, &not_allowed, keep_empty);
         if !ignore.is_empty() {
             let ignored = |p: &[String]| {
                 ignore
                     .iter()
                     .any(|i| p.len() >= i.len() && p[..i.len()] == i[..])
             };
-            drop_diff(&mut Vec::new(), m, &ignored);
+            drop_diff(&mut Vec::new(), m, &ignored, keep_empty);
         }
     }
     crate::go::mergepatch::prune_nulls(&mut v);
@@ -143,9 +153,21 @@ fn with_owner(mut o: Value, r: Value) -> Value {
 
 /// The objects a new Cluster's reconcile creates, as the dry-run client returns them,
 /// in creation order.
-pub fn created(desired: &Desired, cluster: &Value) -> Result<Vec<Value>> {
+///
+/// With `applied` (v1beta2 Clusters), the objects are created as CAPI v1.13's topology
+/// controller creates them, by server-side apply of the desired object: the provider
+/// objects keep their empty maps and are not round-tripped through clusterctl v1.10's Go
+/// types (the CAPI kinds still are: `v1beta2::objects` converts them from that form).
+pub fn created(desired: &Desired, cluster: &Value, applied: bool) -> Result<Vec<Value>> {
     let mut out = Vec::new();
     let mut create = |d: &Value, ignore: &[Vec<String>]| -> Result<()> {
+        let capi = obj::api_version(d) == "cluster.x-k8s.io/v1beta1";
+        if applied && !capi {
+            let mut v = intent(d, ignore, true);
+            obj::set(&mut v, &["metadata", "resourceVersion"], Value::from("1"));
+            out.push(v);
+            return Ok(());
+        }
         let intent = create_intent(&typed(d)?, ignore);
         out.push(store(intent, "1")?);
         Ok(())

@@ -246,7 +246,7 @@ fn reconcile(c: &Value, class: &PreparedClass, inputs: &[Value]) -> Result<Clust
             "[error reconciling the Cluster topology: {first}, {one}]"
         )));
     }
-    let created = dryrun::created(&d, c)?;
+    let created = dryrun::created(&d, c, bp.head_builtins)?;
     let before = dryrun::cluster_before(c)?;
     let after = dryrun::cluster_after(&before, &d.cluster)?;
     Ok(ClusterPlan {
