@@ -70,7 +70,7 @@ impl PreparedClass {
     /// `head_builtins` for v1beta2 Clusters converted by [`v1beta2`].
     pub fn for_cluster(cluster: &Value, inputs: &[Value], head_builtins: bool) -> Option<Self> {
         let mut cc = find_class(cluster, inputs)?.clone();
-        let class = default_and_validate_class(&mut cc, inputs).map(|()| cc);
+        let class = default_and_validate_class_with(&mut cc, inputs, head_builtins).map(|()| cc);
         let status = class
             .as_ref()
             .map_err(Error::clone)
@@ -131,8 +131,18 @@ fn default_and_validate(cluster: &Value, class: Option<&PreparedClass>) -> Resul
 /// reference check on one input ClusterClass, as clusterctl runs them on every
 /// ClusterClass of the input, with or without a Cluster.
 pub fn default_and_validate_class(cc: &mut Value, inputs: &[Value]) -> Result<()> {
+    default_and_validate_class_with(cc, inputs, false)
+}
+
+/// [`default_and_validate_class`], validating patches against CAPI v1.13's builtin
+/// variables when `head_builtins` (v1beta2 ClusterClasses).
+fn default_and_validate_class_with(
+    cc: &mut Value,
+    inputs: &[Value],
+    head_builtins: bool,
+) -> Result<()> {
     input::default_cluster_class(cc);
-    webhooks::validate_cluster_class(cc).map_err(|e| {
+    webhooks::validate_cluster_class_with(cc, head_builtins).map_err(|e| {
         e.wrap("failed to run defaulting and validation on ClusterClasses")
             .wrap(WEBHOOKS)
     })?;
