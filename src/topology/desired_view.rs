@@ -16,11 +16,18 @@ use super::desired::Desired;
 use super::intent;
 use crate::error::{Error, Result};
 
-/// The desired objects of one Cluster in creation order, in the Git form.
-pub fn objects(d: &Desired) -> Result<Vec<Value>> {
+/// The desired objects of one Cluster in creation order, in the Git form. With
+/// `applied` (v1beta2 Clusters, CAPI v1.13), the provider objects are created by
+/// server-side apply: empty maps kept, no round trip through clusterctl v1.10's Go
+/// types (the CAPI kinds still are: `v1beta2::objects` converts them from that form).
+pub fn objects(d: &Desired, applied: bool) -> Result<Vec<Value>> {
     intent::creation_order(d)?
         .iter()
         .map(|step| {
+            let capi = crate::topology::obj::api_version(step.object) == "cluster.x-k8s.io/v1beta1";
+            if applied && !capi {
+                return Ok(git_form(intent::applied_intent(step.object, &step.ignore)));
+            }
             let sent = intent::create_intent(&intent::typed_build(step.object)?, &step.ignore);
             Ok(git_form(intent::normalise(sent)?))
         })
@@ -99,7 +106,7 @@ mod tests {
             mds: Vec::new(),
             mps: Vec::new(),
         };
-        let out = objects(&d).unwrap();
+        let out = objects(&d, false).unwrap();
         assert_eq!(
             out,
             vec![

@@ -31,16 +31,22 @@ fn overlaps(a: &[String], b: &[&str]) -> bool {
 }
 
 /// `dropDiff` against an empty original: fields outside the allowed (or inside
-/// ignored) paths go, and so does every map left empty (not inside lists).
-fn drop_diff(path: &mut Vec<String>, m: &mut Map<String, Value>, drop: &dyn Fn(&[String]) -> bool) {
+/// ignored) paths go, and so does every map left empty (not inside lists), unless
+/// `keep_empty` (a server-side apply of the desired object).
+fn drop_diff(
+    path: &mut Vec<String>,
+    m: &mut Map<String, Value>,
+    drop: &dyn Fn(&[String]) -> bool,
+    keep_empty: bool,
+) {
     let keys: Vec<String> = m.keys().cloned().collect();
     for k in keys {
         path.push(k.clone());
         if drop(path) {
             m.remove(&k);
         } else if let Some(Value::Object(child)) = m.get_mut(&k) {
-            drop_diff(path, child, drop);
-            if child.is_empty() {
+            drop_diff(path, child, drop, keep_empty);
+            if child.is_empty() && !keep_empty {
                 m.remove(&k);
             }
         }
@@ -50,17 +56,27 @@ fn drop_diff(path: &mut Vec<String>, m: &mut Map<String, Value>, drop: &dyn Fn(&
 
 /// The object the two-way patch helper creates from a desired object.
 pub fn create_intent(desired: &Value, ignore: &[Vec<String>]) -> Value {
+    intent_with(desired, ignore, false)
+}
+
+/// The object CAPI v1.13's topology controller creates by server-side apply of a
+/// desired object (v1beta2 Clusters): the same paths, empty maps kept.
+pub fn applied_intent(desired: &Value, ignore: &[Vec<String>]) -> Value {
+    intent_with(desired, ignore, true)
+}
+
+fn intent_with(desired: &Value, ignore: &[Vec<String>], keep_empty: bool) -> Value {
     let mut v = desired.clone();
     if let Value::Object(m) = &mut v {
         let not_allowed = |p: &[String]| !ALLOWED_ON_CREATE.iter().any(|a| overlaps(p, a));
-        drop_diff(&mut Vec::new(), m, &not_allowed);
+        drop_diff(&mut Vec::new(), m, &not_allowed, keep_empty);
         if !ignore.is_empty() {
             let ignored = |p: &[String]| {
                 ignore
                     .iter()
                     .any(|i| p.len() >= i.len() && p[..i.len()] == i[..])
             };
-            drop_diff(&mut Vec::new(), m, &ignored);
+            drop_diff(&mut Vec::new(), m, &ignored, keep_empty);
         }
     }
     crate::go::mergepatch::prune_nulls(&mut v);
@@ -230,6 +246,16 @@ mod tests {
             v,
             json!({"apiVersion": "a/v1", "kind": "K", "metadata": {"name": "n"},
             "spec": {"l": [{}], "n": {}}})
+        );
+    }
+
+    #[test]
+    fn applied_intent_keeps_empty_maps() {
+        let d = json!({"apiVersion": "a/v1", "kind": "K", "status": {"x": 1},
+            "spec": {"backend": {"inMemory": {}}, "n": {"x": null}}});
+        assert_eq!(
+            applied_intent(&d, &[]),
+            json!({"apiVersion": "a/v1", "kind": "K", "spec": {"backend": {"inMemory": {}}, "n": {}}})
         );
     }
 

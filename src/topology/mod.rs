@@ -71,7 +71,7 @@ impl PreparedClass {
     /// `head_builtins` for v1beta2 Clusters converted by [`v1beta2`].
     pub fn for_cluster(cluster: &Value, inputs: &[Value], head_builtins: bool) -> Option<Self> {
         let mut cc = find_class(cluster, inputs)?.clone();
-        let class = default_and_validate_class(&mut cc, inputs).map(|()| cc);
+        let class = default_and_validate_class_with(&mut cc, inputs, head_builtins).map(|()| cc);
         let status = class
             .as_ref()
             .map_err(Error::clone)
@@ -132,8 +132,18 @@ fn default_and_validate(cluster: &Value, class: Option<&PreparedClass>) -> Resul
 /// reference check on one input ClusterClass, as clusterctl runs them on every
 /// ClusterClass of the input, with or without a Cluster.
 pub fn default_and_validate_class(cc: &mut Value, inputs: &[Value]) -> Result<()> {
+    default_and_validate_class_with(cc, inputs, false)
+}
+
+/// [`default_and_validate_class`], validating patches against CAPI v1.13's builtin
+/// variables when `head_builtins` (v1beta2 ClusterClasses).
+fn default_and_validate_class_with(
+    cc: &mut Value,
+    inputs: &[Value],
+    head_builtins: bool,
+) -> Result<()> {
     input::default_cluster_class(cc);
-    webhooks::validate_cluster_class(cc).map_err(|e| {
+    webhooks::validate_cluster_class_with(cc, head_builtins).map_err(|e| {
         e.wrap("failed to run defaulting and validation on ClusterClasses")
             .wrap(WEBHOOKS)
     })?;
@@ -185,7 +195,10 @@ fn render_prepared(
     class: Option<&PreparedClass>,
 ) -> Result<Vec<Value>> {
     let (c, d) = desired_state(cluster, inputs, class)?;
-    let mut out = desired_view::objects(&d).map_err(|e| e.wrap(RECONCILE))?;
+    let head = class
+        .and_then(|c| c.blueprint.as_ref().ok())
+        .is_some_and(|b| b.head_builtins);
+    let mut out = desired_view::objects(&d, head).map_err(|e| e.wrap(RECONCILE))?;
     obj::sort_by_kind_and_name(&mut out);
     out.push(desired_view::cluster(&c, &d.cluster).map_err(|e| e.wrap(RECONCILE))?);
     Ok(out)

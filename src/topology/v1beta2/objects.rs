@@ -94,8 +94,9 @@ fn is_control_plane(o: &Value, cp_ref: &Value) -> bool {
     obj::kind(o) == obj::str_at(cp_ref, &["kind"]) && obj::name(o) == obj::str_at(cp_ref, &["name"])
 }
 
-/// The reconciled Cluster: the input's v1beta2 topology with the defaulted variables,
-/// refs as `ContractVersionedObjectReference`s.
+/// The reconciled Cluster: the input's v1beta2 topology with the defaulted variables and
+/// the defaulted version (the webhook's `v` prefix), refs as
+/// `ContractVersionedObjectReference`s.
 fn cluster_to_v1beta2(mut c: Value, input: &Value) -> Value {
     obj::set(&mut c, &["apiVersion"], Value::from(V1BETA2));
     for f in ["infrastructureRef", "controlPlaneRef"] {
@@ -104,9 +105,13 @@ fn cluster_to_v1beta2(mut c: Value, input: &Value) -> Value {
         }
     }
     let vars = obj::get(&c, &["spec", "topology", "variables"]).cloned();
+    let version = obj::get(&c, &["spec", "topology", "version"]).cloned();
     let mut topology = obj::get(input, &["spec", "topology"])
         .cloned()
         .unwrap_or(Value::Null);
+    if let Some(v) = version.filter(|_| obj::get(&topology, &["version"]).is_some()) {
+        obj::set(&mut topology, &["version"], v);
+    }
     if let Some(Value::Array(vs)) = vars {
         let vs: Vec<Value> = vs
             .into_iter()
@@ -126,8 +131,18 @@ fn cluster_to_v1beta2(mut c: Value, input: &Value) -> Value {
         obj::remove(&mut c, &["spec", "controlPlaneEndpoint"]);
     }
     obj::remove(&mut c, &["status"]);
+    // CAPI v1.13 tracks the current upgrade step on the Cluster; a new Cluster has none
+    // (the controller writes "" rather than leaving the annotation out).
+    obj::set(
+        &mut c,
+        &["metadata", "annotations", UPGRADE_STEP_ANNOTATION],
+        Value::from(""),
+    );
     c
 }
+
+/// The Cluster annotation on which CAPI v1.13's topology controller tracks upgrade steps.
+pub const UPGRADE_STEP_ANNOTATION: &str = "topology.internal.cluster.x-k8s.io/upgrade-step";
 
 /// `node*Timeout` durations in `m` as a `deletion` map of `*Seconds`.
 fn deletion_seconds(m: &mut Map<String, Value>, path: &str) -> Result<Map<String, Value>> {
@@ -214,9 +229,17 @@ fn control_plane_to_v1beta2(mut o: Value) -> Result<Value> {
     if let Some(g) = mt.remove("readinessGates") {
         inner.insert("readinessGates".into(), g);
     }
+    // Field by field over the template's own `machineTemplate.spec.deletion`: the
+    // class / topology values replace only the fields they set.
     let d = deletion_seconds(&mut mt, "spec.machineTemplate")?;
     if !d.is_empty() {
-        inner.insert("deletion".into(), Value::Object(d));
+        let mut merged = inner
+            .get("deletion")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        merged.extend(d);
+        inner.insert("deletion".into(), Value::Object(merged));
     }
     if !inner.is_empty() {
         mt.insert("spec".into(), Value::Object(inner));
@@ -293,6 +316,17 @@ mod tests {
         );
         assert!(c["spec"].get("controlPlaneEndpoint").is_none());
         assert!(c.get("status").is_none());
+        assert_eq!(c["metadata"]["annotations"][UPGRADE_STEP_ANNOTATION], "");
+    }
+
+    #[test]
+    fn cluster_keeps_the_defaulted_topology_version() {
+        let mut after = cluster_after();
+        after["spec"]["topology"]["version"] = json!("v1.33.0");
+        let mut inp = input();
+        inp["spec"]["topology"]["version"] = json!("1.33.0");
+        let out = to_v1beta2(vec![after], &inp).unwrap();
+        assert_eq!(out[0]["spec"]["topology"]["version"], "v1.33.0");
     }
 
     #[test]
@@ -309,6 +343,18 @@ mod tests {
             "spec": {"infrastructureRef": {"apiGroup": "i.io", "kind": "MT", "name": "m"},
                 "readinessGates": [{"conditionType": "X"}],
                 "deletion": {"nodeDrainTimeoutSeconds": 120}}})
+        );
+    }
+
+    #[test]
+    fn template_deletion_fields_stay_beside_the_topology_ones() {
+        let cp = json!({"apiVersion": "cp.io/v1beta2", "kind": "KCP", "metadata": {"name": "c-2"},
+            "spec": {"machineTemplate": {"nodeDeletionTimeout": "30s",
+                "spec": {"deletion": {"nodeDrainTimeoutSeconds": 1, "nodeDeletionTimeoutSeconds": 5}}}}});
+        let out = to_v1beta2(vec![cp, cluster_after()], &input()).unwrap();
+        assert_eq!(
+            out[0]["spec"]["machineTemplate"]["spec"]["deletion"],
+            json!({"nodeDrainTimeoutSeconds": 1, "nodeDeletionTimeoutSeconds": 30})
         );
     }
 

@@ -108,10 +108,27 @@ fn is_int(seg: &str) -> bool {
     !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// The builtins CAPI v1.13 adds to [`BUILTINS`] (v1beta2 ClusterClasses); it also
+/// drops `builtin.cluster.network.ipFamily`.
+const HEAD_ONLY_BUILTINS: &[&str] = &[
+    "builtin.cluster.topology.classRef.name",
+    "builtin.cluster.topology.classRef.namespace",
+];
+
+fn is_builtin(v: &str, head: bool) -> bool {
+    if head {
+        v != "builtin.cluster.network.ipFamily"
+            && (BUILTINS.contains(&v) || HEAD_ONLY_BUILTINS.contains(&v))
+    } else {
+        BUILTINS.contains(&v)
+    }
+}
+
 fn json_patches(
     patches: &[Value],
     var_names: &BTreeSet<String>,
     path: &str,
+    head: bool,
     errs: &mut Vec<FieldError>,
 ) {
     for (i, p) in patches.iter().enumerate() {
@@ -186,7 +203,7 @@ fn json_patches(
             if let Some(v) = var {
                 let vp = fe::child(&fe::child(&ip, "valueFrom"), "variable");
                 if v.starts_with("builtin.") {
-                    if !BUILTINS.contains(&v) {
+                    if !is_builtin(v, head) {
                         errs.push(FieldError::invalid(
                             &vp,
                             BadValue::Str(v.into()),
@@ -456,6 +473,12 @@ fn naming_strategies(cc: &Value, errs: &mut Vec<FieldError>) {
 /// ClusterClass validation errors (references, worker class uniqueness, control plane
 /// MHC, variables, patches).
 pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
+    cluster_class_errors_with(cc, false)
+}
+
+/// [`cluster_class_errors`], with CAPI v1.13's builtin variables when `head` (a v1beta2
+/// ClusterClass converted by `topology::v1beta2`).
+pub fn cluster_class_errors_with(cc: &Value, head: bool) -> Vec<FieldError> {
     let mut errs = Vec::new();
     references(cc, &mut errs);
     for (field, what) in [
@@ -547,7 +570,13 @@ pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
                         .and_then(Value::as_array)
                         .cloned()
                         .unwrap_or_default();
-                    json_patches(&jps, &var_names, &fe::child(&dp, "jsonPatches"), &mut errs);
+                    json_patches(
+                        &jps,
+                        &var_names,
+                        &fe::child(&dp, "jsonPatches"),
+                        head,
+                        &mut errs,
+                    );
                     selectors(
                         d.get("selector").unwrap_or(&Value::Null),
                         cc,
@@ -570,7 +599,12 @@ pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
 
 /// The ClusterClass webhook's verdict as the plan reports it.
 pub fn validate_cluster_class(cc: &Value) -> Result<()> {
-    let errs = cluster_class_errors(cc);
+    validate_cluster_class_with(cc, false)
+}
+
+/// [`validate_cluster_class`] with [`cluster_class_errors_with`]'s `head`.
+pub fn validate_cluster_class_with(cc: &Value, head: bool) -> Result<()> {
+    let errs = cluster_class_errors_with(cc, head);
     if errs.is_empty() {
         return Ok(());
     }
@@ -603,6 +637,22 @@ mod tests {
             None
         );
         assert_eq!(template_parse_error("enabledIf", "{{ .a }}"), None);
+    }
+
+    #[test]
+    fn head_builtins_differ_from_v1_10s() {
+        for (v, old, head) in [
+            ("builtin.cluster.topology.classRef.name", false, true),
+            ("builtin.cluster.topology.classRef.namespace", false, true),
+            ("builtin.cluster.network.ipFamily", true, false),
+            ("builtin.cluster.topology.class", true, true),
+        ] {
+            assert_eq!(
+                (is_builtin(v, false), is_builtin(v, true)),
+                (old, head),
+                "{v}"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,457 @@
+// desiredstateref: the desired state that Cluster API's own topology code computes for one
+// cluster.x-k8s.io/v1beta2 Cluster with spec.topology, offline. It is the oracle of
+// conformance/topology-v1beta2.sh, which compares `capi-render render --stdout` with it.
+//
+//	desiredstateref -f FILE [-f FILE]...
+//
+// The files hold one topology Cluster, its ClusterClass and the class's templates (any
+// order; `---`-separated YAML). What runs is CAPI's code, pinned in go.mod:
+//   - the ClusterClass controller's inline-variable status (status.variables, one "inline"
+//     definition per spec.variables entry; this is the only step written here, mirroring
+//     internal/controllers/clusterclass, which a module outside CAPI cannot import), with
+//     observedGeneration and the VariablesReady condition set as after a reconcile;
+//   - the Cluster defaulting webhook's topology defaulting: the "v" version prefix and
+//     webhooks.Cluster.DefaultAndValidateVariables (public, meant for exactly this use);
+//   - the blueprint as the topology controller's getBlueprint builds it (templates looked
+//     up by the class's templateRefs in the class's namespace);
+//   - exp/topology/desiredstate's Generator (patch engine included; no runtime client:
+//     classes with external patches are refused before it runs).
+//
+// The management cluster's CRDs are the one input that the files cannot give: the
+// generator reads the ControlPlane CRD's contract labels. The oracle gives every kind of
+// the input (and each template's object kind) a CRD whose contract label is the version
+// of its apiVersion: `cluster.x-k8s.io/v1beta2: v1beta2` for a .../v1beta2 apiVersion,
+// `cluster.x-k8s.io/v1beta1: <version>` otherwise.
+//
+// The output is the desired objects as YAML documents, without what is no desired state
+// (status, resourceVersion, a null creationTimestamp, owner references without a UID),
+// which is also what `capi-render render` leaves out.
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/yaml"
+
+	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
+	"sigs.k8s.io/cluster-api/exp/topology/desiredstate"
+	"sigs.k8s.io/cluster-api/exp/topology/scope"
+	"sigs.k8s.io/cluster-api/feature"
+	"sigs.k8s.io/cluster-api/util/cache"
+	"sigs.k8s.io/cluster-api/util/contract"
+	"sigs.k8s.io/cluster-api/webhooks"
+)
+
+func main() {
+	var files []string
+	args := os.Args[1:]
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-f" && i+1 < len(args) {
+			files = append(files, args[i+1])
+			i++
+			continue
+		}
+		fail(fmt.Errorf("usage: desiredstateref -f FILE [-f FILE]..."))
+	}
+	out, err := run(files)
+	if err != nil {
+		fail(err)
+	}
+	os.Stdout.Write(out)
+}
+
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "Error: %v\n", err)
+	os.Exit(1)
+}
+
+func readObjects(files []string) ([]*unstructured.Unstructured, error) {
+	var objs []*unstructured.Unstructured
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		for {
+			u := map[string]interface{}{}
+			if err := dec.Decode(&u); err != nil {
+				if err.Error() == "EOF" {
+					break
+				}
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			if len(u) == 0 {
+				continue
+			}
+			objs = append(objs, &unstructured.Unstructured{Object: u})
+		}
+	}
+	return objs, nil
+}
+
+// toTyped decodes a Cluster or ClusterClass as the API server stores it: fields that the
+// CRD schema does not know are pruned, with a warning (the server's default field
+// validation, "Warn"; kubectl's "Strict" would refuse the object instead).
+func toTyped(u *unstructured.Unstructured, into interface{}) error {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, into, true); err != nil {
+		fmt.Fprintf(os.Stderr, "Warning: %s %s/%s: %v (pruned)\n", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+		return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
+	}
+	return nil
+}
+
+func run(files []string) ([]byte, error) {
+	ctx := context.Background()
+	if err := feature.MutableGates.Set("ClusterTopology=true,MachinePool=true,MachineTaintPropagation=true,RuntimeSDK=false"); err != nil {
+		return nil, err
+	}
+	objs, err := readObjects(files)
+	if err != nil {
+		return nil, err
+	}
+
+	var cluster *clusterv1.Cluster
+	classes := map[string]*clusterv1.ClusterClass{}
+	templates := map[string]*unstructured.Unstructured{}
+	gvks := map[schema.GroupVersionKind]bool{}
+	for _, u := range objs {
+		if u.GetNamespace() == "" {
+			u.SetNamespace("default")
+		}
+		gvk := u.GroupVersionKind()
+		switch {
+		case gvk.Group == clusterv1.GroupVersion.Group && gvk.Kind == "Cluster":
+			if cluster != nil {
+				return nil, fmt.Errorf("more than one Cluster")
+			}
+			c, err := decodeCluster(u)
+			if err != nil {
+				return nil, err
+			}
+			cluster = c
+		case gvk.Group == clusterv1.GroupVersion.Group && gvk.Kind == "ClusterClass":
+			cc, err := decodeClass(u)
+			if err != nil {
+				return nil, err
+			}
+			classes[cc.Namespace+"/"+cc.Name] = cc
+		default:
+			templates[key(gvk.GroupKind(), u.GetNamespace(), u.GetName())] = u
+			gvks[gvk] = true
+			gvks[gvk.GroupVersion().WithKind(strings.TrimSuffix(gvk.Kind, "Template"))] = true
+		}
+	}
+	if cluster == nil || !cluster.Spec.Topology.IsDefined() {
+		return nil, fmt.Errorf("no Cluster with spec.topology")
+	}
+	classNS := cluster.Spec.Topology.ClassRef.Namespace
+	if classNS == "" {
+		classNS = cluster.Namespace
+	}
+	clusterClass := classes[classNS+"/"+cluster.Spec.Topology.ClassRef.Name]
+	if clusterClass == nil {
+		return nil, fmt.Errorf("ClusterClass %s/%s not found", classNS, cluster.Spec.Topology.ClassRef.Name)
+	}
+	for _, p := range clusterClass.Spec.Patches {
+		if p.External != nil {
+			return nil, fmt.Errorf("ClusterClass %s has external patch %q: needs a runtime extension", clusterClass.Name, p.Name)
+		}
+	}
+	reconcileClass(clusterClass)
+
+	// The Cluster defaulting webhook (topology part).
+	if !strings.HasPrefix(cluster.Spec.Topology.Version, "v") {
+		cluster.Spec.Topology.Version = "v" + cluster.Spec.Topology.Version
+	}
+	if errs := (&webhooks.Cluster{}).DefaultAndValidateVariables(ctx, cluster, nil, clusterClass); len(errs) > 0 {
+		return nil, fmt.Errorf("Cluster %s/%s: %v", cluster.Namespace, cluster.Name, errs.ToAggregate())
+	}
+
+	// The current state of a Cluster being created, as the topology controller's
+	// getCurrentState leaves it on the first reconcile: no objects yet.
+	s := scope.New(cluster)
+	s.Current.ControlPlane = &scope.ControlPlaneState{}
+	s.Current.MachineDeployments = map[string]*scope.MachineDeploymentState{}
+	s.Current.MachinePools = map[string]*scope.MachinePoolState{}
+	bp, err := blueprint(cluster, clusterClass, templates)
+	if err != nil {
+		return nil, err
+	}
+	s.Blueprint = bp
+
+	sch := runtime.NewScheme()
+	_ = apiextensionsv1.AddToScheme(sch)
+	_ = clusterv1.AddToScheme(sch)
+	var crds []client.Object
+	seen := map[string]bool{}
+	for gvk := range gvks {
+		name := contract.CalculateCRDName(gvk.Group, gvk.Kind)
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if gvk.Version == "v1beta2" {
+			crd.Labels = map[string]string{"cluster.x-k8s.io/v1beta2": gvk.Version}
+		} else {
+			crd.Labels = map[string]string{"cluster.x-k8s.io/v1beta1": gvk.Version}
+		}
+		crds = append(crds, crd)
+	}
+	c := fake.NewClientBuilder().WithScheme(sch).WithObjects(crds...).Build()
+
+	// No workload cluster and no runtime extensions: the cluster cache is never asked for
+	// a client (no MachinePool exists yet), the hook caches stay empty.
+	gen, err := desiredstate.NewGenerator(c, noClusterCache{}, nil,
+		cache.New[cache.HookEntry](time.Minute), cache.New[desiredstate.GenerateUpgradePlanCacheEntry](time.Minute))
+	if err != nil {
+		return nil, err
+	}
+	desired, err := gen.Generate(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return render(desired)
+}
+
+// noClusterCache stands for the management cluster's cache of workload cluster
+// clients, which a Cluster being created never needs.
+type noClusterCache struct{ clustercache.ClusterCache }
+
+func decodeCluster(u *unstructured.Unstructured) (*clusterv1.Cluster, error) {
+	c := &clusterv1.Cluster{}
+	if u.GroupVersionKind().Version == "v1beta1" {
+		old := &clusterv1beta1.Cluster{}
+		if err := toTyped(u, old); err != nil {
+			return nil, err
+		}
+		if err := old.ConvertTo(c); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	return c, toTyped(u, c)
+}
+
+func decodeClass(u *unstructured.Unstructured) (*clusterv1.ClusterClass, error) {
+	cc := &clusterv1.ClusterClass{}
+	if u.GroupVersionKind().Version == "v1beta1" {
+		old := &clusterv1beta1.ClusterClass{}
+		if err := toTyped(u, old); err != nil {
+			return nil, err
+		}
+		if err := old.ConvertTo(cc); err != nil {
+			return nil, err
+		}
+		return cc, nil
+	}
+	return cc, toTyped(u, cc)
+}
+
+// reconcileClass sets the status the ClusterClass controller writes for a class whose
+// variables are all inline.
+func reconcileClass(cc *clusterv1.ClusterClass) {
+	cc.Generation = 1
+	cc.Status.ObservedGeneration = 1
+	vars := make([]clusterv1.ClusterClassStatusVariable, 0, len(cc.Spec.Variables))
+	for _, v := range cc.Spec.Variables {
+		vars = append(vars, clusterv1.ClusterClassStatusVariable{
+			Name:                v.Name,
+			DefinitionsConflict: ptr.To(false),
+			Definitions: []clusterv1.ClusterClassStatusVariableDefinition{{
+				From:                      clusterv1.VariableDefinitionFromInline,
+				Required:                  v.Required,
+				DeprecatedV1Beta1Metadata: v.DeprecatedV1Beta1Metadata,
+				Schema:                    v.Schema,
+			}},
+		})
+	}
+	sort.SliceStable(vars, func(i, j int) bool { return vars[i].Name < vars[j].Name })
+	cc.Status.Variables = vars
+	cc.Status.Conditions = []metav1.Condition{{
+		Type: clusterv1.ClusterClassVariablesReadyCondition, Status: metav1.ConditionTrue,
+		Reason: "VariablesReady", LastTransitionTime: metav1.Now(),
+	}}
+}
+
+func key(gk schema.GroupKind, ns, name string) string {
+	return gk.String() + "|" + ns + "/" + name
+}
+
+func blueprint(cluster *clusterv1.Cluster, cc *clusterv1.ClusterClass, templates map[string]*unstructured.Unstructured) (*scope.ClusterBlueprint, error) {
+	get := func(ref clusterv1.ClusterClassTemplateReference, what string) (*unstructured.Unstructured, error) {
+		gv, err := schema.ParseGroupVersion(ref.APIVersion)
+		if err != nil {
+			return nil, err
+		}
+		u := templates[key(schema.GroupKind{Group: gv.Group, Kind: ref.Kind}, cc.Namespace, ref.Name)]
+		if u == nil {
+			return nil, fmt.Errorf("failed to get %s for ClusterClass %s/%s: %s %s/%s not found", what, cc.Namespace, cc.Name, ref.Kind, cc.Namespace, ref.Name)
+		}
+		return u.DeepCopy(), nil
+	}
+	bp := &scope.ClusterBlueprint{
+		Topology:           cluster.Spec.Topology,
+		ClusterClass:       cc,
+		MachineDeployments: map[string]*scope.MachineDeploymentBlueprint{},
+		MachinePools:       map[string]*scope.MachinePoolBlueprint{},
+	}
+	var err error
+	if bp.InfrastructureClusterTemplate, err = get(cc.Spec.Infrastructure.TemplateRef, "infrastructure cluster template"); err != nil {
+		return nil, err
+	}
+	bp.ControlPlane = &scope.ControlPlaneBlueprint{}
+	if bp.ControlPlane.Template, err = get(cc.Spec.ControlPlane.TemplateRef, "control plane template"); err != nil {
+		return nil, err
+	}
+	if bp.HasControlPlaneInfrastructureMachine() {
+		if bp.ControlPlane.InfrastructureMachineTemplate, err = get(cc.Spec.ControlPlane.MachineInfrastructure.TemplateRef, "control plane's machine template"); err != nil {
+			return nil, err
+		}
+	}
+	if bp.HasControlPlaneMachineHealthCheck() {
+		bp.ControlPlane.HealthCheck = cc.Spec.ControlPlane.HealthCheck
+	}
+	for _, mdc := range cc.Spec.Workers.MachineDeployments {
+		mdb := &scope.MachineDeploymentBlueprint{}
+		mdc.Metadata.DeepCopyInto(&mdb.Metadata)
+		if mdb.InfrastructureMachineTemplate, err = get(mdc.Infrastructure.TemplateRef, "infrastructure machine template"); err != nil {
+			return nil, err
+		}
+		if mdb.BootstrapTemplate, err = get(mdc.Bootstrap.TemplateRef, "bootstrap config template"); err != nil {
+			return nil, err
+		}
+		mdb.HealthCheck = mdc.HealthCheck
+		bp.MachineDeployments[mdc.Class] = mdb
+	}
+	for _, mpc := range cc.Spec.Workers.MachinePools {
+		mpb := &scope.MachinePoolBlueprint{}
+		mpc.Metadata.DeepCopyInto(&mpb.Metadata)
+		if mpb.InfrastructureMachinePoolTemplate, err = get(mpc.Infrastructure.TemplateRef, "InfrastructureMachinePoolTemplate"); err != nil {
+			return nil, err
+		}
+		if mpb.BootstrapTemplate, err = get(mpc.Bootstrap.TemplateRef, "bootstrap config"); err != nil {
+			return nil, err
+		}
+		bp.MachinePools[mpc.Class] = mpb
+	}
+	return bp, nil
+}
+
+func render(d *scope.ClusterState) ([]byte, error) {
+	var objs []map[string]interface{}
+	add := func(o interface{}, gvk schema.GroupVersionKind) error {
+		if o == nil {
+			return nil
+		}
+		var m map[string]interface{}
+		switch t := o.(type) {
+		case *unstructured.Unstructured:
+			if t == nil {
+				return nil
+			}
+			m = t.DeepCopy().Object
+		default:
+			var err error
+			if m, err = runtime.DefaultUnstructuredConverter.ToUnstructured(o); err != nil {
+				return err
+			}
+			m["apiVersion"], m["kind"] = gvk.GroupVersion().String(), gvk.Kind
+		}
+		objs = append(objs, clean(m))
+		return nil
+	}
+	gv := clusterv1.GroupVersion
+	var errs []error
+	keep := func(err error) { errs = append(errs, err) }
+	keep(add(d.Cluster, gv.WithKind("Cluster")))
+	keep(add(d.InfrastructureCluster, schema.GroupVersionKind{}))
+	if d.ControlPlane != nil {
+		keep(add(d.ControlPlane.Object, schema.GroupVersionKind{}))
+		keep(add(d.ControlPlane.InfrastructureMachineTemplate, schema.GroupVersionKind{}))
+		if d.ControlPlane.MachineHealthCheck != nil {
+			keep(add(d.ControlPlane.MachineHealthCheck, gv.WithKind("MachineHealthCheck")))
+		}
+	}
+	for _, md := range d.MachineDeployments {
+		keep(add(md.Object, gv.WithKind("MachineDeployment")))
+		keep(add(md.BootstrapTemplate, schema.GroupVersionKind{}))
+		keep(add(md.InfrastructureMachineTemplate, schema.GroupVersionKind{}))
+		if md.MachineHealthCheck != nil {
+			keep(add(md.MachineHealthCheck, gv.WithKind("MachineHealthCheck")))
+		}
+	}
+	for _, mp := range d.MachinePools {
+		keep(add(mp.Object, gv.WithKind("MachinePool")))
+		keep(add(mp.BootstrapObject, schema.GroupVersionKind{}))
+		keep(add(mp.InfrastructureMachinePoolObject, schema.GroupVersionKind{}))
+	}
+	for _, e := range errs {
+		if e != nil {
+			return nil, e
+		}
+	}
+	sortKey := func(m map[string]interface{}) string {
+		u := unstructured.Unstructured{Object: m}
+		return fmt.Sprintf("%s|%s|%s", u.GetKind(), u.GetNamespace(), u.GetName())
+	}
+	sort.SliceStable(objs, func(i, j int) bool { return sortKey(objs[i]) < sortKey(objs[j]) })
+	var buf bytes.Buffer
+	for i, m := range objs {
+		if i > 0 {
+			buf.WriteString("---\n")
+		}
+		y, err := yaml.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(y)
+	}
+	return buf.Bytes(), nil
+}
+
+func clean(m map[string]interface{}) map[string]interface{} {
+	delete(m, "status")
+	md, _ := m["metadata"].(map[string]interface{})
+	if md == nil {
+		return m
+	}
+	delete(md, "resourceVersion")
+	if v, ok := md["creationTimestamp"]; ok && v == nil {
+		delete(md, "creationTimestamp")
+	}
+	if refs, ok := md["ownerReferences"].([]interface{}); ok {
+		var kept []interface{}
+		for _, r := range refs {
+			if rm, ok := r.(map[string]interface{}); ok {
+				if uid, _ := rm["uid"].(string); uid != "" {
+					kept = append(kept, r)
+				}
+			}
+		}
+		if len(kept) == 0 {
+			delete(md, "ownerReferences")
+		} else {
+			md["ownerReferences"] = kept
+		}
+	}
+	return m
+}
