@@ -75,12 +75,11 @@ pub const UPGRADE_PLAN: &str = concat!(
 
 pub const UPGRADE_APPLY: &str = concat!(
     "Examples:\n",
-    "  capi-render --repository capi/repository upgrade apply -f capi/providers.yaml   # diff only\n",
     "  capi-render --repository capi/repository upgrade apply -f capi/providers.yaml --write\n",
     "  capi-render --repository capi/repository upgrade apply -f capi/providers.yaml --contract v1beta2 --write\n",
     "  capi-render --repository capi/repository upgrade apply -f capi/providers.yaml \\\n",
     "      --core cluster-api:v1.10.10 --bootstrap kubeadm:v1.10.10 --write\n",
-    "  capi-render --repository capi/repository upgrade apply -f capi --to docker:v1.10.10 > upgrade.patch\n\n",
+    "  capi-render --repository capi/repository upgrade apply -f capi --to docker:v1.10.10 > upgrade.patch   # a diff, nothing written\n\n",
     "Exit codes:\n",
     "  0  success: the diff is printed (nothing to change: nothing printed), or with --write the files are written\n",
     "  1  error or a refused move (the message names the file, document and spec.version); nothing is written\n",
