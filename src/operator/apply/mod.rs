@@ -340,11 +340,11 @@ fn by_pins(plan: &Plan, core: &ProviderRow, pins: &[Pin]) -> Result<Vec<Edit>> {
                     hint,
                 ));
             }
-            Some((_, pin, _)) => {
-                if pin.version != r.current || !r.pinned {
-                    edits.push(Edit::of(r, &pin.version));
-                }
+            // A pin to the current version is no edit, unless it pins a default.
+            Some((_, pin, _)) if pin.version != r.current || !r.pinned => {
+                edits.push(Edit::of(r, &pin.version));
             }
+            Some(_) => {}
             None if r.contract != target => {
                 let hint = match r.newest_in(&target) {
                     Some(a) => format!("include it in the upgrade: {}", pin_text(r, &a.version)),
