@@ -436,4 +436,27 @@ mod tests {
         assert_eq!(write_scalar("v1", Style::Single), "'v1'");
         assert_eq!(write_scalar("v1", Style::Double), "\"v1\"");
     }
+
+    #[test]
+    fn every_prefix_and_one_byte_change_answers_inside_the_text() {
+        let base = "kind: K\r\nmetadata:\n  name: x # n\nspec:\n  # c\n  version: 'v1''x' # y\n  a: \"q\\\"\"\n";
+        let mut texts: Vec<String> = (0..=base.len()).map(|i| base[..i].to_string()).collect();
+        for i in 0..base.len() {
+            for c in [' ', '\t', '\n', '#', '\'', '"', ':', '-', '{', '\\', 'é'] {
+                let mut t = base.to_string();
+                t.replace_range(i..i + 1, &c.to_string());
+                texts.push(t);
+            }
+        }
+        for t in &texts {
+            match locate(t, "spec", "version", "v9") {
+                Locate::Found { span, .. } => {
+                    assert!(span.start <= span.end && span.end <= t.len(), "{t:?}");
+                    assert!(t.is_char_boundary(span.start) && t.is_char_boundary(span.end));
+                }
+                Locate::Insert { at, .. } => assert!(at <= t.len() && t.is_char_boundary(at)),
+                Locate::Unsupported(_) => {}
+            }
+        }
+    }
 }
