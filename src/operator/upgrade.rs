@@ -387,4 +387,41 @@ mod tests {
         assert_eq!(contract_of_release(m, "v1.3.0"), "");
         assert_eq!(contract_of_release("bad", "v1.2.0"), "");
     }
+
+    #[test]
+    fn the_next_contract_is_the_first_one_past_the_current() {
+        let a = |v: &str, c: &str| Available {
+            version: v.into(),
+            contract: c.into(),
+        };
+        let mut row = ProviderRow {
+            kind: "CoreProvider".into(),
+            ptype: ProviderType::Core,
+            origin: Origin {
+                file: "p.yaml".into(),
+                doc: 0,
+            },
+            pinned: true,
+            namespace: "capi-system".into(),
+            name: "cluster-api".into(),
+            current: "v0.4.8".into(),
+            contract: "v1alpha4".into(),
+            newest_same_contract: "v0.4.8".into(),
+            newest: a("v1.11.11", "v1beta2"),
+            available: vec![
+                a("v0.3.25", "v1alpha3"),
+                a("v0.4.8", "v1alpha4"),
+                a("v1.9.11", "v1beta1"),
+                a("v1.10.10", "v1beta1"),
+                a("v1.11.11", "v1beta2"),
+            ],
+        };
+        assert_eq!(next_contract(&row).as_deref(), Some("v1beta1"));
+        row.current = "v1.10.10".into();
+        row.contract = "v1beta1".into();
+        assert_eq!(next_contract(&row).as_deref(), Some("v1beta2"));
+        row.current = "v1.11.11".into();
+        row.contract = "v1beta2".into();
+        assert_eq!(next_contract(&row), None);
+    }
 }
