@@ -134,9 +134,20 @@ fn within_v1beta1_from_v1_9_11_to_v1_10_10() {
         assert!(diff.contains(old) && diff.contains(new), "{diff}");
     }
     assert!(
-        diff.starts_with("--- a/./a.yaml\n+++ b/./a.yaml\n@@ -6,7 +6,7 @@\n"),
+        diff.starts_with("--- a/a.yaml\n+++ b/a.yaml\n@@ -6,7 +6,7 @@\n"),
         "{diff}"
     );
+    // git takes the diff as it is (when git is there to ask).
+    if std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
+        let mut git = std::process::Command::new("git");
+        git.args(["apply", "--check", "-"]).current_dir(d);
+        let out = common::run(&mut git, Some(diff.as_bytes()));
+        assert!(out.status.success(), "git apply: {}", text(&out.stderr));
+    }
     // The Secret between the providers is never shown.
     let all = format!("{diff}{}", text(&o.stderr));
     assert!(

@@ -149,21 +149,28 @@ fn line_starts(text: &str) -> Vec<usize> {
 }
 
 impl FileEdit {
-    /// A unified diff of the file (`--- a/PATH`, `+++ b/PATH`), its context taken only
-    /// from the edited documents: another document of the file (a Secret beside the
-    /// providers) never shows.
+    /// A unified diff of the file (`--- a/PATH`, `+++ b/PATH`) that `git apply` takes,
+    /// its context taken only from the edited documents and their separator lines:
+    /// another document of the file (a Secret beside the providers) never shows.
     pub fn diff(&self) -> String {
         let old: Vec<&str> = self.before.split_inclusive('\n').collect();
         let new: Vec<&str> = self.after.split_inclusive('\n').collect();
         let starts = line_starts(&self.before);
         let line_of = |b: usize| starts.partition_point(|&s| s <= b).saturating_sub(1);
+        // Each document with the separator lines around it (only `---`): a hunk needs
+        // trailing context unless it ends the file, else `git apply` anchors it there.
         let docs: Vec<Range<usize>> = document_spans(&self.before)
             .unwrap_or_default()
             .into_iter()
             .filter(|r| !r.is_empty())
-            .map(|r| line_of(r.start)..line_of(r.end - 1) + 1)
+            .map(|r| line_of(r.start).saturating_sub(1)..(line_of(r.end - 1) + 2).min(old.len()))
             .collect();
-        let mut out = format!("--- a/{0}\n+++ b/{0}\n", self.path);
+        // `./` segments (from `-f .`) are dropped: `git apply` refuses them.
+        let mut shown = self.path.trim_start_matches("./").to_string();
+        while shown.contains("/./") {
+            shown = shown.replace("/./", "/");
+        }
+        let mut out = format!("--- a/{shown}\n+++ b/{shown}\n");
         let diff = similar::TextDiff::from_lines(&self.before, &self.after);
         for group in diff.grouped_ops(0) {
             let (Some(a), Some(z)) = (group.first(), group.last()) else {
@@ -414,9 +421,21 @@ mod tests {
         };
         assert_eq!(
             fe.diff(),
-            "--- a/p.yaml\n+++ b/p.yaml\n@@ -5,4 +5,4 @@\n   name: cluster-api\n   namespace: capi-system\n spec:\n-  version: \"v1.9.11\" # pinned\n+  version: \"v1.10.10\" # pinned\n"
+            "--- a/p.yaml\n+++ b/p.yaml\n@@ -5,5 +5,5 @@\n   name: cluster-api\n   namespace: capi-system\n spec:\n-  version: \"v1.9.11\" # pinned\n+  version: \"v1.10.10\" # pinned\n ---\n"
         );
         assert!(!fe.diff().contains("hunter2"));
+        // Between two other documents: the separators are the only lines shown of them.
+        let before = "s: hunter2\n---\nspec:\n  version: a\n--- # next\nt: hunter3\n";
+        let fe = FileEdit {
+            path: "././d/./m".into(),
+            before: before.into(),
+            after: before.replace("version: a", "version: b"),
+            edits: Vec::new(),
+        };
+        assert_eq!(
+            fe.diff(),
+            "--- a/d/m\n+++ b/d/m\n@@ -2,4 +2,4 @@\n ---\n spec:\n-  version: a\n+  version: b\n --- # next\n"
+        );
         let fe = FileEdit {
             path: "q".into(),
             before: "spec:\n  version: a".into(),
