@@ -57,7 +57,7 @@ enum Cmd {
         #[command(subcommand)]
         what: InitCmd,
     },
-    /// Upgrade planning for declarative providers (operator CRs).
+    /// Upgrade planning and in-place version moves for declarative providers (operator CRs).
     #[command(after_help = cli::help::UPGRADE)]
     Upgrade {
         #[command(subcommand)]
@@ -402,10 +402,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let text = generate::list_images(&cfg, &ps, cm.as_deref())?;
             emit(&text, None)
         }
-        Cmd::Upgrade { what } => {
-            cli::upgrade::run(what, cli.config.as_deref(), cli.repository.as_deref())
-        }
-        Cmd::Render(_) | Cmd::Krm(_) | Cmd::Diff(_) | Cmd::Lint(_) => {
+        Cmd::Render(_) | Cmd::Krm(_) | Cmd::Diff(_) | Cmd::Lint(_) | Cmd::Upgrade { .. } => {
             Err(Error::new("internal: dispatched in main"))
         }
         Cmd::Bundle(a) => cli::bundle::run(a, cli.config.as_deref(), cli.repository.as_deref()),
@@ -440,6 +437,14 @@ fn main() -> ExitCode {
         Cmd::Krm(a) => return cli::krm::run(a, cli.config.as_deref(), cli.repository.as_deref()),
         Cmd::Diff(a) => return cli::diff::run(a, cli.config.as_deref(), cli.repository.as_deref()),
         Cmd::Lint(a) => return cli::lint::run(a),
+        Cmd::Upgrade { what } => {
+            // The config file is checked as for the clusterctl-compatible commands.
+            if let Err(e) = load_config(&cli) {
+                cli::print_error(&e);
+                return ExitCode::FAILURE;
+            }
+            return cli::upgrade::run(what, cli.config.as_deref(), cli.repository.as_deref());
+        }
         _ => {}
     }
     match run(cli) {

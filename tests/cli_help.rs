@@ -61,6 +61,7 @@ fn every_command_has_examples_and_exit_codes() {
         "generate cluster",
         "init list-images",
         "upgrade plan",
+        "upgrade apply",
         "render",
         "krm",
         "bundle",

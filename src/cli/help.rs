@@ -53,12 +53,38 @@ pub const LIST_IMAGES: &str = INIT;
 pub const UPGRADE: &str = concat!(
     "Examples:\n",
     "  capi-render --repository capi/repository upgrade plan -f capi/providers.yaml\n",
-    "  capi-render --repository capi/repository upgrade plan -f capi/providers.yaml -o yaml\n",
-    "  capi-render --repository capi/repository upgrade plan -f capi/providers.yaml -o json | jq .upgradesWithinContract\n\n",
-    simple_exit!()
+    "  capi-render --repository capi/repository upgrade plan -f capi/providers.yaml --exit-code\n",
+    "  capi-render --repository capi/repository upgrade apply -f capi/providers.yaml --write\n",
+    "  capi-render --repository capi/repository upgrade apply -f capi/providers.yaml --contract v1beta2\n\n",
+    simple_exit!(),
+    "\n  3  upgrade plan --exit-code: a move is available"
 );
 
-pub const UPGRADE_PLAN: &str = UPGRADE;
+pub const UPGRADE_PLAN: &str = concat!(
+    "Examples:\n",
+    "  capi-render --repository capi/repository upgrade plan -f capi/providers.yaml\n",
+    "  capi-render --repository capi/repository upgrade plan -f capi/providers.yaml -o yaml\n",
+    "  capi-render --repository capi/repository upgrade plan -f capi/providers.yaml -o json | jq .upgradesWithinContract\n",
+    "  capi-render --repository capi/repository upgrade plan -f capi/providers.yaml --exit-code -q > plan.txt\n\n",
+    "Exit codes:\n",
+    "  0  success; with --exit-code: no move is available\n",
+    "  1  error (the message names the file, document and field)\n",
+    "  2  usage error (unknown flag, missing argument)\n",
+    "  3  with --exit-code: a move is available (within the contract, or a contract change no provider blocks)"
+);
+
+pub const UPGRADE_APPLY: &str = concat!(
+    "Examples:\n",
+    "  capi-render --repository capi/repository upgrade apply -f capi/providers.yaml --write\n",
+    "  capi-render --repository capi/repository upgrade apply -f capi/providers.yaml --contract v1beta2 --write\n",
+    "  capi-render --repository capi/repository upgrade apply -f capi/providers.yaml \\\n",
+    "      --core cluster-api:v1.10.10 --bootstrap kubeadm:v1.10.10 --write\n",
+    "  capi-render --repository capi/repository upgrade apply -f capi --to docker:v1.10.10 > upgrade.patch   # a diff, nothing written\n\n",
+    "Exit codes:\n",
+    "  0  success: the diff is printed (nothing to change: nothing printed), or with --write the files are written\n",
+    "  1  error or a refused move (the message names the file, document and spec.version); nothing is written\n",
+    "  2  usage error (unknown flag, --contract with a provider flag)"
+);
 
 pub const RENDER: &str = concat!(
     "Examples:\n",

@@ -10,6 +10,7 @@
 //! moves over the same sources.
 
 pub mod api;
+pub mod apply;
 pub mod configmap;
 pub mod convert;
 pub mod customize;

@@ -3,13 +3,15 @@
 //! read from that version's own `metadata.yaml`; then the plan that keeps every
 //! provider on the core provider's contract (the proposal's golden rule): moves that
 //! can be made now, one provider at a time, and the contract change that all providers
-//! must make together.
+//! must make together: the *next* contract (the one of the core provider's first release
+//! past its current contract), never one beyond it. [`super::apply`] edits the files
+//! along this plan.
 //!
 //! Pre-releases are offered only to a provider whose current version is one.
 
 use serde_json::{json, Value};
 
-use super::api::ProviderCr;
+use super::api::{Origin, ProviderCr};
 use super::source::{Source, SourceContext};
 use crate::error::Result;
 use crate::model::{InputObject, RenderOptions};
@@ -28,6 +30,11 @@ pub struct Available {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProviderRow {
     pub kind: String,
+    pub ptype: ProviderType,
+    /// The file and document of the CR.
+    pub origin: Origin,
+    /// Whether the CR sets `spec.version` (else `current` is the offline default).
+    pub pinned: bool,
     pub namespace: String,
     pub name: String,
     pub current: String,
@@ -44,7 +51,13 @@ impl ProviderRow {
         format!("{} {}/{}", self.kind, self.namespace, self.name)
     }
 
-    fn newest_in(&self, contract: &str) -> Option<&Available> {
+    /// `<Kind> <ns>/<name> (<file>, document <n>)`.
+    pub fn describe(&self) -> String {
+        format!("{} ({})", self.id(), self.origin)
+    }
+
+    /// The newest available version abiding by `contract`.
+    pub fn newest_in(&self, contract: &str) -> Option<&Available> {
         self.available.iter().rev().find(|a| a.contract == contract)
     }
 }
@@ -147,6 +160,9 @@ pub fn plan(objects: &[InputObject], opts: &RenderOptions) -> Result<Plan> {
         });
         rows.push(ProviderRow {
             kind: p.kind.clone(),
+            ptype: p.ptype,
+            origin: p.origin.clone(),
+            pinned: !p.version().is_empty(),
             namespace: p.namespace.clone(),
             name: p.name.clone(),
             current,
@@ -188,12 +204,12 @@ pub fn plan(objects: &[InputObject], opts: &RenderOptions) -> Result<Plan> {
             }
         }
     }
-    // The next contract is the one of the core provider's newest release, when newer.
+    // The next contract: the one of the core provider's first release past its current
+    // contract (a later contract is reached through this one, as clusterctl upgrades).
     let contract_change = core
         .as_ref()
-        .filter(|c| !c.newest.contract.is_empty() && c.newest.contract != core_contract)
-        .map(|c| {
-            let target = c.newest.contract.clone();
+        .and_then(|c| next_contract(c).map(|n| (c, n)))
+        .map(|(_, target)| {
             let mut moves = Vec::new();
             let mut blocked = Vec::new();
             for r in &rows {
@@ -221,6 +237,17 @@ pub fn plan(objects: &[InputObject], opts: &RenderOptions) -> Result<Plan> {
     })
 }
 
+/// The contract of `row`'s first release newer than its current version that abides by
+/// another (non-empty) contract than its current one.
+pub fn next_contract(row: &ProviderRow) -> Option<String> {
+    let cur = Version::parse(&row.current).ok()?;
+    row.available
+        .iter()
+        .filter(|a| !a.contract.is_empty() && a.contract != row.contract)
+        .find(|a| Version::parse(&a.version).is_ok_and(|v| v.compare(&cur).is_gt()))
+        .map(|a| a.contract.clone())
+}
+
 fn moves_json(ms: &[Move]) -> Value {
     Value::Array(
         ms.iter()
@@ -230,6 +257,16 @@ fn moves_json(ms: &[Move]) -> Value {
 }
 
 impl Plan {
+    /// Whether any move can be made: one within the core provider's contract, or a
+    /// contract change no provider blocks (`upgrade plan --exit-code` exits 3).
+    pub fn upgrades_available(&self) -> bool {
+        !self.within_contract.is_empty()
+            || self
+                .contract_change
+                .as_ref()
+                .is_some_and(|c| c.blocked.is_empty() && !c.moves.is_empty())
+    }
+
     /// The machine-readable form (`-o yaml`).
     pub fn to_value(&self) -> Value {
         let providers: Vec<Value> = self
@@ -349,5 +386,42 @@ mod tests {
         assert_eq!(contract_of_release(m, "v1.2.9"), "v1beta1");
         assert_eq!(contract_of_release(m, "v1.3.0"), "");
         assert_eq!(contract_of_release("bad", "v1.2.0"), "");
+    }
+
+    #[test]
+    fn the_next_contract_is_the_first_one_past_the_current() {
+        let a = |v: &str, c: &str| Available {
+            version: v.into(),
+            contract: c.into(),
+        };
+        let mut row = ProviderRow {
+            kind: "CoreProvider".into(),
+            ptype: ProviderType::Core,
+            origin: Origin {
+                file: "p.yaml".into(),
+                doc: 0,
+            },
+            pinned: true,
+            namespace: "capi-system".into(),
+            name: "cluster-api".into(),
+            current: "v0.4.8".into(),
+            contract: "v1alpha4".into(),
+            newest_same_contract: "v0.4.8".into(),
+            newest: a("v1.11.11", "v1beta2"),
+            available: vec![
+                a("v0.3.25", "v1alpha3"),
+                a("v0.4.8", "v1alpha4"),
+                a("v1.9.11", "v1beta1"),
+                a("v1.10.10", "v1beta1"),
+                a("v1.11.11", "v1beta2"),
+            ],
+        };
+        assert_eq!(next_contract(&row).as_deref(), Some("v1beta1"));
+        row.current = "v1.10.10".into();
+        row.contract = "v1beta1".into();
+        assert_eq!(next_contract(&row).as_deref(), Some("v1beta2"));
+        row.current = "v1.11.11".into();
+        row.contract = "v1beta2".into();
+        assert_eq!(next_contract(&row), None);
     }
 }

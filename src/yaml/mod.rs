@@ -1,6 +1,8 @@
 //! YAML as Go's `sigs.k8s.io/yaml` reads and writes it.
 //!
-//! * [`split`]: the apimachinery YAMLReader's document splitting (R5.1–R5.3).
+//! * [`split`]: the apimachinery YAMLReader's document splitting (R5.1–R5.3), and
+//!   each document's byte range in the file ([`split::document_spans`]).
+//! * [`locate`]: where `spec.version` sits in a document's text (an in-place edit).
 //! * [`read`]: one document → `serde_json::Value` with Go's scalar rules (R5.4);
 //!   every number becomes an `f64`, as Go's `encoding/json` gives `float64`.
 //! * [`emit`]: `serde_json::Value` → the exact bytes of `sigs.k8s.io/yaml.Marshal`
@@ -9,6 +11,7 @@
 
 pub mod emit;
 pub mod keysort;
+pub mod locate;
 pub mod read;
 pub mod resolve;
 pub mod split;

@@ -47,6 +47,39 @@ pub fn split_documents_at(text: &str) -> Result<Vec<(usize, String)>> {
     Ok(docs)
 }
 
+/// The byte range in `text` of each document [`split_documents_at`] returns, in the same
+/// order: from the start of the document's first line to the end of its last line's
+/// terminator (`\n` or `\r\n`; none at the end of a file without one). Separator lines
+/// are never inside a range. For editing a file in place (`upgrade apply`) without
+/// moving any byte of the other documents.
+pub fn document_spans(text: &str) -> Result<Vec<std::ops::Range<usize>>> {
+    let mut spans = Vec::new();
+    let mut cur: Option<std::ops::Range<usize>> = None;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let bare = line.strip_suffix('\n').unwrap_or(line);
+        let bare = bare.strip_suffix('\r').unwrap_or(bare);
+        if let Some(rest) = bare.strip_prefix("---") {
+            let rest = rest.trim();
+            if !rest.is_empty() && !rest.starts_with('#') {
+                return Err(Error::new(format!(
+                    "invalid Yaml document separator: {rest}"
+                )));
+            }
+            spans.extend(cur.take());
+            continue;
+        }
+        match &mut cur {
+            Some(r) => r.end = at,
+            None => cur = Some(start..at),
+        }
+    }
+    spans.extend(cur);
+    Ok(spans)
+}
+
 /// Lines without their terminator (`\n` or `\r\n`), as Go's `bufio.Reader.ReadLine`.
 fn lines(text: &str) -> impl Iterator<Item = &str> {
     let body = text.strip_suffix('\n').unwrap_or(text);
@@ -104,5 +137,38 @@ mod tests {
         let e = split_documents("a: 1\n--- !tag\nb: 2\n").unwrap_err();
         assert_eq!(e.message(), "invalid Yaml document separator: !tag");
         assert!(split_documents("---foo\n").is_err());
+    }
+
+    #[test]
+    fn spans_cover_the_documents_split_returns() {
+        for text in [
+            "a: 1\n---\nb: 2\n  ---\n--- # c\nc: 3",
+            "a: 1\r\nb: 2\r\n---\r\nc: 3\r\n",
+            "---\n---\na: 1\n---\n",
+            "# only a comment\n---\nx: y\n\n",
+            "",
+            "\n",
+            "a: 1\n---",
+        ] {
+            let docs = split_documents(text).unwrap();
+            let spans = document_spans(text).unwrap();
+            let from_spans: Vec<String> = spans
+                .iter()
+                .map(|r| {
+                    let t = text[r.clone()].replace("\r\n", "\n");
+                    if t.ends_with('\n') {
+                        t
+                    } else {
+                        t + "\n"
+                    }
+                })
+                .collect();
+            assert_eq!(from_spans, docs, "{text:?}");
+        }
+        assert_eq!(
+            document_spans("a: 1\n---\nb: 2").unwrap(),
+            vec![0..5, 9..13]
+        );
+        assert!(document_spans("a: 1\n--- !tag\n").is_err());
     }
 }
