@@ -8,6 +8,8 @@
 //! `scripts/fetch-corpus.sh` fetches the corpus for a machine with network access.
 #![allow(dead_code)]
 
+pub mod v1beta2;
+
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::io::Write;
