@@ -40,6 +40,17 @@ pub struct Config {
     pub images: Option<BTreeMap<String, ImageMeta>>,
     /// `--repository DIR`: every provider without a config entry resolves under DIR.
     pub repository: Option<PathBuf>,
+    /// The `cert-manager:` section.
+    cert_manager: CertManagerSettings,
+}
+
+/// clusterctl's `cert-manager:` config section (`configCertManager`); the URL with
+/// environment variables expanded, as clusterctl does.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CertManagerSettings {
+    pub url: Option<String>,
+    pub version: Option<String>,
+    pub timeout: Option<String>,
 }
 
 /// viper's `cast.ToString` on a YAML value.
@@ -147,6 +158,26 @@ impl Config {
                     &str_field(it, "url"),
                 )?);
             }
+        }
+        if let Some(cm) = field(&root, "cert-manager") {
+            if !cm.is_object() && !cm.is_null() {
+                return Err(Error::new(format!(
+                    "{}: cert-manager: must be a mapping of url, version and timeout",
+                    path.display()
+                ))
+                .wrap("failed to unmarshal certManager from the clusterctl configuration file"));
+            }
+            let s = |k: &str| Some(str_field(cm, k)).filter(|v| !v.is_empty());
+            let url = s("url").map(|u| {
+                crate::envsubst::parse(&u)
+                    .map(|t| t.execute(&|k: &str| cfg.env.get(k).cloned()))
+                    .unwrap_or(u)
+            });
+            cfg.cert_manager = CertManagerSettings {
+                url,
+                version: s("version"),
+                timeout: s("timeout"),
+            };
         }
         if let Some(imgs) = field(&root, "images") {
             let m = imgs.as_object().ok_or_else(|| {
@@ -291,6 +322,11 @@ impl Config {
             &format!("{t}s known"),
             &known,
         )))
+    }
+
+    /// The `cert-manager:` section (empty when the file has none).
+    pub fn cert_manager(&self) -> &CertManagerSettings {
+        &self.cert_manager
     }
 
     /// The `overridesFolder` variable, if set and non-blank.

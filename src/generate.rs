@@ -305,14 +305,17 @@ pub fn list_variables(t: &template::Template, o: &ClusterOptions, config: &Confi
     out
 }
 
-/// `clusterctl init list-images` computed offline: the de-duplicated images of the
-/// given providers' components (rendered without substitution, overrides applied),
-/// plus those of a local cert-manager manifest when one is given, sorted.
+/// `clusterctl init list-images` computed offline, for a management cluster without
+/// cert-manager: the de-duplicated images of the given providers' components
+/// (rendered without substitution, overrides applied), plus cert-manager's
+/// ([`crate::certmanager`]): from `cert_manager` (a manifest's text) when given, else
+/// the release the config and `--repository` locate. `Ok((text, false))` when no local
+/// cert-manager release is configured (clusterctl would download it).
 pub fn list_images(
     config: &Config,
     providers: &[(ProviderType, String)],
     cert_manager: Option<&str>,
-) -> Result<String> {
+) -> Result<(String, bool)> {
     let mut provider_images = std::collections::BTreeSet::new();
     for (t, arg) in providers {
         let (repo, version) = provider_repo(config, *t, arg)?;
@@ -324,20 +327,22 @@ pub fn list_images(
         let c = components::get(&repo, &opts, config)?;
         provider_images.extend(c.images);
     }
+    let release = match cert_manager {
+        Some(text) => Some(crate::certmanager::Release {
+            version: crate::certmanager::DEFAULT_VERSION.to_string(),
+            text: text.to_string(),
+            path: Default::default(),
+        }),
+        None => crate::certmanager::read(config)?,
+    };
     let mut images: Vec<String> = Vec::new();
-    if let Some(cm) = cert_manager {
-        let mut objs = crate::yaml::parse_documents(cm)
-            .map_err(|e| e.wrap("failed to parse cert-manager manifest"))?;
-        crate::components::filters::fix_images::fix_images(
-            &mut objs,
-            config.images.as_ref(),
-            "cert-manager",
-        )?;
-        images.extend(crate::components::filters::fix_images::inspect_images(
-            &objs,
-        ));
+    let found = release.is_some();
+    if let Some(r) = release {
+        images.extend(
+            crate::certmanager::images(&r, config.images.as_ref()).map_err(|e| r.error(e))?,
+        );
     }
     images.extend(provider_images);
     images.sort();
-    Ok(images.iter().map(|i| format!("{i}\n")).collect())
+    Ok((images.iter().map(|i| format!("{i}\n")).collect(), found))
 }

@@ -19,6 +19,7 @@
 
 pub mod admit;
 pub mod bundle;
+pub mod certmanager;
 pub mod components;
 pub mod config;
 pub mod diff;

@@ -225,7 +225,8 @@ struct ListImagesArgs {
     /// Add-on providers.
     #[arg(long, value_delimiter = ',')]
     addon: Vec<String>,
-    /// A local cert-manager manifest whose images are listed too.
+    /// A cert-manager release manifest whose images are listed (default: the release
+    /// the config's `cert-manager:` section or `--repository` locates).
     #[arg(long = "cert-manager", value_name = "FILE")]
     cert_manager: Option<PathBuf>,
 }
@@ -399,7 +400,10 @@ fn run(cli: Cli) -> Result<(), Error> {
                 )?),
                 None => None,
             };
-            let text = generate::list_images(&cfg, &ps, cm.as_deref())?;
+            let (text, cert_manager) = generate::list_images(&cfg, &ps, cm.as_deref())?;
+            if !cert_manager {
+                cli::ui::warn("cert-manager's images are not listed: no local cert-manager release (set --repository DIR with DIR/cert-manager/<version>/cert-manager.yaml, cert-manager.url in --config, or --cert-manager FILE)");
+            }
             emit(&text, None)
         }
         Cmd::Render(_) | Cmd::Krm(_) | Cmd::Diff(_) | Cmd::Lint(_) | Cmd::Upgrade { .. } => {

@@ -594,12 +594,21 @@ fn images_txt_lists_what_init_list_images_lists() {
         (T::ControlPlane, "kubeadm:v1.10.10".to_string()),
         (T::Infrastructure, "docker:v1.10.10".to_string()),
     ];
-    let want = capi_render::generate::list_images(&cfg, &ps, None).unwrap();
+    let want = capi_render::generate::list_images(&cfg, &ps, None)
+        .unwrap()
+        .0;
     assert_eq!(
         std::fs::read_to_string(out.join("images.txt")).unwrap(),
         want
     );
-    assert_eq!(want.lines().count(), 4);
+    // The four providers' images and cert-manager's three (the corpus README).
+    assert_eq!(want.lines().count(), 7);
+    for c in ["cainjector", "controller", "webhook"] {
+        assert!(
+            want.contains(&format!("quay.io/jetstack/cert-manager-{c}:v1.19.1\n")),
+            "{want}"
+        );
+    }
 }
 
 #[test]
@@ -753,6 +762,9 @@ fn mirrored_bundle_renders_what_installing_it_renders_when_images_are_customised
         std::fs::read_to_string(out.join("images.txt")).unwrap(),
         format!(
             "own.example/capd/manager:v1.10.10-custom -> {reg}/manager:v1.10.10-custom\n\
+             quay.io/jetstack/cert-manager-cainjector:v1.19.1 -> {reg}/cert-manager-cainjector:v1.19.1\n\
+             quay.io/jetstack/cert-manager-controller:v1.19.1 -> {reg}/cert-manager-controller:v1.19.1\n\
+             quay.io/jetstack/cert-manager-webhook:v1.19.1 -> {reg}/cert-manager-webhook:v1.19.1\n\
              registry.k8s.io/cluster-api/cluster-api-controller:v1.10.10 -> {reg}/cluster-api-controller:v1.10.10\n"
         )
     );

@@ -38,6 +38,8 @@ pub struct Summary {
     pub files: usize,
     /// Non-fatal findings for stderr (render's own warnings, mirror gaps).
     pub warnings: Vec<String>,
+    /// The cert-manager release the bundle carries, if one was found locally.
+    pub cert_manager: Option<String>,
 }
 
 /// The render options the bundle resolves and renders with.
@@ -276,6 +278,29 @@ pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)>
             format!("rendered/{}/{}.yaml", p.cr.namespace, p.stem()),
             yaml_file(&r.unit.objects),
         );
+    }
+    if let Some(cm) = crate::certmanager::read(&res.config)? {
+        let override_images = overrides.as_ref().or(res.config.images.as_ref());
+        let (objs, moves) =
+            crate::certmanager::objects_and_moves(&cm, override_images).map_err(|e| cm.error(e))?;
+        if opts.image_registry.is_some() {
+            all_images.extend(images::mirror_sources(&objs, &moves).0);
+        } else {
+            all_images.extend(images::images_of(&objs));
+        }
+        tree.insert(
+            format!(
+                "repository/cert-manager/{}/{}",
+                cm.version,
+                crate::certmanager::FILE
+            ),
+            cm.text.clone().into_bytes(),
+        );
+        tree.insert(
+            "rendered/cert-manager/cert-manager.yaml".to_string(),
+            yaml_file(&objs),
+        );
+        summary.cert_manager = Some(cm.version.clone());
     }
     let mirror = match &opts.image_registry {
         Some(r) => Some(images::mirror_map(&all_images, r)?),

@@ -106,8 +106,12 @@ pub fn run(a: &BundleArgs, config: Option<&Path>, repository: Option<&Path>) -> 
     if super::ui::get().quiet {
         return Ok(());
     }
+    let cert_manager = match &s.cert_manager {
+        Some(v) => format!(", cert-manager {v}"),
+        None => String::new(),
+    };
     println!(
-        "wrote {}: {} provider(s) ({}), {} image(s), {} files",
+        "wrote {}: {} provider(s) ({}){cert_manager}, {} image(s), {} files",
         out.display(),
         s.providers.len(),
         s.providers.join(", "),

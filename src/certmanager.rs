@@ -1,0 +1,242 @@
+//! cert-manager as clusterctl v1.10.10 installs it before any provider
+//! (`cert_manager.go`), read offline from a local repository.
+//!
+//! clusterctl reads the manifest like a provider's components, through a provider named
+//! `cert-manager` whose URL is the config's `cert-manager.url` (default: the GitHub
+//! release of [`DEFAULT_VERSION`]), at the config's `cert-manager.version`. Offline,
+//! a URL that is not a local path falls back to `--repository DIR`, where the file is
+//! `DIR/cert-manager/<version>/cert-manager.yaml`. The objects are the file's documents
+//! as they are (no variable substitution), the `cert-manager` image overrides applied to
+//! Deployments and DaemonSets, and clusterctl's labels and version annotation.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::config::{Config, ImageMeta};
+use crate::error::{Error, Result};
+use crate::model::object;
+use crate::provider::{Provider, ProviderType};
+use crate::repository::LocalRepository;
+
+/// `config.CertManagerDefaultVersion` of clusterctl v1.10.10.
+pub const DEFAULT_VERSION: &str = "v1.19.1";
+/// The components file name of cert-manager's release.
+pub const FILE: &str = "cert-manager.yaml";
+/// The image override component (`config.CertManagerImageComponent`).
+pub const IMAGE_COMPONENT: &str = "cert-manager";
+use crate::components::filters::common_labels::CLUSTERCTL_LABEL;
+/// `clusterctlv1.ClusterctlCoreLabel`, whose value marks cert-manager's objects.
+pub const CORE_LABEL: &str = "clusterctl.cluster.x-k8s.io/core";
+/// `clusterctlv1.CertManagerVersionAnnotation`.
+pub const VERSION_ANNOTATION: &str = "cert-manager.clusterctl.cluster.x-k8s.io/version";
+
+/// The cert-manager release to read: where from and which version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Release {
+    pub version: String,
+    /// The manifest as read.
+    pub text: String,
+    /// The file it came from.
+    pub path: PathBuf,
+}
+
+/// The URL clusterctl would use: `cert-manager.url` (environment variables expanded)
+/// or the default GitHub release, and the version.
+fn url_and_version(config: &Config) -> (Option<String>, String) {
+    let s = config.cert_manager();
+    let version = s
+        .version
+        .clone()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| DEFAULT_VERSION.to_string());
+    (s.url.clone().filter(|u| !u.is_empty()), version)
+}
+
+fn is_local(url: &str) -> bool {
+    url.starts_with('/') || url.starts_with("file://")
+}
+
+/// Where the release is read from, offline: a local `cert-manager.url`, else
+/// `--repository`'s `cert-manager/<version>/`. `None` when neither names a local
+/// folder (clusterctl would download the release).
+pub fn locate(config: &Config) -> Option<(Provider, String)> {
+    let (url, version) = url_and_version(config);
+    let url = match url {
+        Some(u) if is_local(&u) => u,
+        _ => {
+            let dir = config.repository.as_ref()?;
+            format!("{}/cert-manager/{version}/{FILE}", dir.display())
+        }
+    };
+    Some((
+        Provider {
+            name: "cert-manager".to_string(),
+            ptype: ProviderType::Core,
+            url,
+        },
+        version,
+    ))
+}
+
+/// Read the release [`locate`] names. `Ok(None)`: no local source is configured.
+pub fn read(config: &Config) -> Result<Option<Release>> {
+    let Some((provider, version)) = locate(config) else {
+        return Ok(None);
+    };
+    let repo = LocalRepository::new(&provider, config)?;
+    let (text, path) = repo
+        .read_with_override(&version, &repo.components_file)
+        .map_err(|e| {
+            e.wrap(format!("failed to read the cert-manager {version} manifest"))
+                .with_hint(format!(
+                    "put cert-manager's release manifest at {}/cert-manager/{version}/{FILE} in the local repository, or set cert-manager.url (and version) in the clusterctl config",
+                    repo.base.display()
+                ))
+        })?;
+    Ok(Some(Release {
+        version,
+        text,
+        path,
+    }))
+}
+
+/// `getManifestObjs`: the manifest's objects, the `cert-manager` image overrides
+/// applied, clusterctl's labels and the version annotation on every object.
+pub fn objects(
+    release: &Release,
+    images: Option<&BTreeMap<String, ImageMeta>>,
+) -> Result<Vec<Value>> {
+    Ok(objects_and_moves(release, images)?.0)
+}
+
+/// The objects, and each Deployment and DaemonSet image as written and as overridden.
+pub type ObjectsAndMoves = (Vec<Value>, Vec<(String, String)>);
+
+/// [`objects`], and each Deployment and DaemonSet image as written and as overridden.
+pub fn objects_and_moves(
+    release: &Release,
+    images: Option<&BTreeMap<String, ImageMeta>>,
+) -> Result<ObjectsAndMoves> {
+    let mut objs = crate::yaml::parse_documents(&release.text)
+        .map_err(|e| e.wrap("failed to parse yaml for cert-manager manifest"))?;
+    let moves =
+        crate::components::filters::fix_images::fix_images(&mut objs, images, IMAGE_COMPONENT)
+            .map_err(|e| e.wrap("failed to apply image override to the cert-manager manifest"))?;
+    for o in &mut objs {
+        label(o, &release.version);
+    }
+    Ok((objs, moves))
+}
+
+/// `addCerManagerLabel` and `addCerManagerAnnotations` (`GetLabels`/`SetLabels`: a map
+/// with a non-string value reads as empty).
+fn label(o: &mut Value, version: &str) {
+    if !o.is_object() {
+        return;
+    }
+    let mut labels = object::nested_string_map(o, "labels").unwrap_or_default();
+    labels.insert(CLUSTERCTL_LABEL.into(), Value::from(""));
+    labels.insert(CORE_LABEL.into(), Value::from("cert-manager"));
+    object::set_metadata_field(o, "labels", Value::Object(labels));
+    let mut ann = object::nested_string_map(o, "annotations").unwrap_or_default();
+    ann.insert(VERSION_ANNOTATION.into(), Value::from(version));
+    object::set_metadata_field(o, "annotations", Value::Object(ann));
+}
+
+/// The images clusterctl lists for cert-manager (`InspectImages` of [`objects`]).
+pub fn images(
+    release: &Release,
+    images: Option<&BTreeMap<String, ImageMeta>>,
+) -> Result<Vec<String>> {
+    let objs = objects(release, images)?;
+    Ok(crate::components::filters::fix_images::inspect_images(
+        &objs,
+    ))
+}
+
+impl Release {
+    /// The error of a cert-manager object, naming the manifest.
+    pub fn error(&self, e: Error) -> Error {
+        e.in_file(self.path.display())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn release(text: &str) -> Release {
+        Release {
+            version: "v1.19.1".into(),
+            text: text.into(),
+            path: "/r/cert-manager/v1.19.1/cert-manager.yaml".into(),
+        }
+    }
+
+    #[test]
+    fn objects_get_clusterctls_labels_and_version() {
+        let r = release(
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: cert-manager\n  labels:\n    a: b\n---\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cm\n  namespace: cert-manager\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: quay.io/jetstack/cert-manager-controller:v1.19.1\n",
+        );
+        let mut m = BTreeMap::new();
+        m.insert(
+            "cert-manager".to_string(),
+            ImageMeta {
+                repository: "mirror.local/jetstack".into(),
+                tag: String::new(),
+            },
+        );
+        let objs = objects(&r, Some(&m)).unwrap();
+        assert_eq!(objs.len(), 2);
+        assert_eq!(
+            objs[0]["metadata"],
+            json!({"name": "cert-manager",
+                "labels": {"a": "b", CLUSTERCTL_LABEL: "", CORE_LABEL: "cert-manager"},
+                "annotations": {VERSION_ANNOTATION: "v1.19.1"}})
+        );
+        assert_eq!(
+            images(&r, Some(&m)).unwrap(),
+            ["mirror.local/jetstack/cert-manager-controller:v1.19.1"]
+        );
+        assert_eq!(
+            images(&r, None).unwrap(),
+            ["quay.io/jetstack/cert-manager-controller:v1.19.1"]
+        );
+    }
+
+    #[test]
+    fn locate_prefers_a_local_url_then_the_repository() {
+        let mut c = Config::new(BTreeMap::new());
+        assert!(
+            locate(&c).is_none(),
+            "no local source: clusterctl would download"
+        );
+        c.repository = Some("/repo".into());
+        let (p, v) = locate(&c).unwrap();
+        assert_eq!(
+            (p.url.as_str(), v.as_str()),
+            ("/repo/cert-manager/v1.19.1/cert-manager.yaml", "v1.19.1")
+        );
+        let c = Config::from_text(
+            "cert-manager:\n  url: /other/cert-manager/v1.18.0/cert-manager.yaml\n  version: v1.18.0\n",
+            std::path::Path::new("/x/c.yaml"),
+            BTreeMap::new(),
+        )
+        .unwrap();
+        let (p, v) = locate(&c).unwrap();
+        assert_eq!(
+            (p.url.as_str(), v.as_str()),
+            ("/other/cert-manager/v1.18.0/cert-manager.yaml", "v1.18.0")
+        );
+        let remote = Config::from_text(
+            "cert-manager:\n  url: https://example.com/cert-manager.yaml\n",
+            std::path::Path::new("/x/c.yaml"),
+            BTreeMap::new(),
+        )
+        .unwrap();
+        assert!(locate(&remote).is_none());
+    }
+}

@@ -1,0 +1,167 @@
+//! cert-manager from a local repository (`crate::certmanager`): what `init list-images`
+//! lists and what a bundle carries, from the corpus's real v1.19.1 release manifest
+//! (`repository/cert-manager/v1.19.1/cert-manager.yaml`, 49 objects; its images are
+//! `quay.io/jetstack/cert-manager-{cainjector,controller,webhook}:v1.19.1`).
+
+mod common;
+
+use std::path::Path;
+
+use common::{bin, corpus, run};
+
+const JETSTACK: [&str; 3] = [
+    "quay.io/jetstack/cert-manager-cainjector:v1.19.1",
+    "quay.io/jetstack/cert-manager-controller:v1.19.1",
+    "quay.io/jetstack/cert-manager-webhook:v1.19.1",
+];
+
+fn list_images(args: &[&str]) -> (String, String) {
+    let out = run(bin().args(args), None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn list_images_reads_cert_manager_from_the_repository_or_the_config() {
+    let Some(c) = corpus() else { return };
+    let repo = c.join("repository");
+    let repo = repo.to_str().unwrap();
+    let providers = [
+        "init",
+        "list-images",
+        "--core",
+        "cluster-api:v1.10.10",
+        "-i",
+        "docker:v1.10.10",
+    ];
+    let (with, err) = list_images(&[&["--repository", repo][..], &providers].concat());
+    assert!(!err.contains("cert-manager"), "{err}");
+    for i in JETSTACK {
+        assert!(with.lines().any(|l| l == i), "{i} missing from\n{with}");
+    }
+    // The same providers without a local cert-manager: only the providers', and a warning.
+    let d = std::env::temp_dir().join(format!("capi-cm-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let plain = d.join("plain.yaml");
+    let url = |label: &str, file: &str| format!("{repo}/{label}/v1.10.10/{file}");
+    std::fs::write(
+        &plain,
+        format!(
+            "providers:\n- {{name: cluster-api, type: CoreProvider, url: {}}}\n- {{name: kubeadm, type: BootstrapProvider, url: {}}}\n- {{name: kubeadm, type: ControlPlaneProvider, url: {}}}\n- {{name: docker, type: InfrastructureProvider, url: {}}}\n",
+            url("cluster-api", "core-components.yaml"),
+            url("bootstrap-kubeadm", "bootstrap-components.yaml"),
+            url("control-plane-kubeadm", "control-plane-components.yaml"),
+            url("infrastructure-docker", "infrastructure-components.yaml"),
+        ),
+    )
+    .unwrap();
+    let plain = plain.to_str().unwrap();
+    let (without, err) = list_images(&[&["--config", plain][..], &providers].concat());
+    assert!(
+        err.contains("cert-manager's images are not listed"),
+        "{err}"
+    );
+    let expected: Vec<&str> = with.lines().filter(|l| !JETSTACK.contains(l)).collect();
+    assert_eq!(without.lines().collect::<Vec<_>>(), expected);
+    // The config's cert-manager section names the release; its images override applies.
+    let cfg = d.join("cm.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "{}cert-manager:\n  url: {repo}/cert-manager/v1.19.1/cert-manager.yaml\nimages:\n  cert-manager:\n    repository: mirror.local/jetstack\n",
+            std::fs::read_to_string(plain).unwrap()
+        ),
+    )
+    .unwrap();
+    let (mirrored, _) =
+        list_images(&[&["--config", cfg.to_str().unwrap()][..], &providers].concat());
+    for i in JETSTACK {
+        let m = i.replace("quay.io/jetstack", "mirror.local/jetstack");
+        assert!(
+            mirrored.lines().any(|l| l == m),
+            "{m} missing from\n{mirrored}"
+        );
+    }
+    // A cert-manager version the repository does not hold is an error naming the file.
+    std::fs::write(&cfg, "cert-manager:\n  version: v1.0.0\n").unwrap();
+    let out = run(
+        bin().args(
+            [
+                &["--config", cfg.to_str().unwrap(), "--repository", repo][..],
+                &providers,
+            ]
+            .concat(),
+        ),
+        None,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("cert-manager/v1.0.0/cert-manager.yaml"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn bundles_carry_the_release_and_its_rendered_objects() {
+    let Some(c) = corpus() else { return };
+    let d = std::env::temp_dir().join(format!("capi-cm-bundle-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let out = d.join("b");
+    let providers = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bundle/providers.yaml");
+    let o = run(
+        bin().args([
+            "bundle",
+            "-f",
+            providers.to_str().unwrap(),
+            "--repository",
+            c.join("repository").to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]),
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains(", cert-manager v1.19.1, 7 image(s)"));
+    let release = c.join("repository/cert-manager/v1.19.1/cert-manager.yaml");
+    assert_eq!(
+        std::fs::read(out.join("repository/cert-manager/v1.19.1/cert-manager.yaml")).unwrap(),
+        std::fs::read(&release).unwrap(),
+        "the release is carried byte for byte"
+    );
+    let rendered =
+        std::fs::read_to_string(out.join("rendered/cert-manager/cert-manager.yaml")).unwrap();
+    let objs = capi_render::yaml::parse_documents(&rendered).unwrap();
+    assert_eq!(objs.len(), 49);
+    for o in &objs {
+        let md = &o["metadata"];
+        assert_eq!(md["labels"]["clusterctl.cluster.x-k8s.io"], "", "{md}");
+        assert_eq!(
+            md["labels"]["clusterctl.cluster.x-k8s.io/core"],
+            "cert-manager"
+        );
+        assert_eq!(
+            md["annotations"]["cert-manager.clusterctl.cluster.x-k8s.io/version"],
+            "v1.19.1"
+        );
+    }
+    let images = std::fs::read_to_string(out.join("images.txt")).unwrap();
+    for i in JETSTACK {
+        assert!(images.lines().any(|l| l == i), "{images}");
+    }
+    let v = run(
+        bin().args(["bundle", "verify", out.to_str().unwrap()]),
+        None,
+    );
+    assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
+    std::fs::remove_dir_all(&d).ok();
+}
