@@ -4,6 +4,8 @@
 #     v1.10.10 reports for them. `clusterctl init list-images` needs a management
 #     cluster, so, as conformance/run.sh does for `init list-images`, the reference is
 #     the union of clusterctl's offline `generate provider --describe` image lists;
+#   * rendered/cert-manager/cert-manager.yaml equals what clusterctl v1.10.10's own
+#     cert-manager install creates (oracle/cmd/certmanagerref, a fake management cluster);
 #   * SHA256SUMS is accepted by coreutils `sha256sum -c`;
 #   * a compressed ConfigMap (the >1 MiB AWS provider of the stress corpus) decodes
 #     with coreutils `base64 -d` and gzip's `gunzip` to the repository file;
@@ -52,6 +54,36 @@ if ! cmp -s "$work/expected" "$work/b/images.txt"; then
 fi
 nimages=$(wc -l <"$work/expected")
 
+# --- cert-manager: rendered/ vs what clusterctl's own code installs ------------------------
+# cmd/certmanagerref runs clusterctl v1.10.10's CertManager().EnsureInstalled against a fake
+# management cluster and prints the objects it created, in manifest order.
+cmcheck="no local cert-manager release"
+if [ -f "$cm" ]; then
+  (cd "$here/oracle" && go build -o "$work/certmanagerref" ./cmd/certmanagerref)
+  printf 'cert-manager:\n  url: %s\n  version: v1.19.1\n' "$cm" >"$work/cm.yaml"
+  if ! env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/xdg" \
+    "$work/certmanagerref" "$work/cm.yaml" >"$work/cm-expected" 2>"$work/cm.err"; then
+    cat "$work/cm.err" >&2; fail=1
+  elif ! cmp -s "$work/cm-expected" "$work/b/rendered/cert-manager/cert-manager.yaml"; then
+    note "DIFF rendered/cert-manager/cert-manager.yaml vs clusterctl's install"
+    diff -u "$work/cm-expected" "$work/b/rendered/cert-manager/cert-manager.yaml" | head -40 >&2; fail=1
+  else
+    cmcheck="cert-manager $(grep -c '^kind: ' "$work/cm-expected") objects identical to clusterctl's install"
+  fi
+  # With a mirror: clusterctl's install with the same override in its config's images.
+  "$capi" bundle -f "$root/fixtures/bundle/providers.yaml" -o "$work/bm" --repository "$R" \
+    --image-registry mirror.example:5000/capi >/dev/null 2>&1
+  printf 'images:\n  all:\n    repository: mirror.example:5000/capi\n' >>"$work/cm.yaml"
+  env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/xdg" \
+    "$work/certmanagerref" "$work/cm.yaml" >"$work/cm-mirror" 2>"$work/cm.err" || true
+  if ! cmp -s "$work/cm-mirror" "$work/bm/rendered/cert-manager/cert-manager.yaml"; then
+    note "DIFF mirrored rendered/cert-manager/cert-manager.yaml vs clusterctl's install"
+    diff -u "$work/cm-mirror" "$work/bm/rendered/cert-manager/cert-manager.yaml" | head -40 >&2; fail=1
+  else
+    cmcheck="$cmcheck (also with a mirror)"
+  fi
+fi
+
 # --- SHA256SUMS with coreutils ------------------------------------------------------------
 if ! (cd "$work/b" && sha256sum --quiet -c SHA256SUMS); then note "FAIL: sha256sum -c rejects SHA256SUMS"; fail=1; fi
 nfiles=$(wc -l <"$work/b/SHA256SUMS")
@@ -89,5 +121,5 @@ fi
 printf '#' >>"$work/b/repository/infrastructure-docker/$ver/metadata.yaml"
 if "$capi" bundle verify "$work/b" >/dev/null 2>&1; then note "FAIL: verify accepts a damaged bundle"; fail=1; fi
 
-echo "bundle: images.txt $nimages images vs clusterctl, $nfiles files checked by sha256sum, $([ "$fail" = 0 ] && echo OK || echo FAILED)"
+echo "bundle: images.txt $nimages images vs clusterctl, $cmcheck, $nfiles files checked by sha256sum, $([ "$fail" = 0 ] && echo OK || echo FAILED)"
 exit "$fail"
