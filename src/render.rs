@@ -133,8 +133,13 @@ pub fn prepare(
     if let Some(e) = inputs.refused {
         return Err(e);
     }
-    let (providers, extra, mut warnings) =
+    let (mut providers, mut extra, mut warnings) =
         crate::operator::render_providers(&inputs.objects, opts)?;
+    if opts.cert_manager {
+        let (unit, file) = cert_manager_unit(opts)?;
+        providers.insert(0, unit);
+        extra.insert(0, file);
+    }
     if !inputs.clusters.is_empty() {
         warnings.extend(crate::operator::cluster_topology_gate_warning(&providers));
     }
@@ -157,6 +162,51 @@ pub fn prepare(
         clusters,
         namespaces,
     })
+}
+
+/// `--cert-manager`: the unit of the release [`crate::certmanager::read`] finds, with
+/// clusterctl's image overrides, and the file it came from (under `--repository` as
+/// given, so that the lock stays portable).
+fn cert_manager_unit(opts: &RenderOptions) -> crate::Result<(RenderedUnit, InputFile)> {
+    let config = crate::operator::operator_config(opts)?;
+    let release = crate::certmanager::read(&config)?.ok_or_else(|| {
+        crate::Error::new("--cert-manager: no local cert-manager release").with_hint(format!(
+            "pass --repository DIR with DIR/cert-manager/{}/{}, or set cert-manager.url (a local path) in --config",
+            crate::certmanager::DEFAULT_VERSION,
+            crate::certmanager::FILE
+        ))
+    })?;
+    let objects = crate::certmanager::objects(&release, config.images.as_ref())
+        .map_err(|e| release.error(e))?;
+    let under_repository = match (&opts.repository, &config.repository) {
+        (Some(given), Some(abs)) => release
+            .path
+            .strip_prefix(abs)
+            .ok()
+            .map(|rest| (given.clone(), given.join(rest))),
+        _ => None,
+    };
+    let (source, shown) = match under_repository {
+        Some((repo, path)) => (format!("repository:{}", repo.display()), path),
+        None => ("config:cert-manager.url".to_string(), release.path.clone()),
+    };
+    let file = InputFile {
+        path: shown.display().to_string(),
+        sha256: crate::model::sha256_hex(release.text.as_bytes()),
+    };
+    let unit = RenderedUnit {
+        kind: UnitKind::CertManager(crate::model::ProviderInfo {
+            provider_type: "cert-manager".to_string(),
+            kind: "CertManager".to_string(),
+            version: release.version.clone(),
+            contract: String::new(),
+            source,
+        }),
+        namespace: "cert-manager".to_string(),
+        name: "cert-manager".to_string(),
+        objects,
+    };
+    Ok((unit, file))
 }
 
 /// Every object goes to its namespace (objects without a namespace are in `default`),

@@ -165,3 +165,148 @@ fn bundles_carry_the_release_and_its_rendered_objects() {
     assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// `render --cert-manager -o OUT`: cert-manager is the tree's first unit (`cert-manager/`,
+/// the same objects clusterctl installs, as the bundle's `rendered/` holds them), the
+/// providers' Flux Kustomizations depend on it (they use its Certificate and Issuer
+/// kinds), the lock records the flag and the release, and `--check` without the flag
+/// finds the unit gone.
+#[test]
+fn render_puts_cert_manager_first_in_the_tree() {
+    let Some(c) = corpus() else { return };
+    let d = std::env::temp_dir().join(format!("capi-cm-tree-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let out = d.join("tree");
+    let providers = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bundle/providers.yaml");
+    let repo = c.join("repository");
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "render".to_string(),
+            "-f".into(),
+            providers.display().to_string(),
+            "--repository".into(),
+            repo.display().to_string(),
+            "--flux".into(),
+            "--flux-path".into(),
+            "./tree".into(),
+            "-o".into(),
+            out.display().to_string(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let o = run(bin().args(args(&["--cert-manager"])), None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let root = std::fs::read_to_string(out.join("kustomization.yaml")).unwrap();
+    assert!(
+        root.contains("resources:\n- cert-manager\n- providers/capi-system/core-cluster-api\n"),
+        "{root}"
+    );
+    let mut files: Vec<String> = std::fs::read_dir(out.join("cert-manager"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "kustomization.yaml")
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 49, "one file per object");
+    let mut objs = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(out.join("cert-manager").join(f)).unwrap();
+        objs.extend(capi_render::yaml::parse_documents(&text).unwrap());
+    }
+    // The same objects as the bundle's rendered/cert-manager (checked byte for byte
+    // against clusterctl's install by conformance/bundle.sh).
+    let b = d.join("bundle");
+    let o = run(
+        bin().args([
+            "bundle",
+            "-f",
+            providers.to_str().unwrap(),
+            "--repository",
+            repo.to_str().unwrap(),
+            "-o",
+            b.to_str().unwrap(),
+        ]),
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut bundled = capi_render::yaml::parse_documents(
+        &std::fs::read_to_string(b.join("rendered/cert-manager/cert-manager.yaml")).unwrap(),
+    )
+    .unwrap();
+    let key = |v: &serde_json::Value| v.to_string();
+    objs.sort_by_key(key);
+    bundled.sort_by_key(key);
+    assert_eq!(objs, bundled);
+    let flux = std::fs::read_to_string(out.join("flux/capi-system-core-cluster-api.yaml")).unwrap();
+    assert!(
+        flux.contains("dependsOn:\n  - name: cert-manager\n"),
+        "{flux}"
+    );
+    let cm_flux = std::fs::read_to_string(out.join("flux/cert-manager.yaml")).unwrap();
+    assert!(
+        cm_flux.contains("path: ./tree/cert-manager\n") && cm_flux.contains("wait: true"),
+        "{cm_flux}"
+    );
+    let lock = std::fs::read_to_string(out.join("capi-render.lock")).unwrap();
+    assert!(lock.contains("  certManager: true\n"), "{lock}");
+    assert!(
+        lock.contains("cert-manager/v1.19.1/cert-manager.yaml\n"),
+        "{lock}"
+    );
+    assert!(
+        lock.contains("  type: cert-manager\n  version: v1.19.1\n"),
+        "{lock}"
+    );
+    let check = run(bin().args(args(&["--cert-manager", "--check"])), None);
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let without = run(bin().args(args(&["--check"])), None);
+    assert_eq!(without.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&without.stdout).contains("cert-manager/"));
+    // No local release (providers from a config, no --repository): a clear error.
+    let cfg = d.join("providers-only.yaml");
+    let url = |label: &str, file: &str| {
+        repo.join(label)
+            .join("v1.10.10")
+            .join(file)
+            .display()
+            .to_string()
+    };
+    std::fs::write(
+        &cfg,
+        format!(
+            "providers:\n- {{name: cluster-api, type: CoreProvider, url: {}}}\n- {{name: kubeadm, type: BootstrapProvider, url: {}}}\n- {{name: kubeadm, type: ControlPlaneProvider, url: {}}}\n- {{name: docker, type: InfrastructureProvider, url: {}}}\n",
+            url("cluster-api", "core-components.yaml"),
+            url("bootstrap-kubeadm", "bootstrap-components.yaml"),
+            url("control-plane-kubeadm", "control-plane-components.yaml"),
+            url("infrastructure-docker", "infrastructure-components.yaml"),
+        ),
+    )
+    .unwrap();
+    let o = run(
+        bin().args([
+            "--config",
+            cfg.to_str().unwrap(),
+            "render",
+            "-f",
+            providers.to_str().unwrap(),
+            "--cert-manager",
+            "--stdout",
+        ]),
+        None,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("--cert-manager: no local cert-manager release"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty());
+    std::fs::remove_dir_all(&d).ok();
+}

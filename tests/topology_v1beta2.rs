@@ -19,15 +19,7 @@ fn render(cluster_file: &str, class_file: &str) -> topology_result::R {
     let mut objs = fixture(cluster_file);
     objs.extend(corpus_objects(class_file));
     input::set_missing_namespaces(&mut objs, "");
-    let c = objs
-        .iter()
-        .find(|o| o["kind"] == "Cluster")
-        .unwrap()
-        .clone();
-    let rest: Vec<Value> = objs
-        .into_iter()
-        .filter(|o| o["kind"] != "Cluster")
-        .collect();
+    let (c, rest) = cluster_and_rest(objs);
     topology::render_cluster(&c, &rest)
 }
 
@@ -438,16 +430,8 @@ fn rendering_is_deterministic() {
 fn conversion_errors_name_the_cluster_and_field() {
     let mut objs = fixture("equivalence/templates.yaml");
     objs.extend(fixture("equivalence/v1beta2.yaml"));
-    let mut c = objs
-        .iter()
-        .find(|o| o["kind"] == "Cluster")
-        .unwrap()
-        .clone();
+    let (mut c, rest) = cluster_and_rest(objs);
     c["spec"]["topology"]["controlPlane"]["deletion"]["nodeDrainTimeoutSeconds"] = json!("1m");
-    let rest: Vec<Value> = objs
-        .into_iter()
-        .filter(|o| o["kind"] != "Cluster")
-        .collect();
     let e = topology::render_cluster(&c, &rest).unwrap_err().to_string();
     assert!(
         e.contains("Cluster eq/eq")
@@ -476,15 +460,7 @@ fn patches_see_heads_builtin_class_ref() {
         .unwrap();
     cc["spec"]["patches"][1]["definitions"][0]["jsonPatches"][0]["valueFrom"]["template"] =
         json!("imageRepository: {{ .builtin.cluster.topology.classRef.name }}/{{ .builtin.cluster.topology.classRef.namespace }}");
-    let c = objs
-        .iter()
-        .find(|o| o["kind"] == "Cluster")
-        .unwrap()
-        .clone();
-    let rest: Vec<Value> = objs
-        .into_iter()
-        .filter(|o| o["kind"] != "Cluster")
-        .collect();
+    let (c, rest) = cluster_and_rest(objs);
     let out = topology::render_cluster(&c, &rest).unwrap();
     assert_eq!(
         one(&out, "DockerCluster")["spec"]["loadBalancer"],

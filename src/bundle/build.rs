@@ -50,6 +50,8 @@ pub fn render_options(opts: &BundleOptions) -> RenderOptions {
         no_namespaces: false,
         oci_layout: opts.oci_layout.clone(),
         allow_empty: false,
+        // The bundle carries cert-manager on its own (`repository/`, `rendered/`).
+        cert_manager: false,
     }
 }
 

@@ -44,7 +44,7 @@ pub struct RenderArgs {
     #[arg(
         long = "from-lock",
         value_name = "OUT",
-        conflicts_with_all = ["files", "output", "stdout", "flux", "flux_path", "no_namespaces", "oci_layout", "allow_empty"]
+        conflicts_with_all = ["files", "output", "stdout", "flux", "flux_path", "no_namespaces", "oci_layout", "allow_empty", "cert_manager"]
     )]
     pub from_lock: Option<PathBuf>,
     /// Print every rendered object as one YAML stream instead of writing a tree.
@@ -83,6 +83,11 @@ pub struct RenderArgs {
     /// every unit of the tree). Without it that is an error.
     #[arg(long = "allow-empty")]
     pub allow_empty: bool,
+    /// Also render cert-manager, as clusterctl installs it, as the first unit
+    /// (`cert-manager/`): the release the config's `cert-manager:` section or
+    /// `--repository DIR/cert-manager/<version>/` holds.
+    #[arg(long = "cert-manager")]
+    pub cert_manager: bool,
     /// `json`: print the result as one JSON object on stdout instead of text — with
     /// --check a CheckResult (the files that differ), else a RenderResult (the files
     /// written, unchanged, removed). The exit codes stay as they are.
@@ -133,6 +138,7 @@ fn command_of(
         oci_layout: a.oci_layout.as_deref().map(s),
         no_namespaces: a.no_namespaces,
         allow_empty: a.allow_empty,
+        cert_manager: a.cert_manager,
         flux: a
             .flux
             .then(|| (a.flux_source.clone(), topts.flux_path.clone())),
@@ -169,6 +175,7 @@ fn from_lock(
         no_namespaces: c.no_namespaces,
         oci_layout: c.oci_layout.map(PathBuf::from),
         allow_empty: c.allow_empty,
+        cert_manager: c.cert_manager,
         output_format: a.output_format,
     };
     Ok((
@@ -230,6 +237,7 @@ fn prepare(
         no_namespaces: a.no_namespaces,
         oci_layout: a.oci_layout.clone(),
         allow_empty: a.allow_empty,
+        cert_manager: a.cert_manager,
         ..RenderOptions::default()
     };
     super::prepare_inputs(&a.files, &opts)

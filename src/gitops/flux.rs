@@ -62,6 +62,7 @@ pub fn flux_name(u: &UnitSummary) -> String {
     let full = match &u.kind {
         UnitKind::Provider(p) => format!("{}-{}-{}", u.namespace, p.provider_type, u.name),
         UnitKind::Cluster => format!("cluster-{}-{}", u.namespace, u.name),
+        UnitKind::CertManager(_) => "cert-manager".to_string(),
     };
     let full = full.replace('.', "-");
     if full.len() <= MAX_NAME {
@@ -209,7 +210,7 @@ pub fn kustomizations(
             "path": flux_path(prefix, &u.dir())?,
             "prune": true,
             "sourceRef": {"kind": "GitRepository", "name": source},
-            "wait": matches!(u.kind, UnitKind::Provider(_)),
+            "wait": matches!(u.kind, UnitKind::Provider(_) | UnitKind::CertManager(_)),
         });
         let mut dn: Vec<&String> = deps[i].iter().map(|&j| &names[j]).collect();
         dn.sort();

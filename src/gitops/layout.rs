@@ -27,6 +27,7 @@ fn describe(kind: &UnitKind, namespace: &str, name: &str) -> String {
     match kind {
         UnitKind::Provider(p) => format!("provider {} {namespace}/{name}", p.kind),
         UnitKind::Cluster => format!("cluster {namespace}/{name}"),
+        UnitKind::CertManager(p) => format!("cert-manager {}", p.version),
     }
 }
 

@@ -39,6 +39,8 @@ pub struct RenderCommand {
     pub oci_layout: Option<String>,
     pub no_namespaces: bool,
     pub allow_empty: bool,
+    /// `--cert-manager`.
+    pub cert_manager: bool,
     /// `--flux`, with `--flux-source` and `--flux-path`.
     pub flux: Option<(String, String)>,
 }
@@ -62,6 +64,9 @@ impl RenderCommand {
         }
         if self.allow_empty {
             m.insert("allowEmpty".into(), Value::Bool(true));
+        }
+        if self.cert_manager {
+            m.insert("certManager".into(), Value::Bool(true));
         }
         if let Some((source, path)) = &self.flux {
             m.insert("flux".into(), json!({"source": source, "path": path}));
@@ -94,6 +99,7 @@ impl RenderCommand {
                 "ociLayout",
                 "noNamespaces",
                 "allowEmpty",
+                "certManager",
                 "flux",
             ]
             .contains(&k.as_str())
@@ -132,6 +138,7 @@ impl RenderCommand {
             oci_layout: text("ociLayout")?,
             no_namespaces: flag("noNamespaces")?,
             allow_empty: flag("allowEmpty")?,
+            cert_manager: flag("certManager")?,
             flux,
         })
     }
@@ -201,7 +208,7 @@ pub fn lock_text_of(
     let providers: Vec<Value> = units
         .iter()
         .filter_map(|u| match &u.kind {
-            UnitKind::Provider(p) => Some(json!({
+            UnitKind::Provider(p) | UnitKind::CertManager(p) => Some(json!({
                 "namespace": u.namespace, "name": u.name, "type": p.provider_type,
                 "kind": p.kind, "version": p.version, "contract": p.contract, "source": source(&p.source),
             })),
@@ -720,16 +727,17 @@ mod tests {
             oci_layout: None,
             no_namespaces: false,
             allow_empty: true,
+            cert_manager: true,
             flux: Some(("flux-system".into(), "capi/rendered".into())),
         };
         let t = lock_text_of(&[], &[], &[], &[], Path::new("capi/rendered"), Some(&c));
-        assert!(t.contains("command:\n  allowEmpty: true\n  files:\n  - ../providers.yaml\n  - ../clusters\n  flux:\n    path: capi/rendered\n    source: flux-system\n  repository: ../repository\ninputs: []\n"), "{t}");
+        assert!(t.contains("command:\n  allowEmpty: true\n  certManager: true\n  files:\n  - ../providers.yaml\n  - ../clusters\n  flux:\n    path: capi/rendered\n    source: flux-system\n  repository: ../repository\ninputs: []\n"), "{t}");
         // The fast reader still reads the lock; the command reads back.
         assert!(read_canonical(&t).is_some());
         let back = read_command(&t, "l").unwrap().unwrap();
         assert_eq!(back.files, ["../providers.yaml", "../clusters"]);
         assert_eq!(back.repository.as_deref(), Some("../repository"));
-        assert!(back.allow_empty && !back.no_namespaces);
+        assert!(back.allow_empty && back.cert_manager && !back.no_namespaces);
         assert_eq!(back.flux, c.flux);
         assert_eq!(read_command("lockVersion: 1\n", "l").unwrap(), None);
         let bad = t.replace(

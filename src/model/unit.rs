@@ -20,6 +20,9 @@ pub enum UnitKind {
     Provider(ProviderInfo),
     /// A Cluster with `spec.topology`: `clusters/<namespace>/<name>/`.
     Cluster,
+    /// cert-manager as clusterctl installs it (`render --cert-manager`): `cert-manager/`,
+    /// before every provider (`provider_type` "cert-manager", kind "CertManager").
+    CertManager(ProviderInfo),
 }
 
 /// Resolution facts of one provider, recorded in the lock file.
@@ -59,6 +62,7 @@ pub fn unit_dir(kind: &UnitKind, namespace: &str, name: &str) -> String {
     match kind {
         UnitKind::Provider(p) => format!("providers/{namespace}/{}-{name}", p.provider_type),
         UnitKind::Cluster => format!("clusters/{namespace}/{name}"),
+        UnitKind::CertManager(_) => "cert-manager".to_string(),
     }
 }
 
@@ -95,4 +99,7 @@ pub struct RenderOptions {
     /// Accept inputs that yield no unit (`--allow-empty`); without it that is an error,
     /// so that a wrong input never empties a tree.
     pub allow_empty: bool,
+    /// Render cert-manager as the first unit (`--cert-manager`), from the release the
+    /// config's `cert-manager:` section or `--repository` locates.
+    pub cert_manager: bool,
 }

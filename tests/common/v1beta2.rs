@@ -75,14 +75,20 @@ pub fn sorted_kinds(objs: &[Value]) -> Vec<String> {
 pub fn equivalence(v: &str) -> Vec<Value> {
     let mut objs = fixture("equivalence/templates.yaml");
     objs.extend(fixture(&format!("equivalence/{v}.yaml")));
+    let (c, rest) = cluster_and_rest(objs);
+    topology::render_cluster(&c, &rest).unwrap()
+}
+
+/// The first Cluster among `objs`, and the other objects.
+pub fn cluster_and_rest(objs: Vec<Value>) -> (Value, Vec<Value>) {
     let c = objs
         .iter()
         .find(|o| o["kind"] == "Cluster")
-        .unwrap()
+        .expect("a Cluster among the objects")
         .clone();
-    let rest: Vec<Value> = objs
+    let rest = objs
         .into_iter()
         .filter(|o| o["kind"] != "Cluster")
         .collect();
-    topology::render_cluster(&c, &rest).unwrap()
+    (c, rest)
 }
