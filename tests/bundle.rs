@@ -83,6 +83,24 @@ fn repo_opts(c: &Path) -> BundleOptions {
     }
 }
 
+/// Each provider unit of `set` is exactly what the bundle at `out` holds in `rendered/`.
+fn assert_rendered_holds(out: &Path, set: &RenderSet) {
+    for u in &set.units {
+        let UnitKind::Provider(i) = &u.kind else {
+            panic!("not a provider unit")
+        };
+        let f = out.join(format!(
+            "rendered/{}/{}-{}.yaml",
+            u.namespace, i.provider_type, u.name
+        ));
+        assert!(
+            std::fs::read_to_string(&f).unwrap() == yaml_text(&u.objects),
+            "{}",
+            f.display()
+        );
+    }
+}
+
 fn render(paths: &[PathBuf], opts: &RenderOptions) -> RenderSet {
     render_paths(paths, opts).unwrap_or_else(|e| panic!("render failed: {e}"))
 }
@@ -179,20 +197,7 @@ fn corpus_bundle_renders_through_its_configmaps_like_the_repository() {
     }
     assert_same_units(&from_bundle, &from_repo);
     // rendered/ holds exactly those objects.
-    for u in &from_repo.units {
-        let UnitKind::Provider(i) = &u.kind else {
-            panic!()
-        };
-        let f = out.join(format!(
-            "rendered/{}/{}-{}.yaml",
-            u.namespace, i.provider_type, u.name
-        ));
-        assert!(
-            std::fs::read_to_string(&f).unwrap() == yaml_text(&u.objects),
-            "{}",
-            f.display()
-        );
-    }
+    assert_rendered_holds(&out, &from_repo);
     // The repository subset is byte-identical to the corpus, templates and ClusterClasses included.
     let mut copied = 0;
     for label in [
@@ -381,20 +386,7 @@ fn mirror_reaches_the_rendered_manifests_the_list_and_the_install() {
     // Installing from the bundle (ConfigMaps + CR snippets + image Secrets) renders
     // exactly rendered/: the Secret's `images` key carries the mirror to the operator.
     let from_bundle = render(&[out.join("configmaps")], &RenderOptions::default());
-    for u in &from_bundle.units {
-        let UnitKind::Provider(i) = &u.kind else {
-            panic!()
-        };
-        let f = out.join(format!(
-            "rendered/{}/{}-{}.yaml",
-            u.namespace, i.provider_type, u.name
-        ));
-        assert!(
-            std::fs::read_to_string(&f).unwrap() == yaml_text(&u.objects),
-            "{}",
-            f.display()
-        );
-    }
+    assert_rendered_holds(&out, &from_bundle);
     assert_eq!(from_bundle.units.len(), 4);
     std::fs::remove_dir_all(&d).ok();
 }
@@ -744,20 +736,7 @@ fn mirrored_bundle_renders_what_installing_it_renders_when_images_are_customised
     );
     let from_bundle = render(&[out.join("configmaps")], &RenderOptions::default());
     assert_eq!(from_bundle.units.len(), 2);
-    for u in &from_bundle.units {
-        let UnitKind::Provider(i) = &u.kind else {
-            panic!()
-        };
-        let f = out.join(format!(
-            "rendered/{}/{}-{}.yaml",
-            u.namespace, i.provider_type, u.name
-        ));
-        assert!(
-            std::fs::read_to_string(&f).unwrap() == yaml_text(&u.objects),
-            "{}",
-            f.display()
-        );
-    }
+    assert_rendered_holds(&out, &from_bundle);
     assert_eq!(
         std::fs::read_to_string(out.join("images.txt")).unwrap(),
         format!(

@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::{bin, corpus, run};
 
@@ -14,6 +14,42 @@ const JETSTACK: [&str; 3] = [
     "quay.io/jetstack/cert-manager-controller:v1.19.1",
     "quay.io/jetstack/cert-manager-webhook:v1.19.1",
 ];
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("capi-cm-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The four corpus providers as operator CRs (the bundle tests' fixture).
+fn providers_fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bundle/providers.yaml")
+}
+
+/// A clusterctl config at `path` naming the four v1.10.10 providers of `repo` by
+/// absolute URL, with no cert-manager section.
+fn providers_only_config(path: &Path, repo: &Path) {
+    let url = |label: &str, file: &str| {
+        repo.join(label)
+            .join("v1.10.10")
+            .join(file)
+            .display()
+            .to_string()
+    };
+    std::fs::write(
+        path,
+        format!(
+            "providers:\n- {{name: cluster-api, type: CoreProvider, url: {}}}\n- {{name: kubeadm, type: BootstrapProvider, url: {}}}\n- {{name: kubeadm, type: ControlPlaneProvider, url: {}}}\n- {{name: docker, type: InfrastructureProvider, url: {}}}\n",
+            url("cluster-api", "core-components.yaml"),
+            url("bootstrap-kubeadm", "bootstrap-components.yaml"),
+            url("control-plane-kubeadm", "control-plane-components.yaml"),
+            url("infrastructure-docker", "infrastructure-components.yaml"),
+        ),
+    )
+    .unwrap();
+}
 
 fn list_images(args: &[&str]) -> (String, String) {
     let out = run(bin().args(args), None);
@@ -47,21 +83,9 @@ fn list_images_reads_cert_manager_from_the_repository_or_the_config() {
         assert!(with.lines().any(|l| l == i), "{i} missing from\n{with}");
     }
     // The same providers without a local cert-manager: only the providers', and a warning.
-    let d = std::env::temp_dir().join(format!("capi-cm-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let d = scratch("list");
     let plain = d.join("plain.yaml");
-    let url = |label: &str, file: &str| format!("{repo}/{label}/v1.10.10/{file}");
-    std::fs::write(
-        &plain,
-        format!(
-            "providers:\n- {{name: cluster-api, type: CoreProvider, url: {}}}\n- {{name: kubeadm, type: BootstrapProvider, url: {}}}\n- {{name: kubeadm, type: ControlPlaneProvider, url: {}}}\n- {{name: docker, type: InfrastructureProvider, url: {}}}\n",
-            url("cluster-api", "core-components.yaml"),
-            url("bootstrap-kubeadm", "bootstrap-components.yaml"),
-            url("control-plane-kubeadm", "control-plane-components.yaml"),
-            url("infrastructure-docker", "infrastructure-components.yaml"),
-        ),
-    )
-    .unwrap();
+    providers_only_config(&plain, &c.join("repository"));
     let plain = plain.to_str().unwrap();
     let (without, err) = list_images(&[&["--config", plain][..], &providers].concat());
     assert!(
@@ -113,11 +137,9 @@ fn list_images_reads_cert_manager_from_the_repository_or_the_config() {
 #[test]
 fn bundles_carry_the_release_and_its_rendered_objects() {
     let Some(c) = corpus() else { return };
-    let d = std::env::temp_dir().join(format!("capi-cm-bundle-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+    let d = scratch("bundle");
     let out = d.join("b");
-    let providers = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bundle/providers.yaml");
+    let providers = providers_fixture();
     let o = run(
         bin().args([
             "bundle",
@@ -174,11 +196,9 @@ fn bundles_carry_the_release_and_its_rendered_objects() {
 #[test]
 fn render_puts_cert_manager_first_in_the_tree() {
     let Some(c) = corpus() else { return };
-    let d = std::env::temp_dir().join(format!("capi-cm-tree-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
+    let d = scratch("tree");
     let out = d.join("tree");
-    let providers = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/bundle/providers.yaml");
+    let providers = providers_fixture();
     let repo = c.join("repository");
     let args = |extra: &[&str]| {
         let mut a = vec![
@@ -271,24 +291,7 @@ fn render_puts_cert_manager_first_in_the_tree() {
     assert!(String::from_utf8_lossy(&without.stdout).contains("cert-manager/"));
     // No local release (providers from a config, no --repository): a clear error.
     let cfg = d.join("providers-only.yaml");
-    let url = |label: &str, file: &str| {
-        repo.join(label)
-            .join("v1.10.10")
-            .join(file)
-            .display()
-            .to_string()
-    };
-    std::fs::write(
-        &cfg,
-        format!(
-            "providers:\n- {{name: cluster-api, type: CoreProvider, url: {}}}\n- {{name: kubeadm, type: BootstrapProvider, url: {}}}\n- {{name: kubeadm, type: ControlPlaneProvider, url: {}}}\n- {{name: docker, type: InfrastructureProvider, url: {}}}\n",
-            url("cluster-api", "core-components.yaml"),
-            url("bootstrap-kubeadm", "bootstrap-components.yaml"),
-            url("control-plane-kubeadm", "control-plane-components.yaml"),
-            url("infrastructure-docker", "infrastructure-components.yaml"),
-        ),
-    )
-    .unwrap();
+    providers_only_config(&cfg, &repo);
     let o = run(
         bin().args([
             "--config",
