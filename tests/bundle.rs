@@ -197,7 +197,7 @@ fn corpus_bundle_renders_through_its_configmaps_like_the_repository() {
     }
     assert_same_units(&from_bundle, &from_repo);
     // rendered/ holds exactly those objects.
-    assert_rendered_holds(&out, &from_repo);
+    assert_rendered_holds(out, &from_repo);
     // The repository subset is byte-identical to the corpus, templates and ClusterClasses included.
     let mut copied = 0;
     for label in [
