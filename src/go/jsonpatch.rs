@@ -27,7 +27,7 @@ use json_patch::{AddOperation, PatchOperation, RemoveOperation, ReplaceOperation
 use serde_json::{Map, Value};
 
 use super::json::{marshal, type_name};
-use super::quote::quote as go_quote;
+use super::strconv::atoi;
 
 /// One decoded `RFC6902` struct.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -130,19 +130,6 @@ fn validate(ops: &[Option<Op>]) -> Result<(), String> {
 
 const MISSING: &str = "missing value";
 const INVALID_INDEX: &str = "invalid index referenced";
-
-/// `strconv.Atoi` with its error text.
-fn atoi(s: &str) -> Result<i64, String> {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!(
-            "strconv.Atoi: parsing {}: invalid syntax",
-            go_quote(s)
-        ));
-    }
-    s.parse::<i64>()
-        .map_err(|_| format!("strconv.Atoi: parsing {}: value out of range", go_quote(s)))
-}
 
 fn invalid_index(i: i64) -> String {
     format!("Unable to access invalid index: {i}: {INVALID_INDEX}")

@@ -97,11 +97,10 @@ pub fn check_references(cc: &Value, objects: &[Value]) -> Result<()> {
             ));
         }
     }
-    match errs.len() {
-        0 => Ok(()),
-        1 => Err(Error::new(errs.remove(0))),
-        _ => Err(Error::new(format!("[{}]", errs.join(", ")))),
+    if errs.is_empty() {
+        return Ok(());
     }
+    Err(Error::new(crate::go::errors::aggregate(errs)))
 }
 
 fn plural(kind: &str) -> String {

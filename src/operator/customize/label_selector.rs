@@ -444,18 +444,10 @@ fn new_requirement(key: String, op: Op, values: Vec<String>) -> Result<Requireme
             errs.push(invalid(&format!("values[{i}][{key}]"), v, &e.join("; ")));
         }
     }
-    // utilerrors aggregate: one message as is, several deduplicated in brackets.
-    let mut seen: Vec<String> = Vec::new();
-    for e in errs {
-        if !seen.contains(&e) {
-            seen.push(e);
-        }
+    if errs.is_empty() {
+        return Ok(Requirement { key, op, values });
     }
-    match seen.len() {
-        0 => Ok(Requirement { key, op, values }),
-        1 => Err(seen.remove(0)),
-        _ => Err(format!("[{}]", seen.join(", "))),
-    }
+    Err(crate::go::errors::aggregate(errs))
 }
 
 impl Selector {

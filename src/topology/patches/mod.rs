@@ -255,11 +255,7 @@ fn run_inline(
         }
     }
     if !errs.is_empty() {
-        let joined = if errs.len() == 1 {
-            errs[0].clone()
-        } else {
-            format!("[{}]", errs.join(", "))
-        };
+        let joined = crate::go::errors::aggregate(errs);
         return Err(
             Error::new(joined).wrap(format!("failed to generate patches for patch {name:?}"))
         );

@@ -19,9 +19,10 @@ fn parse_segment(segment: &str) -> Result<Segment<'_>> {
         }),
         (Some(l), Some(r)) => {
             let text = segment.get(l + 1..r).unwrap_or("");
-            let i: i64 = go_atoi(text).ok_or_else(|| {
+            let i: i64 = crate::go::strconv::atoi(text).map_err(|e| {
                 Error::new(format!(
-                    "failed to parse array index in path segment {segment:?}: strconv.Atoi: parsing {text:?}: invalid syntax"
+                    "failed to parse array index in path segment {}: {e}",
+                    crate::go::quote::quote(segment)
                 ))
             })?;
             if i < 0 {
@@ -38,14 +39,6 @@ fn parse_segment(segment: &str) -> Result<Segment<'_>> {
             "failed to parse path segment {segment:?}"
         ))),
     }
-}
-
-fn go_atoi(s: &str) -> Option<i64> {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse().ok()
 }
 
 fn element(v: &Value, seg: &Segment, full: &str) -> Result<Value> {

@@ -212,18 +212,7 @@ pub fn go_sharp_v(v: &serde_json::Value) -> String {
 
 /// `ErrorList.ToAggregate().Error()`: one message, or `[a, b]` without duplicates.
 pub fn aggregate(errs: &[FieldError]) -> String {
-    let mut seen: Vec<String> = Vec::new();
-    for e in errs {
-        let m = e.to_string();
-        if !seen.contains(&m) {
-            seen.push(m);
-        }
-    }
-    if seen.len() == 1 {
-        seen.pop().unwrap_or_default()
-    } else {
-        format!("[{}]", seen.join(", "))
-    }
+    crate::go::errors::aggregate(errs.iter().map(ToString::to_string))
 }
 
 /// `apierrors.NewInvalid(kind, name, errs).Error()`.

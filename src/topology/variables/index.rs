@@ -152,11 +152,7 @@ pub fn definitions_index(
         .iter()
         .map(|d| format!("Name: {}", name_of(d)))
         .collect();
-    let agg = if problems.len() == 1 {
-        problems.remove(0)
-    } else {
-        format!("[{}]", problems.join(", "))
-    };
+    let agg = crate::go::errors::aggregate(problems);
     Err(vec![FieldError::new(
         ErrorType::TypeInvalid,
         fld_path,

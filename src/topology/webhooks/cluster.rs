@@ -21,6 +21,20 @@ pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
             format!("must be a valid label value {m}"),
         ));
     }
+    // The references the Cluster webhook defaulted to the Cluster's namespace must not
+    // point at another one.
+    for r in ["infrastructureRef", "controlPlaneRef"] {
+        if let Some(Value::Object(m)) = obj::get(cluster, &["spec", r]) {
+            let ns = m.get("namespace").and_then(Value::as_str).unwrap_or("");
+            if ns != obj::namespace(cluster) {
+                errs.push(FieldError::invalid(
+                    &format!("spec.{r}.namespace"),
+                    BadValue::Str(ns.into()),
+                    "must match metadata.namespace",
+                ));
+            }
+        }
+    }
     // `validateCIDRBlocks`: every pod and service CIDR must parse (Go's net.ParseCIDR).
     for part in ["pods", "services"] {
         if let Some(Value::Array(blocks)) =
@@ -47,6 +61,8 @@ pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
         ));
     }
     errs.extend(crate::topology::metadata_validation::topology_metadata_errors(cluster));
+    definition_from(cluster, &mut errs);
+    upgrade_concurrency(cluster, &mut errs);
     for (field, what, class_what) in [
         (
             "machineDeployments",
@@ -96,6 +112,73 @@ pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
     }
     autoscaler_annotations(cluster, cc, &mut errs);
     errs
+}
+
+/// `validateTopologyDefinitionFrom`: no topology variable or override may set the
+/// deprecated `definitionFrom` (the webhook's defaulting reports it first when the
+/// ClusterClass is known; this is what remains when it is not).
+fn definition_from(cluster: &Value, errs: &mut Vec<FieldError>) {
+    let mut check = |vars: Option<&Value>, path: &str| {
+        for v in vars.and_then(Value::as_array).into_iter().flatten() {
+            let from = v.get("definitionFrom").and_then(Value::as_str);
+            if from.is_some_and(|f| !f.is_empty()) {
+                let name = obj::str_at(v, &["name"]);
+                errs.push(FieldError::invalid(
+                    &fe::key(path, name),
+                    BadValue::Str(crate::topology::variables::index::raw_value(Some(v))),
+                    format!(
+                        "variable {} has DefinitionFrom set",
+                        crate::go::quote::quote(name)
+                    ),
+                ));
+            }
+        }
+    };
+    check(
+        obj::get(cluster, &["spec", "topology", "variables"]),
+        "spec.topology.variables",
+    );
+    check(
+        obj::get(
+            cluster,
+            &["spec", "topology", "controlPlane", "variables", "overrides"],
+        ),
+        "spec.topology.controlPlane.variables.overrides",
+    );
+    for field in ["machineDeployments", "machinePools"] {
+        let list = obj::get(cluster, &["spec", "topology", "workers", field]);
+        for t in list.and_then(Value::as_array).into_iter().flatten() {
+            let base = fe::key(
+                &format!("spec.topology.workers.{field}"),
+                obj::str_at(t, &["name"]),
+            );
+            check(
+                obj::get(t, &["variables", "overrides"]),
+                &fe::child(&base, "variables.overrides"),
+            );
+        }
+    }
+}
+
+/// The `topology.cluster.x-k8s.io/upgrade-concurrency` annotation: an integer
+/// (Go's `strconv.Atoi`) of at least 1.
+fn upgrade_concurrency(cluster: &Value, errs: &mut Vec<FieldError>) {
+    const KEY: &str = "topology.cluster.x-k8s.io/upgrade-concurrency";
+    let Some(v) = obj::get(cluster, &["metadata", "annotations", KEY]) else {
+        return;
+    };
+    let s = v.as_str().unwrap_or("");
+    let field = format!("metadata.annotations.{KEY}");
+    let message = match crate::go::strconv::atoi(s) {
+        Err(e) => format!("could not parse the value of the annotation: {e}"),
+        Ok(n) if n < 1 => "value cannot be less than 1".to_string(),
+        Ok(_) => return,
+    };
+    errs.push(FieldError::invalid(
+        &field,
+        BadValue::Str(s.into()),
+        message,
+    ));
 }
 
 const AUTOSCALER_MIN_SIZE: &str = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size";
