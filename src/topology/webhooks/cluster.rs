@@ -6,6 +6,8 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::go::quote::quote as q;
+use crate::topology::mhc_validation::mhc_class_errors;
 use crate::topology::obj;
 use crate::topology::variables::field_error::{self as fe, BadValue, FieldError};
 
@@ -53,7 +55,7 @@ pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
         }
     }
     let v = obj::str_at(cluster, &["spec", "topology", "version"]);
-    if crate::version::Version::parse(v).is_err() {
+    if !is_kube_semver(v) {
         errs.push(FieldError::invalid(
             "spec.topology.version",
             BadValue::Str(v.into()),
@@ -63,48 +65,17 @@ pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
     errs.extend(crate::topology::metadata_validation::topology_metadata_errors(cluster));
     definition_from(cluster, &mut errs);
     upgrade_concurrency(cluster, &mut errs);
-    for (field, what, class_what) in [
-        (
-            "machineDeployments",
-            "MachineDeployment",
-            "MachineDeploymentClass",
-        ),
-        ("machinePools", "MachinePool", "MachinePoolClass"),
-    ] {
-        let base = format!("spec.topology.workers.{field}");
-        let mut seen = BTreeSet::new();
-        if let Some(Value::Array(list)) = obj::get(cluster, &["spec", "topology", "workers", field])
-        {
-            for (i, t) in list.iter().enumerate() {
-                let n = obj::str_at(t, &["name"]);
-                if !seen.insert(n.to_string()) {
-                    errs.push(FieldError::invalid(
-                        &fe::child(&fe::index(&base, i), "name"),
-                        BadValue::Str(n.into()),
-                        format!(
-                            "name must be unique. {what} with name {n:?} is defined more than once"
-                        ),
-                    ));
-                }
-            }
-            if let Some(cc) = cc {
-                for (i, t) in list.iter().enumerate() {
-                    let c = obj::str_at(t, &["class"]);
-                    let exists = obj::get(cc, &["spec", "workers", field])
-                        .and_then(Value::as_array)
-                        .is_some_and(|a| a.iter().any(|x| obj::str_at(x, &["class"]) == c));
-                    if !exists {
-                        errs.push(FieldError::invalid(
-                            &fe::child(&fe::index(&base, i), "class"),
-                            BadValue::Str(c.into()),
-                            format!(
-                                "{class_what} with name {c:?} does not exist in ClusterClass {:?}",
-                                obj::name(cc)
-                            ),
-                        ));
-                    }
-                }
-            }
+    if let Some(cc) = cc {
+        // `ValidateClusterForClusterClass`, only when the ClusterClass is known.
+        for (field, what, class_what) in [
+            (
+                "machineDeployments",
+                "MachineDeployment",
+                "MachineDeploymentClass",
+            ),
+            ("machinePools", "MachinePool", "MachinePoolClass"),
+        ] {
+            worker_topologies(cluster, cc, (field, what, class_what), &mut errs);
         }
     }
     if let Some(cc) = cc {
@@ -181,6 +152,69 @@ fn upgrade_concurrency(cluster: &Value, errs: &mut Vec<FieldError>) {
     ));
 }
 
+/// `Machine{Deployment,Pool}TopologiesAreValidAndDefinedInClusterClass`: per topology,
+/// its name as a label value, its class in the ClusterClass, a non-empty name, and a
+/// name not used before.
+fn worker_topologies(
+    cluster: &Value,
+    cc: &Value,
+    (field, what, class_what): (&str, &str, &str),
+    errs: &mut Vec<FieldError>,
+) {
+    let Some(Value::Array(list)) = obj::get(cluster, &["spec", "topology", "workers", field])
+    else {
+        return;
+    };
+    let classes: BTreeSet<&str> = obj::get(cc, &["spec", "workers", field])
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|x| obj::str_at(x, &["class"]))
+        .collect();
+    let base = format!("spec.topology.workers.{field}");
+    let mut seen = BTreeSet::new();
+    for (i, t) in list.iter().enumerate() {
+        let at = fe::index(&base, i);
+        let n = obj::str_at(t, &["name"]);
+        for m in crate::topology::variables::metadata::label_value_errors(n) {
+            errs.push(FieldError::invalid(
+                &fe::child(&at, "name"),
+                BadValue::Str(n.into()),
+                format!("must be a valid label value {m}"),
+            ));
+        }
+        let c = obj::str_at(t, &["class"]);
+        if !classes.contains(c) {
+            errs.push(FieldError::invalid(
+                &fe::child(&at, "class"),
+                BadValue::Str(c.into()),
+                format!(
+                    "{class_what} with name {} does not exist in ClusterClass {}",
+                    q(c),
+                    q(obj::name(cc))
+                ),
+            ));
+        }
+        if n.is_empty() {
+            errs.push(FieldError::required(
+                &fe::child(&at, "name"),
+                "name must not be empty",
+            ));
+            continue;
+        }
+        if !seen.insert(n) {
+            errs.push(FieldError::invalid(
+                &fe::child(&at, "name"),
+                BadValue::Str(n.into()),
+                format!(
+                    "name must be unique. {what} with name {} is defined more than once",
+                    q(n)
+                ),
+            ));
+        }
+    }
+}
+
 const AUTOSCALER_MIN_SIZE: &str = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size";
 const AUTOSCALER_MAX_SIZE: &str = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size";
 
@@ -221,7 +255,7 @@ fn autoscaler_annotations(cluster: &Value, cc: Option<&Value>, errs: &mut Vec<Fi
             errs.push(FieldError::invalid(
                 &field,
                 value(),
-                format!("cannot be set for cluster {name:?} in namespace {ns:?} if the same MachineDeploymentTopology has autoscaler annotations"),
+                format!("cannot be set for cluster {} in namespace {} if the same MachineDeploymentTopology has autoscaler annotations", q(name), q(ns)),
             ));
         }
         let Some(cc) = cc else { continue };
@@ -236,11 +270,34 @@ fn autoscaler_annotations(cluster: &Value, cc: Option<&Value>, errs: &mut Vec<Fi
                 errs.push(FieldError::invalid(
                     &field,
                     value(),
-                    format!("cannot be set for cluster {name:?} in namespace {ns:?} if the source class {class:?} of this MachineDeploymentTopology has autoscaler annotations"),
+                    format!("cannot be set for cluster {} in namespace {} if the source class {} of this MachineDeploymentTopology has autoscaler annotations", q(name), q(ns), q(class)),
                 ));
             }
         }
     }
+}
+
+/// CAPI's `version.KubeSemver` pattern,
+/// `^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-0-9a-zA-Z_\.+]*)?$`: three
+/// numbers without leading zeros, then any run of `-`, `.`, `+`, `_` and alphanumerics.
+fn is_kube_semver(v: &str) -> bool {
+    let Some(rest) = v.strip_prefix('v') else {
+        return false;
+    };
+    // A number (`0`, or digits not starting with `0`) followed by `.`, twice.
+    let mut rest = rest.as_bytes();
+    for _ in 0..2 {
+        let n = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if n == 0 || (n > 1 && rest[0] == b'0') || rest.get(n) != Some(&b'.') {
+            return false;
+        }
+        rest = &rest[n + 1..];
+    }
+    // The third number's first digit; any further digits match the suffix class.
+    rest.first().is_some_and(u8::is_ascii_digit)
+        && rest[1..]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'+' | b'_'))
 }
 
 /// Go's `net.ParseCIDR` accepts `s`: an IPv4 or IPv6 address without zone, `/`, and a
@@ -291,11 +348,14 @@ fn machine_health_checks(cluster: &Value, cc: &Value, errs: &mut Vec<FieldError>
         let p = "spec.topology.controlPlane.machineHealthCheck";
         let has_infra = obj::get(cc, &["spec", "controlPlane", "machineInfrastructure"])
             .is_some_and(|v| !v.is_null());
-        if !mhc_class_is_zero(m) && !has_infra {
-            errs.push(FieldError::forbidden(
-                p,
-                "can be set only if spec.controlPlane.machineInfrastructure is set in ClusterClass",
-            ));
+        if !mhc_class_is_zero(m) {
+            if !has_infra {
+                errs.push(FieldError::forbidden(
+                    p,
+                    "can be set only if spec.controlPlane.machineInfrastructure is set in ClusterClass",
+                ));
+            }
+            errs.extend(mhc_class_errors(m, p, obj::namespace(cluster)));
         }
         let class_mhc = obj::get(cc, &["spec", "controlPlane", "machineHealthCheck"])
             .is_some_and(|v| !v.is_null());
@@ -318,6 +378,9 @@ fn machine_health_checks(cluster: &Value, cc: &Value, errs: &mut Vec<FieldError>
                 ),
                 "machineHealthCheck",
             );
+            if !mhc_class_is_zero(m) {
+                errs.extend(mhc_class_errors(m, &p, obj::namespace(cluster)));
+            }
             let class = obj::get(cc, &["spec", "workers", "machineDeployments"])
                 .and_then(Value::as_array)
                 .and_then(|a| {
@@ -361,16 +424,55 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn kube_semver_pattern() {
+        for ok in [
+            "v1.33.1",
+            "v0.0.0",
+            "v1.33.01",
+            "v1.33.1.0",
+            "v1.33.1-",
+            "v1.33.1+build_1.x",
+            "v10.200.3000-rc.1",
+        ] {
+            assert!(is_kube_semver(ok), "{ok}");
+        }
+        for bad in [
+            "1.33.1",
+            "v1.33",
+            "v01.33.1",
+            "v1.033.1",
+            "v1.33.1 ",
+            "v1.33.1\n",
+            "v1..1",
+            "v1.33.",
+            "v1.33.x",
+            "vbanana",
+            "",
+        ] {
+            assert!(!is_kube_semver(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
     fn cluster_checks() {
         let cc = json!({"metadata": {"name": "k"}, "spec": {"workers": {"machineDeployments": [{"class": "a"}]}}});
         let c = json!({"spec": {"topology": {"version": "vbanana", "workers": {"machineDeployments": [
             {"name": "x", "class": "a"}, {"name": "x", "class": "b"}]}}}});
-        let errs = cluster_errors(&c, Some(&cc));
-        assert_eq!(errs.len(), 3);
+        let fields: Vec<_> = cluster_errors(&c, Some(&cc))
+            .into_iter()
+            .map(|e| e.field)
+            .collect();
+        // Go's order: per topology, its class, then its name's uniqueness.
         assert_eq!(
-            errs[2].field,
-            "spec.topology.workers.machineDeployments[1].class"
+            fields,
+            [
+                "spec.topology.version",
+                "spec.topology.workers.machineDeployments[1].class",
+                "spec.topology.workers.machineDeployments[1].name"
+            ]
         );
+        // Without the ClusterClass the worker topologies are not checked.
+        assert_eq!(cluster_errors(&c, None).len(), 1);
     }
 
     #[test]
