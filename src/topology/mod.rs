@@ -64,6 +64,16 @@ pub struct PreparedClass {
     class: Result<Value>,
     status: Result<Value>,
     blueprint: Result<blueprint::Blueprint>,
+    /// The class has the `cluster.x-k8s.io/paused` annotation: its controller never
+    /// reconciles it, so the Cluster webhook skips it and the topology reconcile stops.
+    paused: bool,
+}
+
+/// The annotation that pauses a controller's reconcile of an object.
+const PAUSED: &str = "cluster.x-k8s.io/paused";
+
+fn is_paused(o: &Value) -> bool {
+    obj::get(o, &["metadata", "annotations", PAUSED]).is_some()
 }
 
 impl PreparedClass {
@@ -71,6 +81,7 @@ impl PreparedClass {
     /// `head_builtins` for v1beta2 Clusters converted by [`v1beta2`].
     pub fn for_cluster(cluster: &Value, inputs: &[Value], head_builtins: bool) -> Option<Self> {
         let mut cc = find_class(cluster, inputs)?.clone();
+        let paused = is_paused(&cc);
         let class = default_and_validate_class_with(&mut cc, inputs, head_builtins).map(|()| cc);
         let status = class
             .as_ref()
@@ -83,6 +94,7 @@ impl PreparedClass {
             Ok(bp)
         });
         Some(PreparedClass {
+            paused,
             class,
             status,
             blueprint,
@@ -120,11 +132,13 @@ fn default_and_validate(cluster: &Value, class: Option<&PreparedClass>) -> Resul
     };
     let mut c = cluster.clone();
     input::default_cluster(&mut c).map_err(on_clusters)?;
-    if let Some(p) = class {
+    // The webhook uses only a reconciled ClusterClass (a paused one never is).
+    let reconciled = class.is_some_and(|p| !p.paused);
+    if let Some(p) = class.filter(|_| reconciled) {
         let status = p.status.as_ref().map_err(Error::clone)?;
         variables::default_and_validate_cluster_variables(&mut c, status).map_err(on_clusters)?;
     }
-    webhooks::validate_cluster(&c, cc).map_err(on_clusters)?;
+    webhooks::validate_cluster(&c, cc.filter(|_| reconciled)).map_err(on_clusters)?;
     Ok(c)
 }
 
@@ -147,6 +161,10 @@ fn default_and_validate_class_with(
         e.wrap("failed to run defaulting and validation on ClusterClasses")
             .wrap(WEBHOOKS)
     })?;
+    if is_paused(cc) {
+        // The ClusterClass controller returns before it looks at the references.
+        return Ok(());
+    }
     blueprint::check_references(cc, inputs).map_err(|e| {
         cc_reconcile_error(cc, e.wrap("failed to dry run the ClusterClass controller"))
     })
@@ -166,6 +184,12 @@ fn cc_reconcile_error(cc: &Value, e: Error) -> Error {
 pub fn plan_cluster(cluster: &Value, inputs: &[Value]) -> Result<ClusterPlan> {
     let class = PreparedClass::for_cluster(cluster, inputs, false);
     plan_prepared(cluster, inputs, class.as_ref())
+}
+
+/// The webhooks [`plan_cluster`] runs, without the topology reconcile (a paused Cluster).
+pub fn validate_cluster_and_class(cluster: &Value, inputs: &[Value]) -> Result<()> {
+    let class = PreparedClass::for_cluster(cluster, inputs, false);
+    default_and_validate(cluster, class.as_ref()).map(drop)
 }
 
 /// [`plan_cluster`] with the Cluster's ClusterClass already prepared
@@ -261,6 +285,11 @@ fn current_state(c: &Value, inputs: &[Value]) -> Result<()> {
 }
 
 fn reconcile(c: &Value, class: &PreparedClass, inputs: &[Value]) -> Result<desired::Desired> {
+    if class.paused {
+        return Err(Error::new(
+            "ClusterClass is not successfully reconciled: status of VariablesReconciled condition on ClusterClass must be \"True\"",
+        ));
+    }
     current_state(c, inputs)
         .map_err(|e| e.wrap("error reading current state of the Cluster topology"))?;
     let desired_err =

@@ -86,6 +86,11 @@ fn check_file_name(f: &str, o: &Value) -> Result<()> {
     )))
 }
 
+/// `spec.paused`, or the `cluster.x-k8s.io/paused` annotation.
+fn is_paused_cluster(c: &Value) -> bool {
+    obj::get(c, &["spec", "paused"]) == Some(&Value::Bool(true)) || super::is_paused(c)
+}
+
 /// Run the plan over the objects of the input files.
 pub fn plan(
     mut objs: Vec<Value>,
@@ -162,7 +167,22 @@ pub fn plan(
         .filter(|o| !input::is_cluster(o))
         .cloned()
         .collect();
-    let mut p = if obj::get(cluster, &["spec", "topology"]).is_none_or(Value::is_null) {
+    let has_topology = obj::get(cluster, &["spec", "topology"]).is_some_and(|t| !t.is_null());
+    // clusterctl runs the ClusterClass webhook and controller on the input ClusterClass
+    // and the Cluster webhook on the Cluster even when the Cluster does not use that
+    // class, or no class at all (planning the Cluster checks its own class).
+    if !has_topology || super::find_class(cluster, &inputs).is_none() {
+        for c in &classes {
+            super::default_and_validate_class(&mut (*c).clone(), &inputs)?;
+        }
+    }
+    let mut p = if !has_topology {
+        super::default_and_validate(cluster, None)?;
+        None
+    } else if is_paused_cluster(cluster) {
+        // The topology controller returns before it computes anything; the webhooks
+        // still run.
+        super::validate_cluster_and_class(cluster, &inputs)?;
         None
     } else {
         Some(plan_cluster(cluster, &inputs)?)

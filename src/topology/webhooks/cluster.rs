@@ -11,7 +11,8 @@ use crate::topology::mhc_validation::mhc_class_errors;
 use crate::topology::obj;
 use crate::topology::variables::field_error::{self as fe, BadValue, FieldError};
 
-/// Cluster validation errors (`validateTopology` subset): version, worker names and classes.
+/// The Cluster webhook's validation errors, in Go's order: the name, the reference
+/// namespaces, the CIDR blocks, then the topology's ([`topology_errors`]).
 pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     // The Cluster name is used as a label value.
@@ -54,6 +55,16 @@ pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
             }
         }
     }
+    if obj::get(cluster, &["spec", "topology"]).is_some_and(|t| !t.is_null()) {
+        topology_errors(cluster, cc, &mut errs);
+    }
+    errs
+}
+
+/// `validateTopology`: the version, metadata, variables' `definitionFrom`, the upgrade
+/// concurrency, then (with the ClusterClass) the worker topologies and health checks,
+/// and the autoscaler annotations.
+fn topology_errors(cluster: &Value, cc: Option<&Value>, errs: &mut Vec<FieldError>) {
     let v = obj::str_at(cluster, &["spec", "topology", "version"]);
     if !is_kube_semver(v) {
         errs.push(FieldError::invalid(
@@ -63,8 +74,8 @@ pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
         ));
     }
     errs.extend(crate::topology::metadata_validation::topology_metadata_errors(cluster));
-    definition_from(cluster, &mut errs);
-    upgrade_concurrency(cluster, &mut errs);
+    definition_from(cluster, errs);
+    upgrade_concurrency(cluster, errs);
     if let Some(cc) = cc {
         // `ValidateClusterForClusterClass`, only when the ClusterClass is known.
         for (field, what, class_what) in [
@@ -75,14 +86,11 @@ pub fn cluster_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError> {
             ),
             ("machinePools", "MachinePool", "MachinePoolClass"),
         ] {
-            worker_topologies(cluster, cc, (field, what, class_what), &mut errs);
+            worker_topologies(cluster, cc, (field, what, class_what), errs);
         }
+        machine_health_checks(cluster, cc, errs);
     }
-    if let Some(cc) = cc {
-        machine_health_checks(cluster, cc, &mut errs);
-    }
-    autoscaler_annotations(cluster, cc, &mut errs);
-    errs
+    autoscaler_annotations(cluster, cc, errs);
 }
 
 /// `validateTopologyDefinitionFrom`: no topology variable or override may set the
