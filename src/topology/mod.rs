@@ -102,6 +102,24 @@ impl PreparedClass {
     }
 }
 
+/// clusterctl's dry-run client decodes each object of a kind in its scheme into the Go
+/// struct as it is added (int32 ranges, JSON types) and panics on failure; we return
+/// its message as an error.
+fn add_to_fake_client(o: &Value) -> Result<()> {
+    crate::typed::json_decode_check(o).map_err(|e| {
+        e.wrap(format!(
+            "failed to unmarshal the content of *unstructured.Unstructured into *v1beta1.{}",
+            obj::kind(o)
+        ))
+        .wrap(format!(
+            "failed to add object {} {}/{} to fake client",
+            obj::kind(o),
+            obj::namespace(o),
+            obj::name(o)
+        ))
+    })
+}
+
 /// The webhooks' defaulting and validation of the ClusterClass and the Cluster
 /// (clusterctl's `runDefaultAndValidationWebhooks`): the Cluster, defaulted.
 fn default_and_validate(cluster: &Value, class: Option<&PreparedClass>) -> Result<Value> {
@@ -113,18 +131,7 @@ fn default_and_validate(cluster: &Value, class: Option<&PreparedClass>) -> Resul
         // The ClusterClass controller's dry-run client holds every input object; adding
         // the Cluster decodes it into the Go struct (int32 ranges, JSON types).
         // clusterctl panics here; we return its message as an error.
-        crate::typed::json_decode_check(cluster).map_err(|e| {
-            e.wrap(format!(
-                "failed to unmarshal the content of *unstructured.Unstructured into *v1beta1.{}",
-                obj::kind(cluster)
-            ))
-            .wrap(format!(
-                "failed to add object {} {}/{} to fake client",
-                obj::kind(cluster),
-                obj::namespace(cluster),
-                obj::name(cluster)
-            ))
-        })?;
+        add_to_fake_client(cluster)?;
     }
     let on_clusters = |e: Error| {
         e.wrap("failed to run defaulting and validation on Clusters")

@@ -113,6 +113,13 @@ pub fn plan(
     // and `--cluster` then looks for "/NAME".
     let ns = input::validate(&objs, target_ns).map_err(|e| e.wrap("input failed validation"))?;
     input::set_missing_namespaces(&mut objs, &ns);
+    // The webhooks' dry-run client holds every object but the Clusters and ClusterClasses.
+    for o in objs
+        .iter()
+        .filter(|o| !input::is_cluster(o) && !input::is_cluster_class(o))
+    {
+        super::add_to_fake_client(o)?;
+    }
     let mut stdout = String::new();
     let key_of = |o: &Value| format!("{}/{}", obj::namespace(o), obj::name(o));
     let classes: Vec<&Value> = objs.iter().filter(|o| input::is_cluster_class(o)).collect();

@@ -200,6 +200,9 @@ func main() {
 		{"cluster.x-k8s.io/v1beta1", clusterv1.MachineHealthCheck{}},
 		{"cluster.x-k8s.io/v1beta1", expv1.MachinePool{}},
 		{"controlplane.cluster.x-k8s.io/v1beta1", kcpv1.KubeadmControlPlane{}},
+		// Input templates of a kind in clusterctl's scheme are decoded as the dry-run
+		// client stores them (a wrong JSON type is clusterctl's panic).
+		{"controlplane.cluster.x-k8s.io/v1beta1", kcpv1.KubeadmControlPlaneTemplate{}},
 		{"v1", corev1.Secret{}},
 	}
 	for _, r := range roots {
