@@ -9,6 +9,8 @@
 #     both streams are parsed and printed by kustomize, which sorts them the same way);
 #   * every unit directory and OUT/flux build on their own, and every Flux
 #     Kustomization's spec.path is a directory of the tree;
+#   * each unit built as Flux builds it (with its Kustomization's patches) marks every
+#     CRD and Namespace `kustomize.toolkit.fluxcd.io/prune: disabled`;
 #   * a second render writes nothing and `render --check` exits 0.
 # Then it runs the KRM example (fixtures/gitops/krm) through
 # `kustomize build --enable-alpha-plugins --enable-exec` and compares it the same way.
@@ -87,6 +89,32 @@ check_case() { # name inputs...
     [ -f "$dir/out/$p/kustomization.yaml" ] || { note "FAIL $name: Flux path $p is not in the tree"; fail=1; }
   done
   [ "$(echo "$paths" | wc -w)" = "$units" ] || { note "FAIL $name: $units units but $(echo "$paths" | wc -w) Flux Kustomizations"; fail=1; }
+  # As Flux applies a unit: its directory with the Kustomization's patches. Every CRD
+  # and Namespace must come out marked `kustomize.toolkit.fluxcd.io/prune: disabled`.
+  local protected
+  protected=$(python3 - "$dir" "$kustomize" <<'PY'
+import os, subprocess, sys, tempfile, yaml
+d, kustomize = sys.argv[1], sys.argv[2]
+n = 0
+for f in sorted(os.listdir(f"{d}/out/flux")):
+    if f == "kustomization.yaml":
+        continue
+    k = yaml.safe_load(open(f"{d}/out/flux/{f}"))
+    unit = os.path.join(d, k["spec"]["path"])
+    with tempfile.TemporaryDirectory(dir=d) as w:
+        with open(f"{w}/kustomization.yaml", "w") as out:
+            yaml.safe_dump({"resources": [os.path.relpath(unit, w)],
+                            "patches": k["spec"].get("patches", [])}, out)
+        built = subprocess.run([kustomize, "build", w], check=True, capture_output=True, text=True).stdout
+    for o in yaml.safe_load_all(built):
+        if o and o["kind"] in ("CustomResourceDefinition", "Namespace"):
+            ann = (o["metadata"].get("annotations") or {})
+            if ann.get("kustomize.toolkit.fluxcd.io/prune") != "disabled":
+                sys.exit(f"{o['kind']} {o['metadata']['name']} of {f} is not protected from pruning")
+            n += 1
+print(n)
+PY
+) || { note "FAIL $name: Flux prune protection"; fail=1; }
   # Idempotence and --check through the CLI.
   local before after
   before=$(cd "$dir/out" && find . -type f -newer "$dir/built.yaml" | wc -l)
@@ -96,7 +124,7 @@ check_case() { # name inputs...
   if ! (cd "$dir" && "$capi" render "${inputs[@]}" --repository repository -o out --flux --check >"$dir/check.diff"); then
     note "FAIL $name: render --check on a fresh tree"; head -20 "$dir/check.diff" >&2; fail=1
   fi
-  echo "$name: $units unit directories and the Flux directory build"
+  echo "$name: $units unit directories and the Flux directory build; ${protected:-0} CRDs and Namespaces protected from pruning"
 }
 
 check_case corpus "$root/fixtures/gitops/corpus/providers.yaml"

@@ -141,7 +141,7 @@ fn opts() -> TreeOptions {
         flux: true,
         flux_source: Some("flux-system".into()),
         flux_path: "gitops".into(),
-        command: None,
+        ..Default::default()
     }
 }
 

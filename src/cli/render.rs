@@ -44,7 +44,7 @@ pub struct RenderArgs {
     #[arg(
         long = "from-lock",
         value_name = "OUT",
-        conflicts_with_all = ["files", "output", "stdout", "flux", "flux_path", "no_namespaces", "oci_layout", "allow_empty", "cert_manager"]
+        conflicts_with_all = ["files", "output", "stdout", "flux", "flux_path", "flux_depends_on", "flux_interval", "flux_timeout", "no_namespaces", "oci_layout", "allow_empty", "cert_manager"]
     )]
     pub from_lock: Option<PathBuf>,
     /// Print every rendered object as one YAML stream instead of writing a tree.
@@ -73,6 +73,17 @@ pub struct RenderArgs {
     /// (default: OUT as given, which must then be relative).
     #[arg(long = "flux-path", value_name = "PATH")]
     pub flux_path: Option<String>,
+    /// A Flux Kustomization outside the tree (NAME in flux-system, or NAMESPACE/NAME,
+    /// e.g. one that installs cert-manager) that every unit without a dependency inside
+    /// the tree depends on. Repeatable.
+    #[arg(long = "flux-depends-on", value_name = "NAME", requires = "flux")]
+    pub flux_depends_on: Vec<String>,
+    /// The Kustomizations' `spec.interval` (default 10m).
+    #[arg(long = "flux-interval", value_name = "DURATION", requires = "flux")]
+    pub flux_interval: Option<String>,
+    /// The Kustomizations' `spec.timeout` (default: Flux's).
+    #[arg(long = "flux-timeout", value_name = "DURATION", requires = "flux")]
+    pub flux_timeout: Option<String>,
     /// Do not emit the providers' Namespace objects.
     #[arg(long = "no-namespaces")]
     pub no_namespaces: bool,
@@ -119,8 +130,17 @@ pub fn tree_options(a: &RenderArgs) -> Result<TreeOptions, Error> {
         flux: a.flux,
         flux_source: Some(a.flux_source.clone()),
         flux_path: flux_path.clone(),
+        flux_extras: flux_extras(a),
         command: None,
     })
+}
+
+fn flux_extras(a: &RenderArgs) -> gitops::flux::Extras {
+    gitops::flux::Extras {
+        depends_on: a.flux_depends_on.clone(),
+        interval: a.flux_interval.clone(),
+        timeout: a.flux_timeout.clone(),
+    }
 }
 
 /// The command to record in OUT's lock for these arguments.
@@ -142,6 +162,7 @@ fn command_of(
         flux: a
             .flux
             .then(|| (a.flux_source.clone(), topts.flux_path.clone())),
+        flux_extras: topts.flux_extras.clone(),
     }
 }
 
@@ -172,6 +193,9 @@ fn from_lock(
         flux: c.flux.is_some(),
         flux_source,
         flux_path,
+        flux_depends_on: c.flux_extras.depends_on.clone(),
+        flux_interval: c.flux_extras.interval.clone(),
+        flux_timeout: c.flux_extras.timeout.clone(),
         no_namespaces: c.no_namespaces,
         oci_layout: c.oci_layout.map(PathBuf::from),
         allow_empty: c.allow_empty,

@@ -22,6 +22,108 @@ pub const INTERVAL: &str = "10m";
 /// 63 characters.
 const MAX_NAME: usize = 63;
 
+/// The Flux options beyond the source and the path: `--flux-depends-on`,
+/// `--flux-interval`, `--flux-timeout`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extras {
+    /// Kustomizations outside the tree (`NAME` in flux-system, or `NAMESPACE/NAME`) that
+    /// every unit without a dependency inside the tree depends on.
+    pub depends_on: Vec<String>,
+    /// `spec.interval` (default [`INTERVAL`]).
+    pub interval: Option<String>,
+    /// `spec.timeout` (Flux's default when unset).
+    pub timeout: Option<String>,
+}
+
+impl Extras {
+    /// Check the values as the Kustomization CRD would (names, duration pattern).
+    pub fn validate(&self) -> Result<()> {
+        for d in &self.depends_on {
+            dependency(d)?;
+        }
+        for (flag, v) in [
+            ("--flux-interval", &self.interval),
+            ("--flux-timeout", &self.timeout),
+        ] {
+            if let Some(v) = v.as_deref().filter(|v| !is_flux_duration(v)) {
+                return Err(Error::new(format!(
+                    "{flag} {v:?}: not a duration Flux accepts (digits with ms, s, m or h, e.g. 10m or 1h30m)"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A `dependsOn` entry for `NAME` or `NAMESPACE/NAME`.
+fn dependency(d: &str) -> Result<Value> {
+    let (ns, name) = match d.split_once('/') {
+        Some((ns, name)) => (Some(ns), name),
+        None => (None, d),
+    };
+    let bad_name = !crate::provider::dns1123_subdomain_errors(name).is_empty();
+    let bad_ns = ns.is_some_and(|ns| !crate::provider::dns1123_subdomain_errors(ns).is_empty());
+    if bad_name || bad_ns || name.contains('/') {
+        return Err(Error::new(format!(
+            "--flux-depends-on {d:?}: not a Kustomization name (NAME or NAMESPACE/NAME)"
+        )));
+    }
+    Ok(match ns {
+        None => json!({ "name": name }),
+        Some(ns) => json!({ "name": name, "namespace": ns }),
+    })
+}
+
+/// The Kustomization CRD's duration pattern, `^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`.
+fn is_flux_duration(v: &str) -> bool {
+    let mut rest = v.as_bytes();
+    if rest.is_empty() {
+        return false;
+    }
+    while !rest.is_empty() {
+        let digits = |r: &[u8]| r.iter().take_while(|b| b.is_ascii_digit()).count();
+        let n = digits(rest);
+        if n == 0 {
+            return false;
+        }
+        rest = &rest[n..];
+        if rest.first() == Some(&b'.') {
+            let f = digits(&rest[1..]);
+            if f == 0 {
+                return false;
+            }
+            rest = &rest[1 + f..];
+        }
+        rest = match rest {
+            [b'm', b's', r @ ..] | [b's' | b'm' | b'h', r @ ..] => r,
+            _ => return false,
+        };
+    }
+    true
+}
+
+/// Flux prunes what leaves a Kustomization: deleting a CustomResourceDefinition deletes
+/// every object of its kind (the Clusters with it), and deleting a Namespace everything
+/// in it. These patches mark both `kustomize.toolkit.fluxcd.io/prune: disabled`, so a
+/// unit dropped from the tree leaves them in place; the unit files stay as rendered.
+fn prune_protection(u: &UnitSummary) -> Vec<Value> {
+    [
+        ("apiextensions.k8s.io", "apiextensions.k8s.io/v1", "CustomResourceDefinition"),
+        ("", "v1", "Namespace"),
+    ]
+    .iter()
+    .filter(|(g, _, k)| u.uses.contains(&(g.to_string(), k.to_string())))
+    .map(|(_, api, kind)| {
+        json!({
+            "patch": format!(
+                "apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: not-used\n  annotations:\n    kustomize.toolkit.fluxcd.io/prune: disabled\n"
+            ),
+            "target": {"kind": kind},
+        })
+    })
+    .collect()
+}
+
 /// What the tree needs of a unit once its files are written: what it is (the lock's
 /// provider facts, the Flux name and path) and the kinds it defines (CRDs) and uses
 /// (Flux `dependsOn`). Units stream through the writer; summaries stay.
@@ -188,7 +290,14 @@ pub fn kustomizations(
     units: &[UnitSummary],
     source: &str,
     prefix: &str,
+    extras: &Extras,
 ) -> Result<Vec<(String, Value)>> {
+    extras.validate()?;
+    let external: Vec<Value> = extras
+        .depends_on
+        .iter()
+        .map(|d| dependency(d))
+        .collect::<Result<_>>()?;
     if !crate::provider::dns1123_subdomain_errors(source).is_empty() {
         return Err(Error::new(format!(
             "--flux-source {source:?}: not a valid GitRepository name"
@@ -206,16 +315,26 @@ pub fn kustomizations(
             )));
         }
         let mut spec = json!({
-            "interval": INTERVAL,
+            "interval": extras.interval.as_deref().unwrap_or(INTERVAL),
             "path": flux_path(prefix, &u.dir())?,
             "prune": true,
             "sourceRef": {"kind": "GitRepository", "name": source},
             "wait": matches!(u.kind, UnitKind::Provider(_) | UnitKind::CertManager(_)),
         });
+        if let Some(t) = &extras.timeout {
+            spec["timeout"] = Value::from(t.as_str());
+        }
         let mut dn: Vec<&String> = deps[i].iter().map(|&j| &names[j]).collect();
         dn.sort();
         if !dn.is_empty() {
             spec["dependsOn"] = Value::Array(dn.iter().map(|n| json!({ "name": n })).collect());
+        } else if !external.is_empty() {
+            // The units inside depend on the outside through these.
+            spec["dependsOn"] = Value::Array(external.clone());
+        }
+        let patches = prune_protection(u);
+        if !patches.is_empty() {
+            spec["patches"] = Value::Array(patches);
         }
         let obj = json!({
             "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
@@ -282,7 +401,7 @@ mod tests {
         assert_eq!(deps[0], BTreeSet::new());
         assert_eq!(deps[1], BTreeSet::from([0]));
         assert_eq!(deps[2], BTreeSet::from([0, 1]));
-        let ks = kustomizations(&units, "flux-system", "./gitops/").unwrap();
+        let ks = kustomizations(&units, "flux-system", "./gitops/", &Extras::default()).unwrap();
         assert_eq!(ks[2].0, "cluster-default-c1.yaml");
         let spec = &ks[2].1["spec"];
         assert_eq!(spec["path"], "./gitops/clusters/default/c1");
@@ -293,6 +412,87 @@ mod tests {
         );
         assert!(ks[0].1["spec"].get("dependsOn").is_none());
         assert_eq!(ks[0].1["spec"]["wait"], true);
+    }
+
+    #[test]
+    fn extras_set_interval_timeout_external_dependencies_and_prune_protection() {
+        let core = provider(
+            "core",
+            "cluster-api",
+            vec![
+                crd("cluster.x-k8s.io", "Cluster"),
+                json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "capi-system"}}),
+            ],
+        );
+        let docker = provider(
+            "infrastructure",
+            "docker",
+            vec![crd("infrastructure.cluster.x-k8s.io", "DockerCluster")],
+        );
+        let units: Vec<UnitSummary> = [core, docker].iter().map(UnitSummary::of).collect();
+        let extras = Extras {
+            depends_on: vec!["cert-manager".into(), "infra/secrets".into()],
+            interval: Some("1h30m".into()),
+            timeout: Some("2.5m".into()),
+        };
+        let ks = kustomizations(&units, "flux-system", "", &extras).unwrap();
+        let (core, docker) = (&ks[0].1["spec"], &ks[1].1["spec"]);
+        assert_eq!(core["interval"], "1h30m");
+        assert_eq!(core["timeout"], "2.5m");
+        // Only a unit without a dependency inside the tree names the outside ones.
+        assert_eq!(
+            core["dependsOn"],
+            json!([{"name": "cert-manager"}, {"name": "secrets", "namespace": "infra"}])
+        );
+        assert_eq!(
+            docker["dependsOn"],
+            json!([{"name": "cluster-api-system-core-cluster-api"}])
+        );
+        // CRDs and Namespaces are never pruned; the target is the kind, the patch
+        // only adds the annotation.
+        let kinds: Vec<&str> = core["patches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["target"]["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["CustomResourceDefinition", "Namespace"]);
+        assert!(core["patches"][1]["patch"]
+            .as_str()
+            .unwrap()
+            .contains("kind: Namespace\nmetadata:\n  name: not-used\n  annotations:\n    kustomize.toolkit.fluxcd.io/prune: disabled\n"));
+        assert_eq!(docker["patches"].as_array().unwrap().len(), 1);
+        // Without extras: Flux's defaults, no external dependency.
+        let plain = kustomizations(&units, "flux-system", "", &Extras::default()).unwrap();
+        assert_eq!(plain[0].1["spec"]["interval"], INTERVAL);
+        assert!(plain[0].1["spec"].get("timeout").is_none());
+        assert!(plain[0].1["spec"].get("dependsOn").is_none());
+    }
+
+    #[test]
+    fn flux_durations_and_dependency_names() {
+        for ok in ["10m", "1h30m", "500ms", "2.5s", "0s", "1h2m3s4ms"] {
+            assert!(is_flux_duration(ok), "{ok}");
+        }
+        for bad in ["", "10", "m", "1.m", "-1m", "1d", "1 m", "1M", ".5s"] {
+            assert!(!is_flux_duration(bad), "{bad}");
+        }
+        for bad in ["Cert_Manager", "a/b/c", "/x", "x/", ""] {
+            let x = Extras {
+                depends_on: vec![bad.into()],
+                ..Extras::default()
+            };
+            assert!(x.validate().is_err(), "{bad}");
+        }
+        let x = Extras {
+            interval: Some("10 minutes".into()),
+            ..Extras::default()
+        };
+        assert!(x
+            .validate()
+            .unwrap_err()
+            .message()
+            .starts_with("--flux-interval \"10 minutes\": not a duration"));
     }
 
     #[test]
@@ -316,8 +516,10 @@ mod tests {
         let (a, b) = (UnitSummary::of(&a), UnitSummary::of(&b));
         let e = dependencies(&[a.clone(), b]).unwrap_err();
         assert!(e.message().contains("cycle"), "{e}");
-        assert!(kustomizations(std::slice::from_ref(&a), "Bad Name", "").is_err());
-        assert!(kustomizations(&[a], "flux-system", "../up").is_err());
+        assert!(
+            kustomizations(std::slice::from_ref(&a), "Bad Name", "", &Extras::default()).is_err()
+        );
+        assert!(kustomizations(&[a], "flux-system", "../up", &Extras::default()).is_err());
     }
 
     #[test]

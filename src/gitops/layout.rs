@@ -106,7 +106,7 @@ impl Layout {
         sink(KUSTOMIZATION.to_string(), kustomization(&unit_dirs))?;
         if opts.flux {
             let source = opts.flux_source.as_deref().unwrap_or(flux::NAMESPACE);
-            let ks = flux::kustomizations(&self.units, source, &opts.flux_path)?;
+            let ks = flux::kustomizations(&self.units, source, &opts.flux_path, &opts.flux_extras)?;
             let mut names = Vec::new();
             for (n, o) in ks {
                 sink(format!("{FLUX_DIR}/{n}"), crate::yaml::to_yaml(&o))?;
@@ -200,7 +200,7 @@ mod tests {
             flux: true,
             flux_source: Some("repo".into()),
             flux_path: "clusters/mgmt".into(),
-            command: None,
+            ..Default::default()
         };
         let f = plan_files(&set(), &o).unwrap();
         let k = crate::yaml::parse_value(&f["flux/capi-system-core-cluster-api.yaml"]).unwrap();

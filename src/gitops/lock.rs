@@ -43,6 +43,8 @@ pub struct RenderCommand {
     pub cert_manager: bool,
     /// `--flux`, with `--flux-source` and `--flux-path`.
     pub flux: Option<(String, String)>,
+    /// `--flux-depends-on`, `--flux-interval`, `--flux-timeout` (with `flux`).
+    pub flux_extras: super::flux::Extras,
 }
 
 impl RenderCommand {
@@ -69,7 +71,17 @@ impl RenderCommand {
             m.insert("certManager".into(), Value::Bool(true));
         }
         if let Some((source, path)) = &self.flux {
-            m.insert("flux".into(), json!({"source": source, "path": path}));
+            let mut f = json!({"source": source, "path": path});
+            let x = &self.flux_extras;
+            if !x.depends_on.is_empty() {
+                f["dependsOn"] = json!(x.depends_on);
+            }
+            for (k, v) in [("interval", &x.interval), ("timeout", &x.timeout)] {
+                if let Some(v) = v {
+                    f[k] = Value::from(v.as_str());
+                }
+            }
+            m.insert("flux".into(), f);
         }
         Value::Object(m)
     }
@@ -121,10 +133,12 @@ impl RenderCommand {
         if files.is_empty() {
             return Err("files: empty".into());
         }
+        let mut flux_extras = super::flux::Extras::default();
         let flux = match m.get("flux") {
             None | Some(Value::Null) => None,
             Some(f) => {
                 let s = |k: &str| f.get(k).and_then(Value::as_str).map(str::to_string);
+                flux_extras = flux_extras_of(f)?;
                 Some((
                     s("source").ok_or("flux.source: missing or not a string")?,
                     s("path").ok_or("flux.path: missing or not a string")?,
@@ -140,8 +154,34 @@ impl RenderCommand {
             allow_empty: flag("allowEmpty")?,
             cert_manager: flag("certManager")?,
             flux,
+            flux_extras,
         })
     }
+}
+
+/// The recorded `flux:` options beyond source and path (absent in older locks).
+fn flux_extras_of(f: &Value) -> std::result::Result<super::flux::Extras, String> {
+    let text = |k: &str| match f.get(k) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(format!("flux.{k}: not a string")),
+    };
+    let depends_on = match f.get("dependsOn") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|d| d.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or("flux.dependsOn: an item is not a string")?,
+        Some(_) => return Err("flux.dependsOn: not a list".into()),
+    };
+    let x = super::flux::Extras {
+        depends_on,
+        interval: text("interval")?,
+        timeout: text("timeout")?,
+    };
+    x.validate().map_err(|e| format!("flux: {}", e.message()))?;
+    Ok(x)
 }
 
 /// The `command:` a lock records (paths relative to the lock's directory), `None` when
@@ -729,6 +769,7 @@ mod tests {
             allow_empty: true,
             cert_manager: true,
             flux: Some(("flux-system".into(), "capi/rendered".into())),
+            flux_extras: Default::default(),
         };
         let t = lock_text_of(&[], &[], &[], &[], Path::new("capi/rendered"), Some(&c));
         assert!(t.contains("command:\n  allowEmpty: true\n  certManager: true\n  files:\n  - ../providers.yaml\n  - ../clusters\n  flux:\n    path: capi/rendered\n    source: flux-system\n  repository: ../repository\ninputs: []\n"), "{t}");
@@ -739,6 +780,27 @@ mod tests {
         assert_eq!(back.repository.as_deref(), Some("../repository"));
         assert!(back.allow_empty && back.cert_manager && !back.no_namespaces);
         assert_eq!(back.flux, c.flux);
+        assert_eq!(back.flux_extras, Default::default());
+        // The Flux options read back; a bad one recorded in a lock is an error.
+        let with = RenderCommand {
+            flux_extras: super::super::flux::Extras {
+                depends_on: vec!["cert-manager".into()],
+                interval: Some("5m".into()),
+                timeout: None,
+            },
+            ..c.clone()
+        };
+        let t2 = lock_text_of(&[], &[], &[], &[], Path::new("capi/rendered"), Some(&with));
+        assert!(t2.contains("  flux:\n    dependsOn:\n    - cert-manager\n    interval: 5m\n    path: capi/rendered\n"), "{t2}");
+        assert_eq!(
+            read_command(&t2, "l").unwrap().unwrap().flux_extras,
+            with.flux_extras
+        );
+        let bad = t2.replace("interval: 5m", "interval: soon");
+        assert!(read_command(&bad, "l")
+            .unwrap_err()
+            .message()
+            .contains("--flux-interval \"soon\""));
         assert_eq!(read_command("lockVersion: 1\n", "l").unwrap(), None);
         let bad = t.replace(
             "  files:\n  - ../providers.yaml\n  - ../clusters\n",

@@ -88,6 +88,8 @@ pub struct TreeOptions {
     pub flux_source: Option<String>,
     /// OUT's path inside the Git repository (`spec.path` of the Flux Kustomizations).
     pub flux_path: String,
+    /// `--flux-depends-on`, `--flux-interval`, `--flux-timeout`.
+    pub flux_extras: flux::Extras,
     /// The command to record in the lock (`render --from-lock`); `None` records none.
     pub command: Option<lock::RenderCommand>,
 }
