@@ -280,7 +280,7 @@ fn rules_errors(
                 format!("compilation failed: ERROR: <input>:{err}"),
             ));
         } else if let (Some(u), Ok(ast)) = (uncorrelatable, cel::parser::parse(&r.rule)) {
-            if cel::static_check::uses_old_self(&ast) {
+            if cel::parser::references(&ast, "oldSelf") {
                 e.cel.push(FieldError::invalid(
                     &rp,
                     BadValue::Str(r.rule.clone()),

@@ -14,25 +14,6 @@ pub fn undefined_fields(e: &Expr, self_schema: &Schema) -> Vec<String> {
     out
 }
 
-/// Whether a rule refers to `oldSelf` (cel-go's reference map of the checked rule: the
-/// variable, not a field or string of that name).
-pub fn uses_old_self(e: &Expr) -> bool {
-    match e {
-        Expr::Ident(n) => n == "oldSelf",
-        Expr::Lit(_) => false,
-        Expr::Select(t, _) | Expr::Unary(_, t) => uses_old_self(t),
-        Expr::Index(a, b) | Expr::Binary(_, a, b) => uses_old_self(a) || uses_old_self(b),
-        Expr::Cond(a, b, c) => uses_old_self(a) || uses_old_self(b) || uses_old_self(c),
-        Expr::List(items) => items.iter().any(uses_old_self),
-        Expr::Map(entries) => entries
-            .iter()
-            .any(|(k, v)| uses_old_self(k) || uses_old_self(v)),
-        Expr::Call(t, _, args) => {
-            t.as_deref().is_some_and(uses_old_self) || args.iter().any(uses_old_self)
-        }
-    }
-}
-
 /// Whether selecting `field` on a value of schema `s` is known to be undefined: `s` is an
 /// object with declared properties only.
 fn is_closed_object(s: &Schema) -> bool {
@@ -121,14 +102,6 @@ mod tests {
     use super::super::parser::parse;
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn old_self_references() {
-        let uses = |r: &str| uses_old_self(&parse(r).unwrap());
-        assert!(uses("self == oldSelf"));
-        assert!(uses("self.all(x, has(oldSelf.a) || x > 1)"));
-        assert!(!uses("self.oldSelf == 'oldSelf'"));
-    }
 
     fn check(rule: &str) -> Vec<String> {
         let s = Schema::from_value(
