@@ -1,8 +1,10 @@
 //! ClusterClass-side variable rules (internal/topology/variables/
-//! clusterclass_variable_validation.go), the subset that needs no CEL compiler: unique,
-//! non-empty names without `.` and other than `builtin`; supported types;
+//! clusterclass_variable_validation.go), the subset that needs no CEL type checker:
+//! unique, non-empty names without `.` and other than `builtin`; supported types;
 //! `additionalProperties` and `properties` mutually exclusive; `x-kubernetes-validations`
-//! rule/message/reason constraints; `example` and `enum` values valid against the schema.
+//! rule/message/reason/fieldPath constraints ([`super::field_path`]); CEL syntax and
+//! `oldSelf` under `items`; `example` and `enum` values valid against the schema and its
+//! CEL rules. Schema errors come before CEL errors, as Go's `OpenAPISchemaErrorList`.
 
 use serde_json::Value;
 
