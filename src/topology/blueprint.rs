@@ -53,8 +53,9 @@ pub fn resolve(objects: &[Value], r: &Value, cc_ns: &str) -> Result<Value> {
 }
 
 /// The ClusterClass controller's `reconcileExternalReferences` as the plan's dry run
-/// meets it: every referenced template must exist (errors aggregated, each unique ref once).
-pub fn check_references(cc: &Value, objects: &[Value]) -> Result<()> {
+/// meets it: every referenced template must exist (errors aggregated, each unique ref once)
+/// and, with `mock_crds` (clusterctl's dry run, not HEAD's controller), have a CRD there.
+pub fn check_references(cc: &Value, objects: &[Value], mock_crds: bool) -> Result<()> {
     let mut refs: Vec<&Value> = Vec::new();
     for p in [
         &["spec", "infrastructure", "ref"][..],
@@ -95,12 +96,29 @@ pub fn check_references(cc: &Value, objects: &[Value]) -> Result<()> {
             errs.push(format!(
                 "Could not find external object for the ClusterClass. refGroupVersionKind: {g}/{v}, Kind={kind}, refName: {name}, refNamespace: {ns}: failed to retrieve {kind} {ns}/{name}: {inner}"
             ));
+        } else if let Some(e) = api_contract_error(key.0, key.1).filter(|_| mock_crds) {
+            errs.push(e);
         }
     }
     if errs.is_empty() {
         return Ok(());
     }
     Err(Error::new(crate::go::errors::aggregate(errs)))
+}
+
+/// `conversion.UpdateReferenceAPIContract` on a found template: clusterctl's dry run
+/// holds mock CRDs only for groups ending in `.cluster.x-k8s.io` (topology.go
+/// `generateCRDs`), so any other group's CRD is not found. The name is
+/// `contract.CalculateCRDName`; flect pluralizes every `…template` by adding `s`.
+fn api_contract_error(api_version: &str, kind: &str) -> Option<String> {
+    let group = obj::group_of(api_version);
+    if group.ends_with(".cluster.x-k8s.io") {
+        return None;
+    }
+    let crd = format!("{}.{group}", plural(kind));
+    Some(format!(
+        "failed to update apiVersion in ref: failed to retrieve metadata from GVK resource: customresourcedefinitions.apiextensions.k8s.io {crd:?} not found"
+    ))
 }
 
 fn plural(kind: &str) -> String {
@@ -192,5 +210,23 @@ mod tests {
         assert!(resolve(&objs, &r, "other").is_err());
         let r2 = json!({"apiVersion": "a/v2", "kind": "XTemplate", "name": "t"});
         assert!(resolve(&objs, &r2, "ns").is_err());
+    }
+
+    #[test]
+    fn api_contract_needs_a_cluster_x_k8s_io_group() {
+        assert_eq!(
+            api_contract_error(
+                "infrastructure.cluster.x-k8s.io/v1beta1",
+                "DockerClusterTemplate"
+            ),
+            None
+        );
+        assert_eq!(
+            api_contract_error("infrastructure.example.com/v1beta1", "FooClusterTemplate").as_deref(),
+            Some("failed to update apiVersion in ref: failed to retrieve metadata from GVK resource: customresourcedefinitions.apiextensions.k8s.io \"fooclustertemplates.infrastructure.example.com\" not found")
+        );
+        assert!(api_contract_error("cluster.x-k8s.io/v1beta1", "XTemplate")
+            .unwrap()
+            .contains("\"xtemplates.cluster.x-k8s.io\""));
     }
 }

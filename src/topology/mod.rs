@@ -78,11 +78,18 @@ fn is_paused(o: &Value) -> bool {
 
 impl PreparedClass {
     /// The ClusterClass `cluster` uses among `inputs`, prepared (`None`: there is none);
-    /// `head_builtins` for v1beta2 Clusters converted by [`v1beta2`].
-    pub fn for_cluster(cluster: &Value, inputs: &[Value], head_builtins: bool) -> Option<Self> {
+    /// `head_builtins` for v1beta2 Clusters converted by [`v1beta2`]; `dry_run` for
+    /// `topology plan` (clusterctl's dry-run artefacts, see [`blueprint::check_references`]).
+    pub fn for_cluster(
+        cluster: &Value,
+        inputs: &[Value],
+        head_builtins: bool,
+        dry_run: bool,
+    ) -> Option<Self> {
         let mut cc = find_class(cluster, inputs)?.clone();
         let paused = is_paused(&cc);
-        let class = default_and_validate_class_with(&mut cc, inputs, head_builtins).map(|()| cc);
+        let class = default_and_validate_class_with(&mut cc, inputs, head_builtins, dry_run)
+            .map(|()| cc);
         let status = class
             .as_ref()
             .map_err(Error::clone)
@@ -153,15 +160,17 @@ fn default_and_validate(cluster: &Value, class: Option<&PreparedClass>) -> Resul
 /// reference check on one input ClusterClass, as clusterctl runs them on every
 /// ClusterClass of the input, with or without a Cluster.
 pub fn default_and_validate_class(cc: &mut Value, inputs: &[Value]) -> Result<()> {
-    default_and_validate_class_with(cc, inputs, false)
+    default_and_validate_class_with(cc, inputs, false, true)
 }
 
 /// [`default_and_validate_class`], validating patches against CAPI v1.13's builtin
-/// variables when `head_builtins` (v1beta2 ClusterClasses).
+/// variables when `head_builtins` (v1beta2 ClusterClasses, rendered as HEAD's controller
+/// does: no clusterctl dry run, so no check of its mock CRDs).
 fn default_and_validate_class_with(
     cc: &mut Value,
     inputs: &[Value],
     head_builtins: bool,
+    dry_run: bool,
 ) -> Result<()> {
     input::default_cluster_class(cc);
     webhooks::validate_cluster_class_with(cc, head_builtins).map_err(|e| {
@@ -172,7 +181,7 @@ fn default_and_validate_class_with(
         // The ClusterClass controller returns before it looks at the references.
         return Ok(());
     }
-    blueprint::check_references(cc, inputs).map_err(|e| {
+    blueprint::check_references(cc, inputs, dry_run).map_err(|e| {
         cc_reconcile_error(cc, e.wrap("failed to dry run the ClusterClass controller"))
     })
 }
@@ -189,13 +198,13 @@ fn cc_reconcile_error(cc: &Value, e: Error) -> Error {
 /// Plan one Cluster (namespaces already set) against the ClusterClasses and templates
 /// in `inputs`: webhooks, then the topology reconcile.
 pub fn plan_cluster(cluster: &Value, inputs: &[Value]) -> Result<ClusterPlan> {
-    let class = PreparedClass::for_cluster(cluster, inputs, false);
+    let class = PreparedClass::for_cluster(cluster, inputs, false, true);
     plan_prepared(cluster, inputs, class.as_ref())
 }
 
 /// The webhooks [`plan_cluster`] runs, without the topology reconcile (a paused Cluster).
 pub fn validate_cluster_and_class(cluster: &Value, inputs: &[Value]) -> Result<()> {
-    let class = PreparedClass::for_cluster(cluster, inputs, false);
+    let class = PreparedClass::for_cluster(cluster, inputs, false, true);
     default_and_validate(cluster, class.as_ref()).map(drop)
 }
 
@@ -380,7 +389,7 @@ pub fn render_cluster_with(
     }
     let class = entry
         .prepared
-        .get_or_init(|| PreparedClass::for_cluster(cluster, inputs, false));
+        .get_or_init(|| PreparedClass::for_cluster(cluster, inputs, false, false));
     render_prepared(cluster, inputs, class.as_ref())
 }
 
@@ -391,6 +400,6 @@ pub(crate) fn render_cluster_head(
     inputs: &[Value],
     head_builtins: bool,
 ) -> Result<Vec<Value>> {
-    let class = PreparedClass::for_cluster(cluster, inputs, head_builtins);
+    let class = PreparedClass::for_cluster(cluster, inputs, head_builtins, false);
     render_prepared(cluster, inputs, class.as_ref())
 }

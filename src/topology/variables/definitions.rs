@@ -1,8 +1,10 @@
 //! ClusterClass-side variable rules (internal/topology/variables/
-//! clusterclass_variable_validation.go), the subset that needs no CEL compiler: unique,
-//! non-empty names without `.` and other than `builtin`; supported types;
+//! clusterclass_variable_validation.go), the subset that needs no CEL type checker:
+//! unique, non-empty names without `.` and other than `builtin`; supported types;
 //! `additionalProperties` and `properties` mutually exclusive; `x-kubernetes-validations`
-//! rule/message/reason constraints; `example` and `enum` values valid against the schema.
+//! rule/message/reason/fieldPath constraints ([`super::field_path`]); CEL syntax and
+//! `oldSelf` under `items`; `example` and `enum` values valid against the schema and its
+//! CEL rules. Schema errors come before CEL errors, as Go's `OpenAPISchemaErrorList`.
 
 use serde_json::Value;
 
@@ -133,11 +135,9 @@ fn root_schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
         errs.extend(defaults);
         return;
     }
-    let before = errs.len();
-    schema_errors(s, path, errs);
-    if errs.len() == before {
-        root_cel_errors(s, path, errs);
-    }
+    let e = schema_errors(s, path, None, true);
+    errs.extend(e.schema);
+    errs.extend(e.cel);
 }
 
 /// `structuraldefaulting.ValidateDefaults` with pruned defaults required: every default
@@ -171,24 +171,43 @@ fn default_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
     }
 }
 
-fn schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
+/// Go's `OpenAPISchemaErrorList` of one schema level and everything below it: the
+/// schema errors, then the CEL errors.
+#[derive(Default)]
+struct SchemaErrs {
+    schema: Vec<FieldError>,
+    cel: Vec<FieldError>,
+}
+
+impl SchemaErrs {
+    fn append(&mut self, o: SchemaErrs) {
+        self.schema.extend(o.schema);
+        self.cel.extend(o.cel);
+    }
+}
+
+/// `validateSchema`; `uncorrelatable` is the path of the outermost `items` above; `root`
+/// for the variable's schema itself.
+fn schema_errors(s: &Schema, path: &str, uncorrelatable: Option<&str>, root: bool) -> SchemaErrs {
+    let mut e = SchemaErrs::default();
     if !s.type_.is_empty() && !TYPES.contains(&s.type_.as_str()) {
         let valid: Vec<String> = TYPES.iter().map(|t| t.to_string()).collect();
-        errs.push(FieldError::not_supported(
+        e.schema.push(FieldError::not_supported(
             &child(path, "type"),
             BadValue::Str(s.type_.clone()),
             &valid,
         ));
-        return;
+        return e;
     }
     let mut w = Vec::new();
     if let Some(ex) = &s.example {
         let oa = openapi::validate(s, ex, "", &mut w);
-        errs.extend(openapi::to_field_errors(&oa, &child(path, "example"), None));
+        e.schema
+            .extend(openapi::to_field_errors(&oa, &child(path, "example"), None));
     }
-    for (i, e) in s.enum_.iter().enumerate() {
-        let oa = openapi::validate(s, e, "", &mut w);
-        errs.extend(openapi::to_field_errors(
+    for (i, v) in s.enum_.iter().enumerate() {
+        let oa = openapi::validate(s, v, "", &mut w);
+        e.schema.extend(openapi::to_field_errors(
             &oa,
             &index(&child(path, "enum"), i),
             None,
@@ -196,73 +215,164 @@ fn schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
     }
     if let Some(ap) = &s.additional_properties {
         if !s.properties.is_empty() {
-            errs.push(FieldError::forbidden(
+            e.schema.push(FieldError::forbidden(
                 path,
                 "additionalProperties and properties are mutually exclusive",
             ));
         }
-        schema_errors(ap, &child(path, "additionalProperties"), errs);
+        e.append(schema_errors(
+            ap,
+            &child(path, "additionalProperties"),
+            uncorrelatable,
+            false,
+        ));
     }
     for (k, p) in &s.properties {
-        schema_errors(p, &key(&child(path, "properties"), k), errs);
+        e.append(schema_errors(
+            p,
+            &key(&child(path, "properties"), k),
+            uncorrelatable,
+            false,
+        ));
     }
     if let Some(it) = &s.items {
-        schema_errors(it, &child(path, "items"), errs);
+        let items = child(path, "items");
+        e.append(schema_errors(
+            it,
+            &items,
+            Some(uncorrelatable.unwrap_or(&items)),
+            false,
+        ));
+    }
+    if !s.validations.is_empty() {
+        rules_errors(s, path, uncorrelatable, root, &mut e);
+    }
+    e
+}
+
+/// The `x-kubernetes-validations` part of `validateSchema`: each rule's fields (schema
+/// errors); with none here or below, the rules' compilation (syntax only) and `oldSelf`
+/// use; with no error at all, `example` and `enum` against the rules.
+fn rules_errors(
+    s: &Schema,
+    path: &str,
+    uncorrelatable: Option<&str>,
+    root: bool,
+    e: &mut SchemaErrs,
+) {
+    let vp = child(path, "x-kubernetes-validations");
+    for (i, r) in s.validations.iter().enumerate() {
+        rule_field_errors(s, r, &index(&vp, i), &mut e.schema);
+    }
+    if !e.schema.is_empty() {
+        return;
+    }
+    if root {
+        if let Some(internal) = root_cel_error(s, path) {
+            e.cel.push(internal);
+            return;
+        }
     }
     for (i, r) in s.validations.iter().enumerate() {
-        let rp = index(&child(path, "x-kubernetes-validations"), i);
-        let msg = r.message.trim();
-        let has_nl = |t: &str| t.contains('\n') || t.contains('\r');
-        if r.rule.trim().is_empty() {
-            errs.push(FieldError::required(
-                &child(&rp, "rule"),
-                "rule is not specified",
-            ));
-        } else if !r.message.is_empty() && msg.is_empty() {
-            errs.push(FieldError::invalid(
-                &child(&rp, "message"),
-                BadValue::Str(r.message.clone()),
-                "message must be non-empty if specified",
-            ));
-        } else if r.message.len() > 2048 {
-            let head: String = r.message.chars().take(10).collect();
-            errs.push(FieldError::invalid(
-                &child(&rp, "message"),
-                BadValue::Str(format!("{head}...")),
-                "message must have a maximum length of 2048 characters",
-            ));
-        } else if has_nl(msg) {
-            errs.push(FieldError::invalid(
-                &child(&rp, "message"),
-                BadValue::Str(r.message.clone()),
-                "message must not contain line breaks",
-            ));
-        } else if has_nl(r.rule.trim()) && msg.is_empty() {
-            errs.push(FieldError::required(
-                &child(&rp, "message"),
-                "message must be specified if rule contains line breaks",
-            ));
-        }
-        if let Some(e) = rule_syntax_error(&r.rule) {
-            errs.push(FieldError::invalid(
-                &child(&rp, "rule"),
+        let rp = child(&index(&vp, i), "rule");
+        if let Some(err) = rule_syntax_error(&r.rule) {
+            e.cel.push(FieldError::invalid(
+                &rp,
                 BadValue::GoSyntax(go_validation_rule(r)),
-                format!("compilation failed: ERROR: <input>:{e}"),
+                format!("compilation failed: ERROR: <input>:{err}"),
             ));
+        } else if let (Some(u), Ok(ast)) = (uncorrelatable, cel::parser::parse(&r.rule)) {
+            if cel::parser::references(&ast, "oldSelf") {
+                e.cel.push(FieldError::invalid(
+                    &rp,
+                    BadValue::Str(r.rule.clone()),
+                    format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {u}"),
+                ));
+            }
         }
-        if !r.message_expression.is_empty() && r.message_expression.trim().is_empty() {
-            errs.push(FieldError::required(
-                &child(&rp, "messageExpression"),
-                "messageExpression must be non-empty if specified",
-            ));
-        }
-        if !r.reason.is_empty() && !REASONS.contains(&r.reason.as_str()) {
-            let valid: Vec<String> = REASONS.iter().map(|t| t.to_string()).collect();
-            errs.push(FieldError::not_supported(
-                &child(&rp, "reason"),
-                BadValue::Str(r.reason.clone()),
-                &valid,
-            ));
+    }
+    if !e.cel.is_empty() {
+        return;
+    }
+    let mut out = cel::Outcome::default();
+    if let Some(ex) = &s.example {
+        cel::validate(s, ex, &child(path, "example"), None, &mut out);
+    }
+    for (i, v) in s.enum_.iter().enumerate() {
+        cel::validate(s, v, &index(&child(path, "enum"), i), None, &mut out);
+    }
+    e.cel.extend(out.errors);
+}
+
+/// One rule's field checks, in Go's order: rule/message, messageExpression, reason,
+/// fieldPath.
+fn rule_field_errors(
+    s: &Schema,
+    r: &super::schema::ValidationRule,
+    rp: &str,
+    errs: &mut Vec<FieldError>,
+) {
+    let msg = r.message.trim();
+    let has_nl = |t: &str| t.contains('\n') || t.contains('\r');
+    if r.rule.trim().is_empty() {
+        errs.push(FieldError::required(
+            &child(rp, "rule"),
+            "rule is not specified",
+        ));
+    } else if !r.message.is_empty() && msg.is_empty() {
+        errs.push(FieldError::invalid(
+            &child(rp, "message"),
+            BadValue::Str(r.message.clone()),
+            "message must be non-empty if specified",
+        ));
+    } else if r.message.len() > 2048 {
+        let head: String = r.message.chars().take(10).collect();
+        errs.push(FieldError::invalid(
+            &child(rp, "message"),
+            BadValue::Str(format!("{head}...")),
+            "message must have a maximum length of 2048 characters",
+        ));
+    } else if has_nl(msg) {
+        errs.push(FieldError::invalid(
+            &child(rp, "message"),
+            BadValue::Str(r.message.clone()),
+            "message must not contain line breaks",
+        ));
+    } else if has_nl(r.rule.trim()) && msg.is_empty() {
+        errs.push(FieldError::required(
+            &child(rp, "message"),
+            "message must be specified if rule contains line breaks",
+        ));
+    }
+    if !r.message_expression.is_empty() && r.message_expression.trim().is_empty() {
+        errs.push(FieldError::required(
+            &child(rp, "messageExpression"),
+            "messageExpression must be non-empty if specified",
+        ));
+    }
+    if !r.reason.is_empty() && !REASONS.contains(&r.reason.as_str()) {
+        let valid: Vec<String> = REASONS.iter().map(|t| t.to_string()).collect();
+        errs.push(FieldError::not_supported(
+            &child(rp, "reason"),
+            BadValue::Str(r.reason.clone()),
+            &valid,
+        ));
+    }
+    field_path_errors(s, &r.field_path, &child(rp, "fieldPath"), errs);
+}
+
+/// A rule's `fieldPath`: non-blank if set, on one line, a path into the schema.
+fn field_path_errors(s: &Schema, fp: &str, path: &str, errs: &mut Vec<FieldError>) {
+    let bad = |m: String| FieldError::invalid(path, BadValue::Str(fp.into()), m);
+    if !fp.is_empty() && fp.trim().is_empty() {
+        errs.push(bad("fieldPath must be non-empty if specified".into()));
+    }
+    if fp.contains('\n') || fp.contains('\r') {
+        errs.push(bad("fieldPath must not contain line breaks".into()));
+    }
+    if !fp.is_empty() {
+        if let Err(e) = super::field_path::valid_field_path(fp, s) {
+            errs.push(bad(format!("fieldPath must be a valid path: {e}")));
         }
     }
 }
@@ -309,13 +419,13 @@ fn go_validation_rule(r: &super::schema::ValidationRule) -> String {
 
 /// CEL type information cannot be built for a root `array` schema (apiserver's
 /// `SchemaDeclType` with the resource-root metadata added), so rules there are rejected.
-fn root_cel_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
-    if s.type_ == "array" && !s.int_or_string && !s.validations.is_empty() {
-        errs.push(FieldError::internal(
+fn root_cel_error(s: &Schema, path: &str) -> Option<FieldError> {
+    (s.type_ == "array" && !s.int_or_string).then(|| {
+        FieldError::internal(
             &child(path, "x-kubernetes-validations"),
             "internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations",
-        ));
-    }
+        )
+    })
 }
 
 /// The ClusterClass webhook's variable checks, wrapped as clusterctl's plan reports a
@@ -446,5 +556,27 @@ mod tests {
             "spec.variables[e].schema.openAPIV3Schema.enum[1]: Invalid value: 9:  in body should be less than or equal to 3",
         ]);
         assert!(texts(json!({"spec": {"variables": [{"name": "ok", "schema": {"openAPIV3Schema": {"type": "string", "example": "x"}}}]}})).is_empty());
+    }
+
+    #[test]
+    fn field_paths_old_self_and_example_rules() {
+        let var = |name: &str, schema: Value| json!({"name": name, "schema": {"openAPIV3Schema": schema}});
+        let t = texts(json!({"spec": {"variables": [
+            var("f", json!({"type": "object", "properties": {"a": {"type": "string"}},
+                "x-kubernetes-validations": [{"rule": "true", "fieldPath": " "}, {"rule": "true", "fieldPath": ".b"}]})),
+            var("o", json!({"type": "array", "items": {"type": "array", "items": {"type": "string",
+                "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}}})),
+            var("e", json!({"type": "string", "example": "b", "enum": ["a", "b"],
+                "x-kubernetes-validations": [{"rule": "self.startsWith('a')"}]})),
+        ]}}));
+        let p = "spec.variables";
+        assert_eq!(t, vec![
+            format!("{p}[f].schema.openAPIV3Schema.x-kubernetes-validations[0].fieldPath: Invalid value: \" \": fieldPath must be non-empty if specified"),
+            format!("{p}[f].schema.openAPIV3Schema.x-kubernetes-validations[0].fieldPath: Invalid value: \" \": fieldPath must be a valid path: expected [ or . but got:  "),
+            format!("{p}[f].schema.openAPIV3Schema.x-kubernetes-validations[1].fieldPath: Invalid value: \".b\": fieldPath must be a valid path: does not refer to a valid field"),
+            format!("{p}[o].schema.openAPIV3Schema.items.items.x-kubernetes-validations[0].rule: Invalid value: \"self == oldSelf\": oldSelf cannot be used on the uncorrelatable portion of the schema within {p}[o].schema.openAPIV3Schema.items"),
+            format!("{p}[e].schema.openAPIV3Schema.example: Invalid value: \"string\": failed rule: self.startsWith('a')"),
+            format!("{p}[e].schema.openAPIV3Schema.enum[1]: Invalid value: \"string\": failed rule: self.startsWith('a')"),
+        ]);
     }
 }

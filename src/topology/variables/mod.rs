@@ -20,6 +20,7 @@ pub mod cel;
 pub mod defaulting;
 pub mod definitions;
 pub mod field_error;
+pub mod field_path;
 pub mod formats;
 pub mod index;
 pub mod metadata;

@@ -7,56 +7,11 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+mod patches;
+
 use crate::error::{Error, Result};
-use crate::go::json::{marshal_indent, write_indented};
 use crate::topology::obj;
 use crate::topology::variables::field_error::{self as fe, BadValue, FieldError};
-
-const BUILTINS: &[&str] = &[
-    "builtin",
-    "builtin.cluster",
-    "builtin.cluster.name",
-    "builtin.cluster.namespace",
-    "builtin.cluster.uid",
-    "builtin.cluster.metadata.labels",
-    "builtin.cluster.metadata.annotations",
-    "builtin.cluster.topology",
-    "builtin.cluster.topology.class",
-    "builtin.cluster.topology.classNamespace",
-    "builtin.cluster.topology.version",
-    "builtin.cluster.network",
-    "builtin.cluster.network.serviceDomain",
-    "builtin.cluster.network.services",
-    "builtin.cluster.network.pods",
-    "builtin.cluster.network.ipFamily",
-    "builtin.controlPlane",
-    "builtin.controlPlane.name",
-    "builtin.controlPlane.replicas",
-    "builtin.controlPlane.version",
-    "builtin.controlPlane.metadata.labels",
-    "builtin.controlPlane.metadata.annotations",
-    "builtin.controlPlane.machineTemplate.infrastructureRef.name",
-    "builtin.machineDeployment",
-    "builtin.machineDeployment.class",
-    "builtin.machineDeployment.name",
-    "builtin.machineDeployment.replicas",
-    "builtin.machineDeployment.topologyName",
-    "builtin.machineDeployment.version",
-    "builtin.machineDeployment.metadata.labels",
-    "builtin.machineDeployment.metadata.annotations",
-    "builtin.machineDeployment.bootstrap.configRef.name",
-    "builtin.machineDeployment.infrastructureRef.name",
-    "builtin.machinePool",
-    "builtin.machinePool.class",
-    "builtin.machinePool.name",
-    "builtin.machinePool.replicas",
-    "builtin.machinePool.topologyName",
-    "builtin.machinePool.version",
-    "builtin.machinePool.metadata.labels",
-    "builtin.machinePool.metadata.annotations",
-    "builtin.machinePool.bootstrap.configRef.name",
-    "builtin.machinePool.infrastructureRef.name",
-];
 
 /// Go's `template.New(name).Funcs(sprig.HermeticTxtFuncMap()).Parse(t)` error, if any.
 pub fn template_parse_error(name: &str, t: &str) -> Option<String> {
@@ -66,257 +21,6 @@ pub fn template_parse_error(name: &str, t: &str) -> Option<String> {
     };
     let e = crate::gotemplate::parse_check(t, &o).err()?;
     Some(e.message().to_string())
-}
-
-/// A `clusterv1.JSONPatch` as Go prints it: op, path, value, valueFrom in field order.
-fn pretty_json_patch(p: &Value) -> String {
-    let mut s = format!(
-        "{{\n  \"op\": {},\n  \"path\": {}",
-        crate::go::json::marshal(&Value::from(obj::str_at(p, &["op"]))),
-        crate::go::json::marshal(&Value::from(obj::str_at(p, &["path"])))
-    );
-    if let Some(v) = p.get("value").filter(|v| !v.is_null()) {
-        let mut t = String::new();
-        write_indented(v, 1, &mut t);
-        s.push_str(&format!(",\n  \"value\": {t}"));
-    }
-    if let Some(Value::Object(vf)) = p.get("valueFrom") {
-        let mut parts = Vec::new();
-        for k in ["variable", "template"] {
-            if let Some(x) = vf.get(k).and_then(Value::as_str) {
-                parts.push(format!(
-                    "    \"{k}\": {}",
-                    crate::go::json::marshal(&Value::from(x))
-                ));
-            }
-        }
-        if parts.is_empty() {
-            s.push_str(",\n  \"valueFrom\": {}");
-        } else {
-            s.push_str(&format!(
-                ",\n  \"valueFrom\": {{\n{}\n  }}",
-                parts.join(",\n")
-            ));
-        }
-    }
-    s.push_str("\n}");
-    s
-}
-
-fn is_int(seg: &str) -> bool {
-    let d = seg.strip_prefix(['+', '-']).unwrap_or(seg);
-    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
-}
-
-/// The builtins CAPI v1.13 adds to [`BUILTINS`] (v1beta2 ClusterClasses); it also
-/// drops `builtin.cluster.network.ipFamily`.
-const HEAD_ONLY_BUILTINS: &[&str] = &[
-    "builtin.cluster.topology.classRef.name",
-    "builtin.cluster.topology.classRef.namespace",
-];
-
-fn is_builtin(v: &str, head: bool) -> bool {
-    if head {
-        v != "builtin.cluster.network.ipFamily"
-            && (BUILTINS.contains(&v) || HEAD_ONLY_BUILTINS.contains(&v))
-    } else {
-        BUILTINS.contains(&v)
-    }
-}
-
-fn json_patches(
-    patches: &[Value],
-    var_names: &BTreeSet<String>,
-    path: &str,
-    head: bool,
-    errs: &mut Vec<FieldError>,
-) {
-    for (i, p) in patches.iter().enumerate() {
-        let ip = fe::index(path, i);
-        let op = obj::str_at(p, &["op"]);
-        if !["add", "replace", "remove"].contains(&op) {
-            errs.push(FieldError::not_supported(
-                &fe::child(&ip, "op"),
-                BadValue::Str(pretty_json_patch(p)),
-                &["add".into(), "remove".into(), "replace".into()],
-            ));
-        }
-        let jp = obj::str_at(p, &["path"]);
-        if !jp.starts_with("/spec/") {
-            errs.push(FieldError::invalid(
-                &fe::child(&ip, "path"),
-                BadValue::Str(pretty_json_patch(p)),
-                "jsonPatch path must start with \"/spec/\"",
-            ));
-        }
-        for seg in jp.split('/') {
-            if !is_int(seg) {
-                continue;
-            }
-            if op == "add" && seg != "0" {
-                errs.push(FieldError::invalid(
-                    &fe::child(&ip, "path"),
-                    BadValue::Str(jp.to_string()),
-                    "arrays can only be accessed using \"0\" (prepend) or \"-\" (append)",
-                ));
-                break;
-            }
-            if op == "replace" || op == "remove" {
-                errs.push(FieldError::invalid(
-                    &fe::child(&ip, "path"),
-                    BadValue::Str(jp.to_string()),
-                    format!("elements in arrays can not be accessed in a {op} operation"),
-                ));
-                break;
-            }
-        }
-        if op != "add" && op != "replace" {
-            continue;
-        }
-        let value = p.get("value").filter(|v| !v.is_null());
-        let from = p.get("valueFrom").filter(|v| !v.is_null());
-        if value.is_none() && from.is_none() {
-            errs.push(FieldError::invalid(
-                &ip,
-                BadValue::Str(pretty_json_patch(p)),
-                "jsonPatch must define one of value or valueFrom",
-            ));
-        }
-        if value.is_some() && from.is_some() {
-            errs.push(FieldError::invalid(
-                &ip,
-                BadValue::Str(pretty_json_patch(p)),
-                "jsonPatch can not define both value and valueFrom",
-            ));
-        }
-        if let Some(f) = from {
-            if let Some(t) = f.get("template").and_then(Value::as_str) {
-                if let Some(e) = template_parse_error("valueFrom.template", t) {
-                    errs.push(FieldError::invalid(
-                        &fe::child(&fe::child(&ip, "valueFrom"), "template"),
-                        BadValue::Str(t.into()),
-                        format!("template can not be parsed: {e}"),
-                    ));
-                }
-            }
-            let var = f.get("variable").and_then(Value::as_str);
-            if let Some(v) = var {
-                let vp = fe::child(&fe::child(&ip, "valueFrom"), "variable");
-                if v.starts_with("builtin.") {
-                    if !is_builtin(v, head) {
-                        errs.push(FieldError::invalid(
-                            &vp,
-                            BadValue::Str(v.into()),
-                            "not a defined builtin variable",
-                        ));
-                    }
-                } else {
-                    let name = v.split(['[', '.']).find(|s| !s.is_empty()).unwrap_or("");
-                    if !var_names.contains(name) {
-                        errs.push(FieldError::invalid(
-                            &vp,
-                            BadValue::Str(v.into()),
-                            format!("variable with name {v} cannot be found"),
-                        ));
-                    }
-                }
-            }
-        }
-    }
-}
-
-fn selector_matches(sel: &Value, r: Option<&Value>) -> bool {
-    r.is_some_and(|r| {
-        obj::str_at(sel, &["kind"]) == obj::str_at(r, &["kind"])
-            && obj::str_at(sel, &["apiVersion"]) == obj::str_at(r, &["apiVersion"])
-    })
-}
-
-fn selectors(sel: &Value, cc: &Value, path: &str, errs: &mut Vec<FieldError>) {
-    let mr = sel.get("matchResources").unwrap_or(&Value::Null);
-    let flag = |k: &str| mr.get(k).and_then(Value::as_bool).unwrap_or(false);
-    let names = |k: &str| crate::model::object::string_list(mr, &[k, "names"]);
-    let (md, mp) = (names("machineDeploymentClass"), names("machinePoolClass"));
-    if !flag("infrastructureCluster") && !flag("controlPlane") && md.is_empty() && mp.is_empty() {
-        errs.push(FieldError::invalid(
-            path,
-            BadValue::Str(marshal_indent(sel)),
-            "no selector enabled",
-        ));
-        return;
-    }
-    let mrp = fe::child(path, "matchResources");
-    if flag("infrastructureCluster")
-        && !selector_matches(sel, obj::get(cc, &["spec", "infrastructure", "ref"]))
-    {
-        errs.push(FieldError::invalid(
-            &fe::child(&mrp, "infrastructureCluster"),
-            BadValue::Bool(true),
-            "selector is enabled but does not match the infrastructure ref",
-        ));
-    }
-    if flag("controlPlane")
-        && !selector_matches(sel, obj::get(cc, &["spec", "controlPlane", "ref"]))
-        && !selector_matches(
-            sel,
-            obj::get(
-                cc,
-                &["spec", "controlPlane", "machineInfrastructure", "ref"],
-            ),
-        )
-    {
-        errs.push(FieldError::invalid(
-            &fe::child(&mrp, "controlPlane"),
-            BadValue::Bool(true),
-            "selector is enabled but matches neither the controlPlane ref nor the controlPlane machineInfrastructure ref",
-        ));
-    }
-    for (key, list, what, field) in [
-        (
-            "machineDeploymentClass",
-            &md,
-            "MachineDeployment",
-            "machineDeployments",
-        ),
-        ("machinePoolClass", &mp, "MachinePool", "machinePools"),
-    ] {
-        let classes: Vec<Value> = obj::get(cc, &["spec", "workers", field])
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        for (i, name) in list.iter().enumerate() {
-            let np = fe::index(&fe::child(&fe::child(&mrp, key), "names"), i);
-            if name.contains('*') {
-                let msg = if name.matches('*').count() > 1 {
-                    Some("selector can at most contain a single \"*\" rune")
-                } else if !(name.starts_with('*') || name.ends_with('*')) {
-                    Some("\"*\" rune can only appear at the beginning, or ending of the selector")
-                } else {
-                    None
-                };
-                if let Some(m) = msg {
-                    errs.push(FieldError::invalid(&np, BadValue::Str(name.clone()), m));
-                    break;
-                }
-            }
-            let matched = classes.iter().any(|c| {
-                let cn = obj::str_at(c, &["class"]);
-                let m = cn == name
-                    || name == "*"
-                    || name.strip_prefix('*').is_some_and(|s| cn.ends_with(s))
-                    || name.strip_suffix('*').is_some_and(|p| cn.starts_with(p));
-                m && (selector_matches(sel, obj::get(c, &["template", "infrastructure", "ref"]))
-                    || selector_matches(sel, obj::get(c, &["template", "bootstrap", "ref"])))
-            });
-            if !matched {
-                errs.push(FieldError::invalid(
-                    &np,
-                    BadValue::Str(name.clone()),
-                    format!("selector is enabled but matches neither the bootstrap ref nor the infrastructure ref of a {what} class"),
-                ));
-            }
-        }
-    }
 }
 
 /// `LocalObjectTemplateIsValid` for the template at `path` (`spec.infrastructure`, …).
@@ -570,14 +274,14 @@ pub fn cluster_class_errors_with(cc: &Value, head: bool) -> Vec<FieldError> {
                         .and_then(Value::as_array)
                         .cloned()
                         .unwrap_or_default();
-                    json_patches(
+                    patches::json_patches(
                         &jps,
                         &var_names,
                         &fe::child(&dp, "jsonPatches"),
                         head,
                         &mut errs,
                     );
-                    selectors(
+                    patches::selectors(
                         d.get("selector").unwrap_or(&Value::Null),
                         cc,
                         &fe::child(&dp, "selector"),
@@ -637,22 +341,6 @@ mod tests {
             None
         );
         assert_eq!(template_parse_error("enabledIf", "{{ .a }}"), None);
-    }
-
-    #[test]
-    fn head_builtins_differ_from_v1_10s() {
-        for (v, old, head) in [
-            ("builtin.cluster.topology.classRef.name", false, true),
-            ("builtin.cluster.topology.classRef.namespace", false, true),
-            ("builtin.cluster.network.ipFamily", true, false),
-            ("builtin.cluster.topology.class", true, true),
-        ] {
-            assert_eq!(
-                (is_builtin(v, false), is_builtin(v, true)),
-                (old, head),
-                "{v}"
-            );
-        }
     }
 
     #[test]
