@@ -317,3 +317,28 @@ fn odd_inputs_never_panic() {
     }
     assert!(runs > 100, "only {runs} mutations");
 }
+
+/// Checks that exist only because clusterctl plans in a dry run (the mock CRDs it makes
+/// for `*.cluster.x-k8s.io` groups only) stop `topology plan`, as they stop clusterctl,
+/// but not `render`: a management cluster has the provider's real CRDs.
+#[test]
+fn dry_run_artefacts_stop_the_plan_not_the_render() {
+    let objs = fixture("error-template-group");
+    let err = capi_render::topology::plan::plan(objs.clone(), "", "", ".")
+        .err()
+        .expect("topology plan refuses a template group without a mock CRD");
+    assert!(
+        err.to_string().contains(
+            "customresourcedefinitions.apiextensions.k8s.io \"dockerclustertemplates.infrastructure.example.com\" not found"
+        ),
+        "{err}"
+    );
+    let units = render_fleet(&objs);
+    assert_eq!(units.len(), 1);
+    let (name, objects) = &units[0];
+    assert_eq!(name, "default/tpl");
+    assert!(objects
+        .iter()
+        .any(|o| o["apiVersion"] == "infrastructure.example.com/v1beta1"
+            && o["kind"] == "DockerCluster"));
+}

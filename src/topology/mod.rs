@@ -88,8 +88,8 @@ impl PreparedClass {
     ) -> Option<Self> {
         let mut cc = find_class(cluster, inputs)?.clone();
         let paused = is_paused(&cc);
-        let class = default_and_validate_class_with(&mut cc, inputs, head_builtins, dry_run)
-            .map(|()| cc);
+        let class =
+            default_and_validate_class_with(&mut cc, inputs, head_builtins, dry_run).map(|()| cc);
         let status = class
             .as_ref()
             .map_err(Error::clone)
