@@ -474,3 +474,102 @@ fn pre_commit_hooks_call_real_commands() {
         assert_eq!(code(&o), 0, "{:?}: {}", args, text(&o.stderr));
     }
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from).sort_by_file_name() {
+        let e = e.unwrap();
+        let rel = e.path().strip_prefix(from).unwrap();
+        if e.file_type().is_dir() {
+            fs::create_dir_all(to.join(rel)).unwrap();
+        } else {
+            fs::copy(e.path(), to.join(rel)).unwrap();
+        }
+    }
+}
+
+/// `--argocd` and the Flux options: the Applications and Kustomizations carry them, the
+/// lock records them, and `--from-lock` replays them (`--check` passes, then a run
+/// writes nothing).
+#[test]
+fn argocd_and_flux_options_are_written_recorded_and_replayed() {
+    let d = Scratch::new("argocd");
+    synthetic(&d.0);
+    copy_dir(
+        &crate_root().join("fixtures/repository"),
+        &d.0.join("repository"),
+    );
+    fs::create_dir(d.0.join(".git")).unwrap();
+    let args = [
+        "render",
+        "-f",
+        "providers.yaml",
+        "-f",
+        "variables.yaml",
+        "--repository",
+        "repository",
+        "-o",
+        "deploy/capi",
+        "--flux",
+        "--flux-depends-on",
+        "infra/cert-manager",
+        "--flux-interval",
+        "5m",
+        "--flux-timeout",
+        "2m",
+        "--argocd",
+        "--argocd-repo",
+        "https://git.example.com/mgmt.git",
+        "--argocd-revision",
+        "main",
+    ];
+    let o = run(&d.0, &args);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    let out = d.0.join("deploy/capi");
+    let app = fs::read_to_string(out.join("argocd/synth-system-core-cluster-api.yaml")).unwrap();
+    for want in [
+        "argocd.argoproj.io/sync-wave: \"0\"",
+        "path: deploy/capi/providers/synth-system/core-cluster-api\n",
+        "repoURL: https://git.example.com/mgmt.git\n",
+        "targetRevision: main\n",
+        "argocd.argoproj.io/sync-options: Prune=false",
+    ] {
+        assert!(app.contains(want), "{want:?} not in\n{app}");
+    }
+    let apps = fs::read_to_string(out.join("argocd/kustomization.yaml")).unwrap();
+    assert!(
+        apps.contains("- synth-system-core-cluster-api.yaml"),
+        "{apps}"
+    );
+    let k = fs::read_to_string(out.join("flux/synth-system-core-cluster-api.yaml")).unwrap();
+    for want in [
+        "interval: 5m\n",
+        "timeout: 2m\n",
+        "  - name: cert-manager\n    namespace: infra\n",
+        "kustomize.toolkit.fluxcd.io/prune: disabled",
+    ] {
+        assert!(k.contains(want), "{want:?} not in\n{k}");
+    }
+    let before = snapshot(&out);
+    let o = run(&d.0, &["render", "--from-lock", "deploy/capi", "--check"]);
+    assert_eq!(code(&o), 0, "{}{}", text(&o.stdout), text(&o.stderr));
+    let o = run(&d.0, &["render", "--from-lock", "deploy/capi"]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    assert_eq!(snapshot(&out), before);
+    // Bad values are refused before anything is written.
+    for (flag, value) in [
+        ("--flux-interval", "soon"),
+        ("--argocd-project", "Bad_Project"),
+    ] {
+        let mut bad = args.to_vec();
+        let i = bad.iter().position(|a| *a == flag).unwrap_or(bad.len());
+        if i < bad.len() {
+            bad[i + 1] = value;
+        } else {
+            bad.extend_from_slice(&[flag, value]);
+        }
+        let o = run(&d.0, &bad);
+        assert_eq!(code(&o), 1, "{flag}: {}", text(&o.stderr));
+        assert!(text(&o.stderr).contains(flag), "{}", text(&o.stderr));
+        assert_eq!(snapshot(&out), before);
+    }
+}

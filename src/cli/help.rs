@@ -88,11 +88,12 @@ pub const UPGRADE_APPLY: &str = concat!(
 
 pub const RENDER: &str = concat!(
     "Examples:\n",
-    "  capi-render render -f capi/providers.yaml --repository capi/repository -o capi/rendered\n",
     "  capi-render render -f capi/providers.yaml -f capi/clusters --repository capi/repository --stdout\n",
-    "  capi-render render --from-lock capi/rendered --check   # the render that wrote the tree, as its lock records it\n",
-    "  capi-render render --check -f capi/providers.yaml --repository capi/repository -o capi/rendered \\\n",
-    "      --output-format json | jq -r '.files[].path'\n\n",
+    "  capi-render render -f capi/providers.yaml --repository capi/repository -o capi/rendered \\\n",
+    "      --flux --flux-depends-on cert-manager --flux-interval 5m\n",
+    "  capi-render render -f capi/providers.yaml --repository capi/repository -o capi/rendered \\\n",
+    "      --argocd --argocd-repo https://git.example.com/platform/mgmt.git --argocd-revision main\n",
+    "  capi-render render --from-lock capi/rendered --check --output-format json | jq -r '.files[].path'\n\n",
     "Exit codes:\n",
     "  0  success; with --check: the tree is up to date\n",
     "  1  error; with --check: the tree differs (unified diffs, or a JSON CheckResult, on stdout)\n",

@@ -44,7 +44,7 @@ pub struct RenderArgs {
     #[arg(
         long = "from-lock",
         value_name = "OUT",
-        conflicts_with_all = ["files", "output", "stdout", "flux", "flux_path", "flux_depends_on", "flux_interval", "flux_timeout", "no_namespaces", "oci_layout", "allow_empty", "cert_manager"]
+        conflicts_with_all = ["files", "output", "stdout", "flux", "flux_path", "flux_depends_on", "flux_interval", "flux_timeout", "argocd", "argocd_repo", "no_namespaces", "oci_layout", "allow_empty", "cert_manager"]
     )]
     pub from_lock: Option<PathBuf>,
     /// Print every rendered object as one YAML stream instead of writing a tree.
@@ -84,6 +84,27 @@ pub struct RenderArgs {
     /// The Kustomizations' `spec.timeout` (default: Flux's).
     #[arg(long = "flux-timeout", value_name = "DURATION", requires = "flux")]
     pub flux_timeout: Option<String>,
+    /// Also write Argo CD Applications (argoproj.io/v1alpha1) under OUT/argocd/: one per
+    /// unit, sync waves in dependency order, server-side apply for objects too large for
+    /// client-side apply, CRDs and Namespaces never pruned. Needs --argocd-repo.
+    #[arg(long, requires_all = ["output", "argocd_repo"])]
+    pub argocd: bool,
+    /// The Git repository URL the Applications read from.
+    #[arg(long = "argocd-repo", value_name = "URL", requires = "argocd")]
+    pub argocd_repo: Option<String>,
+    /// The revision (branch, tag, commit) the Applications track.
+    #[arg(long = "argocd-revision", value_name = "REV", default_value = "HEAD")]
+    pub argocd_revision: String,
+    /// The Argo CD project of the Applications.
+    #[arg(
+        long = "argocd-project",
+        value_name = "NAME",
+        default_value = "default"
+    )]
+    pub argocd_project: String,
+    /// The namespace of the Applications (Argo CD's).
+    #[arg(long = "argocd-namespace", value_name = "NS", default_value = "argocd")]
+    pub argocd_namespace: String,
     /// Do not emit the providers' Namespace objects.
     #[arg(long = "no-namespaces")]
     pub no_namespaces: bool,
@@ -115,10 +136,10 @@ pub struct RenderArgs {
 pub fn tree_options(a: &RenderArgs) -> Result<TreeOptions, Error> {
     let flux_path = match (&a.flux_path, &a.output) {
         (Some(p), _) => p.clone(),
-        (None, Some(out)) if a.flux => {
+        (None, Some(out)) if a.flux || a.argocd => {
             if out.is_absolute() {
                 return Err(Error::new(format!(
-                    "--flux needs --flux-path: OUT ({}) is absolute, and Flux paths are relative to the Git repository",
+                    "--flux and --argocd need --flux-path: OUT ({}) is absolute, and the paths they apply are relative to the Git repository",
                     out.display()
                 )));
             }
@@ -131,7 +152,17 @@ pub fn tree_options(a: &RenderArgs) -> Result<TreeOptions, Error> {
         flux_source: Some(a.flux_source.clone()),
         flux_path: flux_path.clone(),
         flux_extras: flux_extras(a),
+        argocd: argocd_settings(a),
         command: None,
+    })
+}
+
+fn argocd_settings(a: &RenderArgs) -> Option<gitops::argocd::Settings> {
+    a.argocd.then(|| gitops::argocd::Settings {
+        repo_url: a.argocd_repo.clone().unwrap_or_default(),
+        revision: a.argocd_revision.clone(),
+        project: a.argocd_project.clone(),
+        namespace: a.argocd_namespace.clone(),
     })
 }
 
@@ -163,6 +194,7 @@ fn command_of(
             .flux
             .then(|| (a.flux_source.clone(), topts.flux_path.clone())),
         flux_extras: topts.flux_extras.clone(),
+        argocd: topts.argocd.clone().map(|s| (s, topts.flux_path.clone())),
     }
 }
 
@@ -179,10 +211,14 @@ fn from_lock(
         ));
     }
     let c = gitops::recorded_command(out)?;
-    let (flux_source, flux_path) = match &c.flux {
+    let (flux_source, mut flux_path) = match &c.flux {
         Some((s, p)) => (s.clone(), Some(p.clone())),
         None => ("flux-system".to_string(), None),
     };
+    if let (None, Some((_, p))) = (&flux_path, &c.argocd) {
+        flux_path = Some(p.clone());
+    }
+    let argo = c.argocd.as_ref().map(|(s, _)| s.clone());
     let args = RenderArgs {
         files: c.files.iter().map(PathBuf::from).collect(),
         output: Some(out.to_path_buf()),
@@ -196,6 +232,15 @@ fn from_lock(
         flux_depends_on: c.flux_extras.depends_on.clone(),
         flux_interval: c.flux_extras.interval.clone(),
         flux_timeout: c.flux_extras.timeout.clone(),
+        argocd: argo.is_some(),
+        argocd_repo: argo.as_ref().map(|s| s.repo_url.clone()),
+        argocd_revision: argo.as_ref().map_or("HEAD".into(), |s| s.revision.clone()),
+        argocd_project: argo
+            .as_ref()
+            .map_or("default".into(), |s| s.project.clone()),
+        argocd_namespace: argo
+            .as_ref()
+            .map_or("argocd".into(), |s| s.namespace.clone()),
         no_namespaces: c.no_namespaces,
         oci_layout: c.oci_layout.map(PathBuf::from),
         allow_empty: c.allow_empty,

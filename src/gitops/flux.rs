@@ -107,6 +107,12 @@ fn is_flux_duration(v: &str) -> bool {
 /// in it. These patches mark both `kustomize.toolkit.fluxcd.io/prune: disabled`, so a
 /// unit dropped from the tree leaves them in place; the unit files stay as rendered.
 fn prune_protection(u: &UnitSummary) -> Vec<Value> {
+    protection_patches(u, "kustomize.toolkit.fluxcd.io/prune", "disabled")
+}
+
+/// Kustomize patches (target: the kind) adding `key: value` to the unit's CRDs and
+/// Namespaces.
+pub(super) fn protection_patches(u: &UnitSummary, key: &str, value: &str) -> Vec<Value> {
     [
         ("apiextensions.k8s.io", "apiextensions.k8s.io/v1", "CustomResourceDefinition"),
         ("", "v1", "Namespace"),
@@ -116,7 +122,7 @@ fn prune_protection(u: &UnitSummary) -> Vec<Value> {
     .map(|(_, api, kind)| {
         json!({
             "patch": format!(
-                "apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: not-used\n  annotations:\n    kustomize.toolkit.fluxcd.io/prune: disabled\n"
+                "apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: not-used\n  annotations:\n    {key}: {value}\n"
             ),
             "target": {"kind": kind},
         })
@@ -138,6 +144,9 @@ pub struct UnitSummary {
     pub uses: BTreeSet<(String, String)>,
     /// How many objects the unit has.
     pub objects: usize,
+    /// The largest compact JSON size among its CRDs, ConfigMaps and Secrets (the kinds
+    /// that grow large): what client-side apply would store in its annotation.
+    pub largest_json: usize,
 }
 
 impl UnitSummary {
@@ -149,6 +158,18 @@ impl UnitSummary {
             defines: u.objects.iter().filter_map(crd_defines).collect(),
             uses: u.objects.iter().filter_map(group_kind).collect(),
             objects: u.objects.len(),
+            largest_json: u
+                .objects
+                .iter()
+                .filter(|o| {
+                    matches!(
+                        o.get("kind").and_then(Value::as_str),
+                        Some("CustomResourceDefinition" | "ConfigMap" | "Secret")
+                    )
+                })
+                .map(|o| serde_json::to_vec(o).map_or(0, |b| b.len()))
+                .max()
+                .unwrap_or(0),
         }
     }
 
@@ -272,7 +293,7 @@ fn check_acyclic(units: &[UnitSummary], deps: &[BTreeSet<usize>]) -> Result<()> 
 }
 
 /// `spec.path` of a unit: `./<prefix>/<unit dir>`.
-fn flux_path(prefix: &str, dir: &str) -> Result<String> {
+pub(super) fn flux_path(prefix: &str, dir: &str) -> Result<String> {
     let p = prefix.trim_start_matches("./").trim_end_matches('/');
     if p.is_empty() || p == "." {
         return Ok(format!("./{dir}"));

@@ -14,6 +14,8 @@ use crate::model::{RenderSet, RenderedUnit, UnitKind};
 
 /// Directory of the Flux Kustomizations.
 pub const FLUX_DIR: &str = "flux";
+/// Directory of the Argo CD Applications.
+pub const ARGOCD_DIR: &str = "argocd";
 
 /// One unit laid out: its summary and its files (path in the tree, content), the
 /// objects in apply order and then the unit's `kustomization.yaml`.
@@ -113,6 +115,18 @@ impl Layout {
                 names.push(n);
             }
             sink(format!("{FLUX_DIR}/{KUSTOMIZATION}"), kustomization(&names))?;
+        }
+        if let Some(a) = &opts.argocd {
+            let apps = super::argocd::applications(&self.units, a, &opts.flux_path)?;
+            let mut names = Vec::new();
+            for (n, o) in apps {
+                sink(format!("{ARGOCD_DIR}/{n}"), crate::yaml::to_yaml(&o))?;
+                names.push(n);
+            }
+            sink(
+                format!("{ARGOCD_DIR}/{KUSTOMIZATION}"),
+                kustomization(&names),
+            )?;
         }
         Ok(self.units)
     }

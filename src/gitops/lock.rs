@@ -45,6 +45,8 @@ pub struct RenderCommand {
     pub flux: Option<(String, String)>,
     /// `--flux-depends-on`, `--flux-interval`, `--flux-timeout` (with `flux`).
     pub flux_extras: super::flux::Extras,
+    /// `--argocd` with its settings, and OUT's path inside the repository.
+    pub argocd: Option<(super::argocd::Settings, String)>,
 }
 
 impl RenderCommand {
@@ -83,6 +85,13 @@ impl RenderCommand {
             }
             m.insert("flux".into(), f);
         }
+        if let Some((a, path)) = &self.argocd {
+            m.insert(
+                "argocd".into(),
+                json!({"repoURL": a.repo_url, "revision": a.revision, "project": a.project,
+                       "namespace": a.namespace, "path": path}),
+            );
+        }
         Value::Object(m)
     }
 
@@ -113,6 +122,7 @@ impl RenderCommand {
                 "allowEmpty",
                 "certManager",
                 "flux",
+                "argocd",
             ]
             .contains(&k.as_str())
             {
@@ -155,8 +165,32 @@ impl RenderCommand {
             cert_manager: flag("certManager")?,
             flux,
             flux_extras,
+            argocd: match m.get("argocd") {
+                None | Some(Value::Null) => None,
+                Some(a) => Some(argocd_of(a)?),
+            },
         })
     }
+}
+
+/// The recorded `argocd:` settings and path.
+fn argocd_of(a: &Value) -> std::result::Result<(super::argocd::Settings, String), String> {
+    let s = |k: &str| {
+        a.get(k)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or(format!("argocd.{k}: missing or not a string"))
+    };
+    let settings = super::argocd::Settings {
+        repo_url: s("repoURL")?,
+        revision: s("revision")?,
+        project: s("project")?,
+        namespace: s("namespace")?,
+    };
+    settings
+        .validate()
+        .map_err(|e| format!("argocd: {}", e.message()))?;
+    Ok((settings, s("path")?))
 }
 
 /// The recorded `flux:` options beyond source and path (absent in older locks).
@@ -770,6 +804,7 @@ mod tests {
             cert_manager: true,
             flux: Some(("flux-system".into(), "capi/rendered".into())),
             flux_extras: Default::default(),
+            argocd: None,
         };
         let t = lock_text_of(&[], &[], &[], &[], Path::new("capi/rendered"), Some(&c));
         assert!(t.contains("command:\n  allowEmpty: true\n  certManager: true\n  files:\n  - ../providers.yaml\n  - ../clusters\n  flux:\n    path: capi/rendered\n    source: flux-system\n  repository: ../repository\ninputs: []\n"), "{t}");

@@ -13,6 +13,8 @@
 //!   clusters/<namespace>/<name>/        the same, per topology Cluster
 //!   flux/                               with --flux only: one Flux Kustomization per unit
 //!     kustomization.yaml                (not listed by the root kustomization)
+//!   argocd/                             with --argocd only: one Argo CD Application per
+//!     kustomization.yaml                unit, sync waves in dependency order (argocd.rs)
 //! ```
 //!
 //! One file per object keeps a provider upgrade's diff readable file by file. Files are
@@ -59,6 +61,7 @@
 //! is added to the tree. The lock is released by the kernel when the process exits,
 //! killed or not.
 
+pub mod argocd;
 pub mod check;
 pub mod flux;
 pub mod journal;
@@ -90,6 +93,8 @@ pub struct TreeOptions {
     pub flux_path: String,
     /// `--flux-depends-on`, `--flux-interval`, `--flux-timeout`.
     pub flux_extras: flux::Extras,
+    /// Also write Argo CD `Application` objects (`--argocd`), read from `flux_path`.
+    pub argocd: Option<argocd::Settings>,
     /// The command to record in the lock (`render --from-lock`); `None` records none.
     pub command: Option<lock::RenderCommand>,
 }
@@ -419,6 +424,7 @@ fn lay_out(
                     defines: Vec::new(),
                     uses: Default::default(),
                     objects: owned.len().saturating_sub(1),
+                    largest_json: 0,
                 };
                 on_unit(&summary);
                 tree.kept(summary)
@@ -458,7 +464,7 @@ pub fn write_rendering(
     hook: &mut Hook,
 ) -> Result<WriteReport> {
     let (_held, prev) = open_out(out)?;
-    let keep = (!full && !opts.flux).then_some(&prev);
+    let keep = (!full && !opts.flux && opts.argocd.is_none()).then_some(&prev);
     let mut st = writer::Stager::new(out, &prev.outputs, hook);
     if let Err(e) = lay_out(r, opts, out, keep, on_unit, &mut st) {
         st.abandon();
@@ -489,7 +495,7 @@ pub fn check_rendering(
     on_unit: &mut dyn FnMut(&flux::UnitSummary),
 ) -> Result<CheckReport> {
     let (_held, prev) = open_check(out)?;
-    let keep = (!full && !opts.flux).then_some(&prev);
+    let keep = (!full && !opts.flux && opts.argocd.is_none()).then_some(&prev);
     let mut c = check::Checker::new(out, &prev.outputs);
     lay_out(r, opts, out, keep, on_unit, &mut c)?;
     c.finish()
