@@ -63,6 +63,7 @@
 
 pub mod argocd;
 pub mod check;
+pub mod command;
 pub mod flux;
 pub mod journal;
 pub mod kustomization;

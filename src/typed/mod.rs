@@ -219,6 +219,6 @@ mod tests {
             "apiextensions.k8s.io/v1beta1",
             "CustomResourceDefinition"
         ));
-        assert_eq!(supported_kinds().len(), 16);
+        assert_eq!(supported_kinds().len(), 17);
     }
 }

@@ -232,7 +232,7 @@ mod tests {
     #[test]
     fn model_loads_with_all_roots() {
         let m = model().expect("model loads");
-        assert_eq!(m.roots.len(), 16);
+        assert_eq!(m.roots.len(), 17);
         let dep = m
             .roots
             .iter()

@@ -1,0 +1,226 @@
+//! The `render` command a lock records (`command:`), read back by `render --from-lock`.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::paths::relative_to;
+
+/// The `render` command that made a tree, recorded in its lock (`command:`) so that
+/// `render --from-lock OUT` runs it again. Paths are as given to the command; the lock
+/// holds them relative to OUT, as it holds its inputs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RenderCommand {
+    /// `-f` paths, in order.
+    pub files: Vec<String>,
+    /// `--config`.
+    pub config: Option<String>,
+    /// `--repository`.
+    pub repository: Option<String>,
+    /// `--oci-layout`.
+    pub oci_layout: Option<String>,
+    pub no_namespaces: bool,
+    pub allow_empty: bool,
+    /// `--cert-manager`.
+    pub cert_manager: bool,
+    /// `--flux`, with `--flux-source` and `--flux-path`.
+    pub flux: Option<(String, String)>,
+    /// `--flux-depends-on`, `--flux-interval`, `--flux-timeout` (with `flux`).
+    pub flux_extras: super::flux::Extras,
+    /// `--argocd` with its settings, and OUT's path inside the repository.
+    pub argocd: Option<(super::argocd::Settings, String)>,
+}
+
+impl RenderCommand {
+    pub(super) fn to_value(&self, base: &Path) -> Value {
+        let rel = |p: &str| Value::String(relative_to(p, base));
+        let mut m = serde_json::Map::new();
+        m.insert("files".into(), self.files.iter().map(|f| rel(f)).collect());
+        for (k, v) in [
+            ("config", &self.config),
+            ("repository", &self.repository),
+            ("ociLayout", &self.oci_layout),
+        ] {
+            if let Some(p) = v {
+                m.insert(k.into(), rel(p));
+            }
+        }
+        if self.no_namespaces {
+            m.insert("noNamespaces".into(), Value::Bool(true));
+        }
+        if self.allow_empty {
+            m.insert("allowEmpty".into(), Value::Bool(true));
+        }
+        if self.cert_manager {
+            m.insert("certManager".into(), Value::Bool(true));
+        }
+        if let Some((source, path)) = &self.flux {
+            let mut f = json!({"source": source, "path": path});
+            let x = &self.flux_extras;
+            if !x.depends_on.is_empty() {
+                f["dependsOn"] = json!(x.depends_on);
+            }
+            for (k, v) in [("interval", &x.interval), ("timeout", &x.timeout)] {
+                if let Some(v) = v {
+                    f[k] = Value::from(v.as_str());
+                }
+            }
+            m.insert("flux".into(), f);
+        }
+        if let Some((a, path)) = &self.argocd {
+            m.insert(
+                "argocd".into(),
+                json!({"repoURL": a.repo_url, "revision": a.revision, "project": a.project,
+                       "namespace": a.namespace, "path": path}),
+            );
+        }
+        Value::Object(m)
+    }
+
+    /// The recorded command with its paths relative to OUT (as the lock holds them).
+    fn from_value(v: &Value) -> std::result::Result<RenderCommand, String> {
+        let m = v.as_object().ok_or("not a mapping")?;
+        let text = |k: &str| -> std::result::Result<Option<String>, String> {
+            match m.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(format!("{k}: not a string")),
+            }
+        };
+        let flag = |k: &str| -> std::result::Result<bool, String> {
+            match m.get(k) {
+                None | Some(Value::Null) => Ok(false),
+                Some(Value::Bool(b)) => Ok(*b),
+                Some(_) => Err(format!("{k}: not a boolean")),
+            }
+        };
+        for k in m.keys() {
+            if ![
+                "files",
+                "config",
+                "repository",
+                "ociLayout",
+                "noNamespaces",
+                "allowEmpty",
+                "certManager",
+                "flux",
+                "argocd",
+            ]
+            .contains(&k.as_str())
+            {
+                return Err(format!("{k}: unknown field"));
+            }
+        }
+        let files = m
+            .get("files")
+            .and_then(Value::as_array)
+            .ok_or("files: missing or not a list")?
+            .iter()
+            .map(|f| {
+                f.as_str()
+                    .map(str::to_string)
+                    .ok_or("files: an item is not a string")
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        if files.is_empty() {
+            return Err("files: empty".into());
+        }
+        let mut flux_extras = super::flux::Extras::default();
+        let flux = match m.get("flux") {
+            None | Some(Value::Null) => None,
+            Some(f) => {
+                let s = |k: &str| f.get(k).and_then(Value::as_str).map(str::to_string);
+                flux_extras = flux_extras_of(f)?;
+                Some((
+                    s("source").ok_or("flux.source: missing or not a string")?,
+                    s("path").ok_or("flux.path: missing or not a string")?,
+                ))
+            }
+        };
+        Ok(RenderCommand {
+            files,
+            config: text("config")?,
+            repository: text("repository")?,
+            oci_layout: text("ociLayout")?,
+            no_namespaces: flag("noNamespaces")?,
+            allow_empty: flag("allowEmpty")?,
+            cert_manager: flag("certManager")?,
+            flux,
+            flux_extras,
+            argocd: match m.get("argocd") {
+                None | Some(Value::Null) => None,
+                Some(a) => Some(argocd_of(a)?),
+            },
+        })
+    }
+}
+
+/// The recorded `argocd:` settings and path.
+fn argocd_of(a: &Value) -> std::result::Result<(super::argocd::Settings, String), String> {
+    let s = |k: &str| {
+        a.get(k)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or(format!("argocd.{k}: missing or not a string"))
+    };
+    let settings = super::argocd::Settings {
+        repo_url: s("repoURL")?,
+        revision: s("revision")?,
+        project: s("project")?,
+        namespace: s("namespace")?,
+    };
+    settings
+        .validate()
+        .map_err(|e| format!("argocd: {}", e.message()))?;
+    Ok((settings, s("path")?))
+}
+
+/// The recorded `flux:` options beyond source and path (absent in older locks).
+fn flux_extras_of(f: &Value) -> std::result::Result<super::flux::Extras, String> {
+    let text = |k: &str| match f.get(k) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(format!("flux.{k}: not a string")),
+    };
+    let depends_on = match f.get("dependsOn") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|d| d.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or("flux.dependsOn: an item is not a string")?,
+        Some(_) => return Err("flux.dependsOn: not a list".into()),
+    };
+    let x = super::flux::Extras {
+        depends_on,
+        interval: text("interval")?,
+        timeout: text("timeout")?,
+    };
+    x.validate().map_err(|e| format!("flux: {}", e.message()))?;
+    Ok(x)
+}
+
+/// The `command:` a lock records (paths relative to the lock's directory), `None` when
+/// it records none (a tree written by a library caller or an older capi-render).
+pub fn read_command(text: &str, shown: &str) -> Result<Option<RenderCommand>> {
+    let mut lines = text.lines().skip_while(|l| *l != "command:");
+    let Some(first) = lines.next() else {
+        return Ok(None);
+    };
+    let mut block = format!("{first}\n");
+    for l in lines.take_while(|l| l.starts_with(' ')) {
+        block.push_str(l);
+        block.push('\n');
+    }
+    let v = crate::yaml::parse_value(&block)
+        .map_err(|e| Error::new(format!("{shown}: command: {e}")).in_file(shown))?;
+    RenderCommand::from_value(&v["command"])
+        .map(Some)
+        .map_err(|e| {
+            Error::new(format!(
+                "{shown}: command.{e}; fix it or render once with -f ... -o"
+            ))
+            .in_file(shown)
+        })
+}
