@@ -172,26 +172,16 @@ pub fn applications(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ProviderInfo, RenderedUnit, UnitKind};
+    use crate::model::{RenderedUnit, UnitKind};
 
+    /// A CRD padded to about `pad` more bytes of JSON.
     fn crd(group: &str, kind: &str, pad: usize) -> Value {
-        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-               "metadata": {"name": format!("{}s.{group}", kind.to_lowercase())},
-               "spec": {"group": group, "names": {"kind": kind}, "pad": "x".repeat(pad)}})
+        let mut c = flux::tests::crd(group, kind);
+        c["spec"]["pad"] = Value::from("x".repeat(pad));
+        c
     }
     fn provider(t: &str, name: &str, objects: Vec<Value>) -> UnitSummary {
-        UnitSummary::of(&RenderedUnit {
-            kind: UnitKind::Provider(ProviderInfo {
-                provider_type: t.into(),
-                kind: "X".into(),
-                version: "v1.0.0".into(),
-                contract: "v1beta1".into(),
-                source: "s".into(),
-            }),
-            namespace: format!("{name}-system"),
-            name: name.into(),
-            objects,
-        })
+        UnitSummary::of(&flux::tests::provider(t, name, objects))
     }
     fn settings() -> Settings {
         Settings {

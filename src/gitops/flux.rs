@@ -369,16 +369,16 @@ pub fn kustomizations(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::model::ProviderInfo;
 
-    fn crd(group: &str, kind: &str) -> Value {
+    pub(in crate::gitops) fn crd(group: &str, kind: &str) -> Value {
         json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
                "metadata": {"name": format!("{}s.{group}", kind.to_lowercase())},
                "spec": {"group": group, "names": {"kind": kind}}})
     }
-    fn provider(t: &str, name: &str, objects: Vec<Value>) -> RenderedUnit {
+    pub(in crate::gitops) fn provider(t: &str, name: &str, objects: Vec<Value>) -> RenderedUnit {
         RenderedUnit {
             kind: UnitKind::Provider(ProviderInfo {
                 provider_type: t.into(),
