@@ -12,6 +12,7 @@
 pub mod emit;
 pub mod keysort;
 pub mod locate;
+mod merge;
 pub mod read;
 pub mod resolve;
 pub mod split;

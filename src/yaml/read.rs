@@ -346,6 +346,14 @@ fn parse(doc: &str, keys: Keys, first_line: usize, meter: &Meter) -> Result<Valu
     let Some(r) = raw else {
         return Ok(Value::Null);
     };
+    super::merge::check(doc).map_err(|m| {
+        let go = if m == super::merge::WANT_MAP {
+            "yaml: "
+        } else {
+            ""
+        };
+        Error::new(format!("error converting YAML to JSON: {go}{m}"))
+    })?;
     match to_json(r, keys, &mut Path::default()) {
         Ok(v) => Ok(v),
         Err(ConvertError::Plain(e)) => Err(e),
