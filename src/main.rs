@@ -82,6 +82,10 @@ enum Cmd {
     /// provider contracts (metadata, components, CRDs, contract schemas, templates).
     #[command(after_help = cli::help::LINT)]
     Lint(cli::lint::LintArgs),
+    /// Join the shards of a CI matrix (`render -o OUT --shard I/N`) into OUT: the tree and
+    /// lock one `render -o OUT` writes.
+    #[command(name = "merge-locks", after_help = cli::help::MERGE_LOCKS)]
+    MergeLocks(cli::merge::MergeLocksArgs),
     /// Managed topologies (as clusterctl alpha topology).
     #[command(after_help = cli::help::TOPOLOGY)]
     Topology {
@@ -406,9 +410,12 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
             emit(&text, None)
         }
-        Cmd::Render(_) | Cmd::Krm(_) | Cmd::Diff(_) | Cmd::Lint(_) | Cmd::Upgrade { .. } => {
-            Err(Error::new("internal: dispatched in main"))
-        }
+        Cmd::Render(_)
+        | Cmd::Krm(_)
+        | Cmd::Diff(_)
+        | Cmd::Lint(_)
+        | Cmd::MergeLocks(_)
+        | Cmd::Upgrade { .. } => Err(Error::new("internal: dispatched in main")),
         Cmd::Bundle(a) => cli::bundle::run(a, cli.config.as_deref(), cli.repository.as_deref()),
         Cmd::Completion { shell } => {
             let mut out = Vec::new();
@@ -441,6 +448,7 @@ fn main() -> ExitCode {
         Cmd::Krm(a) => return cli::krm::run(a, cli.config.as_deref(), cli.repository.as_deref()),
         Cmd::Diff(a) => return cli::diff::run(a, cli.config.as_deref(), cli.repository.as_deref()),
         Cmd::Lint(a) => return cli::lint::run(a),
+        Cmd::MergeLocks(a) => return cli::merge::run(a),
         Cmd::Upgrade { what } => {
             // The config file is checked as for the clusterctl-compatible commands.
             if let Err(e) = load_config(&cli) {

@@ -309,6 +309,34 @@ impl Rendering {
         self.providers.len() + self.clusters.len()
     }
 
+    /// Keep only the units whose directory `holds` accepts (a shard, `render --shard`):
+    /// their positions in the whole run's unit order, and how many units the whole run
+    /// has. Providers are rendered already; a Cluster left out is never rendered.
+    pub fn retain_units(&mut self, holds: impl Fn(&str) -> bool) -> (Vec<usize>, usize) {
+        let total = self.unit_count();
+        let mut positions = Vec::new();
+        let mut at = 0;
+        self.providers.retain(|u| {
+            let keep = holds(&u.dir());
+            if keep {
+                positions.push(at);
+            }
+            at += 1;
+            keep
+        });
+        let namespaces = &self.namespaces;
+        self.clusters.retain(|job| {
+            let ns = &namespaces[job.namespace].name;
+            let keep = holds(&unit_dir(&UnitKind::Cluster, ns, &job.name));
+            if keep {
+                positions.push(at);
+            }
+            at += 1;
+            keep
+        });
+        (positions, total)
+    }
+
     /// Produce every unit in order (providers, core first, then Clusters in input
     /// order) and hand it to `map` and then `sink`. Clusters render in parallel in
     /// batches of [`BATCH`], and `map` (e.g. writing a unit's YAML) runs on the same

@@ -168,6 +168,15 @@ pub const MAN: &str = concat!(
     simple_exit!()
 );
 
+pub const MERGE_LOCKS: &str = concat!(
+    "Examples:\n",
+    "  capi-render render --from-lock capi/rendered --shard \"$I/$N\"   # CI job I of N, same -o everywhere\n",
+    "  capi-render merge-locks capi/rendered   # after copying every job's capi/rendered/.capi-render.shards/ in\n\n",
+    "Exit codes:\n",
+    "  0  the shards were merged into OUT (and removed)\n",
+    "  1  a shard is missing, stale or changed, or OUT cannot be written (nothing was changed)"
+);
+
 pub const LINT: &str = concat!(
     "Examples:\n",
     "  capi-render lint --provider repository/infrastructure-foo/v1.2.0\n",

@@ -7,6 +7,7 @@ pub mod help;
 pub mod krm;
 pub mod limits;
 pub mod lint;
+pub mod merge;
 pub mod output;
 pub mod render;
 pub mod topology;

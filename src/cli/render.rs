@@ -59,6 +59,12 @@ pub struct RenderArgs {
     /// and whose files are still in place with their recorded sizes, is not rendered.
     #[arg(long)]
     pub full: bool,
+    /// Render only shard I of N (a CI matrix job): the units whose stable hash falls in
+    /// shard I, into OUT/.capi-render.shards/I-of-N/ (their files, a fragment lock and
+    /// `shard.json`). `capi-render merge-locks OUT` then joins the N shards into the tree
+    /// and lock one run writes. Every job must use the same -o path.
+    #[arg(long, value_name = "I/N", conflicts_with_all = ["check", "stdout"])]
+    pub shard: Option<String>,
     /// Also write Flux Kustomizations (kustomize.toolkit.fluxcd.io/v1) under OUT/flux/.
     #[arg(long, requires = "output")]
     pub flux: bool,
@@ -226,6 +232,7 @@ fn from_lock(
         stdout: false,
         check: a.check,
         full: a.full,
+        shard: a.shard.clone(),
         flux: c.flux.is_some(),
         flux_source,
         flux_path,
@@ -348,15 +355,39 @@ fn run_write(
         .output
         .as_deref()
         .expect("clap requires -o without --stdout");
+    let shard = a
+        .shard
+        .as_deref()
+        .map(gitops::shard::Shard::parse)
+        .transpose()?;
     let r = prepare(a, config, repository)?;
-    let rep = gitops::write_rendering(
-        r,
-        out,
-        &topts,
-        a.full,
-        &mut super::report_summary,
-        &mut |_| Ok(()),
-    )?;
+    let rep = match shard {
+        None => gitops::write_rendering(
+            r,
+            out,
+            &topts,
+            a.full,
+            &mut super::report_summary,
+            &mut |_| Ok(()),
+        )?,
+        Some(s) => {
+            let rep =
+                gitops::shard::write(r, out, &topts, s, &mut super::report_summary, &mut |_| {
+                    Ok(())
+                })?;
+            super::ui::info(&format!(
+                "shard {}/{} written to {}/{}/{}; join all {} with `capi-render merge-locks {}`",
+                s.index,
+                s.count,
+                out.display(),
+                gitops::shard::SHARDS,
+                s.dir(),
+                s.count,
+                out.display()
+            ));
+            rep
+        }
+    };
     if a.output_format == Format::Json {
         super::output::print_json(
             "RenderResult",

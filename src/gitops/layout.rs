@@ -85,6 +85,11 @@ impl Layout {
         Ok(())
     }
 
+    /// The units' summaries in order, without the tree's own files (a shard's).
+    pub fn into_units(self) -> Vec<UnitSummary> {
+        self.units
+    }
+
     /// The unit's directory, which no earlier unit may have.
     fn claim(&mut self, u: &UnitSummary) -> Result<()> {
         let dir = u.dir();

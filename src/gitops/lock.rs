@@ -55,37 +55,60 @@ pub fn lock_text_of(
     base: &Path,
     command: Option<&RenderCommand>,
 ) -> String {
+    let providers: Vec<Value> = units
+        .iter()
+        .filter_map(|u| provider_entry(u, base))
+        .collect();
+    assemble(&head(inputs, base, command), outputs, &providers, records)
+}
+
+/// The lock's `lockVersion`, `inputs` and `command`, paths relative to `base` (OUT).
+pub fn head(inputs: &[InputFile], base: &Path, command: Option<&RenderCommand>) -> Value {
     let inputs: Vec<Value> = inputs
         .iter()
         .map(|i| json!({"path": relative_to(&i.path, base), "sha256": i.sha256}))
         .collect();
-    let source = |s: &str| match s.strip_prefix("repository:") {
-        Some(dir) => format!("repository:{}", relative_to(dir, base)),
-        None => s.to_string(),
-    };
-    let providers: Vec<Value> = units
-        .iter()
-        .filter_map(|u| match &u.kind {
-            UnitKind::Provider(p) | UnitKind::CertManager(p) => Some(json!({
-                "namespace": u.namespace, "name": u.name, "type": p.provider_type,
-                "kind": p.kind, "version": p.version, "contract": p.contract, "source": source(&p.source),
-            })),
-            UnitKind::Cluster => None,
-        })
-        .collect();
-    // The document's keys in go-yaml's order are inputs, lockVersion, outputs,
-    // providers, tool, units; each top-level entry is written on its own, and
-    // `outputs` and `units` item by item (a 100,000-Cluster tree lists over a million
-    // files), which gives the bytes of writing the whole document at once.
     let mut head = json!({"lockVersion": LOCK_VERSION, "inputs": inputs});
     if let Some(c) = command {
         head["command"] = c.to_value(base);
     }
+    head
+}
+
+/// A provider unit's `providers` entry (its repository source relative to `base`);
+/// `None` for a Cluster.
+pub fn provider_entry(u: &UnitSummary, base: &Path) -> Option<Value> {
+    let source = |s: &str| match s.strip_prefix("repository:") {
+        Some(dir) => format!("repository:{}", relative_to(dir, base)),
+        None => s.to_string(),
+    };
+    match &u.kind {
+        UnitKind::Provider(p) | UnitKind::CertManager(p) => Some(json!({
+            "namespace": u.namespace, "name": u.name, "type": p.provider_type,
+            "kind": p.kind, "version": p.version, "contract": p.contract, "source": source(&p.source),
+        })),
+        UnitKind::Cluster => None,
+    }
+}
+
+/// The lock's text from its [`head`], the tree's files as `(path, sha256)` sorted by
+/// path (the lock itself excluded), the [`provider_entry`]s in unit order and the
+/// Cluster records.
+pub fn assemble(
+    head: &Value,
+    outputs: &[(String, String)],
+    providers: &[Value],
+    records: &[UnitRecord],
+) -> String {
+    // The document's keys in go-yaml's order are inputs, lockVersion, outputs,
+    // providers, tool, units; each top-level entry is written on its own, and
+    // `outputs` and `units` item by item (a 100,000-Cluster tree lists over a million
+    // files), which gives the bytes of writing the whole document at once.
     let tail = json!({"tool": tool(), "providers": providers});
     let mut text = String::from(
         "# capi-render lock file: written by `capi-render render`, do not edit.\n# capi-render only ever replaces or removes the files listed under outputs.\n",
     );
-    text.push_str(&crate::yaml::to_yaml(&head));
+    text.push_str(&crate::yaml::to_yaml(head));
     if outputs.is_empty() {
         text.push_str("outputs: []\n");
     } else {

@@ -71,6 +71,7 @@ pub mod layout;
 pub mod lock;
 pub mod mask;
 pub mod names;
+pub mod shard;
 pub mod writer;
 
 use std::collections::{BTreeMap, HashMap};
@@ -112,7 +113,7 @@ pub fn plan(set: &RenderSet, opts: &TreeOptions, out: &Path) -> Result<BTreeMap<
 pub(crate) const LOCK_READ_BYTES: u64 = 1 << 30;
 
 /// OUT's current lock (empty when there is none).
-fn previous_lock(out: &Path) -> Result<lock::Lock> {
+pub(crate) fn previous_lock(out: &Path) -> Result<lock::Lock> {
     writer::check_no_symlink(out, lock::FILE)?;
     let p = out.join(lock::FILE);
     if std::fs::symlink_metadata(&p).is_err() {
@@ -259,7 +260,7 @@ pub fn write_tree_with_hook(
 /// OUT made ready for writing: a directory (created if missing), its advisory lock
 /// held (dropped with the returned file), an interrupted run recovered, and the
 /// outputs of its lock.
-fn open_out(out: &Path) -> Result<(std::fs::File, lock::Lock)> {
+pub(crate) fn open_out(out: &Path) -> Result<(std::fs::File, lock::Lock)> {
     match std::fs::symlink_metadata(out) {
         Ok(m) if !m.is_dir() && !m.file_type().is_symlink() => {
             return Err(Error::new(format!("{} is not a directory", out.display())))
@@ -276,7 +277,7 @@ fn open_out(out: &Path) -> Result<(std::fs::File, lock::Lock)> {
 
 /// Where laid-out files go: compared or staged ([`writer::Stager`],
 /// [`check::Checker`]); a kept unit's files are known by path only.
-trait Files {
+pub(crate) trait Files {
     fn file(&mut self, path: String, text: String) -> Result<()>;
     /// A file of a unit that was not rendered ([`render::Produced::Kept`]): it stays.
     fn kept(&mut self, path: &str);
@@ -364,13 +365,14 @@ fn still_in_place(out: &Path, dir: &str, files: &[&lock::Owned], bytes: u64) -> 
 /// sees each summary as its files are done. With `keep`, a Cluster whose fingerprint
 /// the previous lock records, and whose files are still in place, is not rendered:
 /// its files stay as they are.
-fn lay_out(
+pub(crate) fn lay_out(
     r: Rendering,
     opts: &TreeOptions,
     out: &Path,
     keep: Option<&lock::Lock>,
     on_unit: &mut dyn FnMut(&flux::UnitSummary),
     files: &mut dyn Files,
+    shard: Option<&shard::Part>,
 ) -> Result<()> {
     use crate::model::sha256_hex;
     let inputs = r.inputs.clone();
@@ -432,10 +434,21 @@ fn lay_out(
             }
         },
     )?;
-    let units = tree.finish(opts, &mut |p, t| {
+    let mut sink = |p: String, t: String| {
         outputs.push((p.clone(), sha256_hex(t.as_bytes())));
         files.file(p, t)
-    })?;
+    };
+    // A shard has no root kustomization or Flux / Argo CD files (they need every
+    // unit): its summaries go to its sidecar for `merge-locks`.
+    let units = match shard {
+        None => tree.finish(opts, &mut sink)?,
+        Some(part) => {
+            let units = tree.into_units();
+            let side = part.sidecar(&units, &inputs, opts, out)?;
+            sink(shard::SIDECAR.to_string(), side)?;
+            units
+        }
+    };
     outputs.sort();
     files.file(
         lock::FILE.to_string(),
@@ -467,7 +480,7 @@ pub fn write_rendering(
     let (_held, prev) = open_out(out)?;
     let keep = (!full && !opts.flux && opts.argocd.is_none()).then_some(&prev);
     let mut st = writer::Stager::new(out, &prev.outputs, hook);
-    if let Err(e) = lay_out(r, opts, out, keep, on_unit, &mut st) {
+    if let Err(e) = lay_out(r, opts, out, keep, on_unit, &mut st, None) {
         st.abandon();
         return Err(e);
     }
@@ -498,7 +511,7 @@ pub fn check_rendering(
     let (_held, prev) = open_check(out)?;
     let keep = (!full && !opts.flux && opts.argocd.is_none()).then_some(&prev);
     let mut c = check::Checker::new(out, &prev.outputs);
-    lay_out(r, opts, out, keep, on_unit, &mut c)?;
+    lay_out(r, opts, out, keep, on_unit, &mut c, None)?;
     c.finish()
 }
 
