@@ -13,6 +13,7 @@ pub mod emit;
 pub mod keysort;
 pub mod locate;
 mod merge;
+mod plain;
 pub mod read;
 pub mod resolve;
 pub mod split;

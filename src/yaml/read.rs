@@ -283,6 +283,9 @@ fn parse(doc: &str, keys: Keys, first_line: usize, meter: &Meter) -> Result<Valu
     if doc.trim().is_empty() {
         return Ok(Value::Null);
     }
+    // Go's boolean spellings (`tRue` is a string for go-yaml).
+    let quoted = super::plain::quote_misread_booleans(doc);
+    let doc: &str = quoted.as_deref().unwrap_or(doc);
     let policy = match keys {
         Keys::LastWins => DuplicateKeyPolicy::LastWins,
         // Repeated keys reach the visitor; `to_json` finds them with their path.

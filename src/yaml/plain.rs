@@ -1,0 +1,95 @@
+//! go-yaml v2 resolves a plain scalar to a boolean only in its listed spellings (`y`,
+//! `Y`, `yes`, `Yes`, `YES`, `on`, `On`, `ON`, `true`, `True`, `TRUE` and the false
+//! ones); serde-saphyr's YAML 1.1 booleans ignore case, so it reads `tRue` or `oFF` as
+//! booleans where Go reads strings. Before serde-saphyr reads a document holding such a
+//! plain scalar, this pass puts it in double quotes (a string for both readers).
+//! Found by the `yaml_roundtrip` fuzz target; `conformance` has no input with one.
+
+use std::borrow::Cow;
+
+use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle};
+
+const GO_BOOLS: [&str; 22] = [
+    "y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE", "n", "N", "no", "No",
+    "NO", "off", "Off", "OFF", "false", "False", "FALSE",
+];
+
+const WORDS: [&str; 8] = ["y", "yes", "on", "true", "n", "no", "off", "false"];
+
+/// A boolean for serde-saphyr, a string for go-yaml.
+fn misread(w: &str) -> bool {
+    WORDS.iter().any(|b| w.eq_ignore_ascii_case(b)) && !GO_BOOLS.contains(&w)
+}
+
+/// Whether any run of ASCII letters in `doc` is [`misread`] (a linear byte scan that
+/// lets almost every document skip the parser pass).
+fn has_candidate(doc: &str) -> bool {
+    doc.split(|c: char| !c.is_ascii_alphabetic())
+        .any(|w| (2..=5).contains(&w.len()) && misread(w))
+}
+
+/// `doc` with every plain, untagged scalar that is [`misread`] double-quoted; `None`
+/// when there is none (or the document does not parse: serde-saphyr reports that).
+pub fn quote_misread_booleans(doc: &str) -> Option<Cow<'_, str>> {
+    if !has_candidate(doc) {
+        return None;
+    }
+    let mut at: Vec<std::ops::Range<usize>> = Vec::new();
+    for item in Parser::new_from_str(doc) {
+        let Ok((event, span)) = item else {
+            return None;
+        };
+        if let Event::Scalar(v, ScalarStyle::Plain, _, None) = &event {
+            if misread(v) {
+                let r = span.byte_range()?;
+                // Only where the span is exactly the scalar's text.
+                if doc.get(r.clone()) != Some(v.as_ref()) {
+                    return None;
+                }
+                at.push(r);
+            }
+        }
+    }
+    if at.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(doc.len() + 2 * at.len());
+    let mut last = 0;
+    for r in at {
+        out.push_str(&doc[last..r.start]);
+        out.push('"');
+        out.push_str(&doc[r.clone()]);
+        out.push('"');
+        last = r.end;
+    }
+    out.push_str(&doc[last..]);
+    Some(Cow::Owned(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_spellings_stay_and_others_are_quoted() {
+        assert!(quote_misread_booleans("a: true\nb: Yes\nc: OFF\nd: y\n").is_none());
+        assert_eq!(
+            quote_misread_booleans("a: tRue\nb: [oN, x]\nyES: 1\n").unwrap(),
+            "a: \"tRue\"\nb: [\"oN\", x]\n\"yES\": 1\n"
+        );
+        // Quoted, tagged and longer scalars are left alone.
+        assert!(quote_misread_booleans("a: 'tRue'\nb: !!str nO\nc: tRue story\n").is_none());
+        // Anchored: the span is still the scalar's own text.
+        let q = quote_misread_booleans("a: &x oFF\nb: *x\n").unwrap();
+        assert_eq!(q, "a: &x \"oFF\"\nb: *x\n");
+    }
+
+    #[test]
+    fn documents_read_as_go_reads_them() {
+        let v = crate::yaml::read::parse_value("a: tRue\nb: True\nc: [nO, No]\n").unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"a": "tRue", "b": true, "c": ["nO", false]})
+        );
+    }
+}
