@@ -9,10 +9,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gitops::check::{file_diff, Change, FileChange};
-use crate::gitops::{layout::plan_files, TreeOptions};
-use crate::model::RenderSet;
+use crate::gitops::kustomization::FILE as KUSTOMIZATION;
+use crate::gitops::layout::{plan_files, same_directory, unit_files};
+use crate::gitops::TreeOptions;
+use crate::model::{RenderSet, RenderedUnit};
+use crate::render::Rendering;
 
 /// What changed between two renders.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -41,11 +44,14 @@ impl Impact {
     }
 }
 
+/// A unit's object files: tree path → text.
+type Objects = BTreeMap<String, String>;
+
 /// The object files of a render, by unit directory (kustomizations left out: they only
 /// list the files, whose own diffs already show what was added or removed).
-fn object_files(set: &RenderSet) -> Result<BTreeMap<String, BTreeMap<String, String>>> {
+fn object_files(set: &RenderSet) -> Result<BTreeMap<String, Objects>> {
     let files = plan_files(set, &TreeOptions::default())?;
-    let mut by_unit: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut by_unit: BTreeMap<String, Objects> = BTreeMap::new();
     for u in &set.units {
         by_unit.entry(u.dir()).or_default();
     }
@@ -67,19 +73,25 @@ fn object_files(set: &RenderSet) -> Result<BTreeMap<String, BTreeMap<String, Str
 pub fn impact(before: &RenderSet, after: &RenderSet) -> Result<Impact> {
     let old = object_files(before)?;
     let new = object_files(after)?;
-    let empty = BTreeMap::new();
     let units: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
     let mut out = Impact::default();
     for unit in units {
-        let (o, n) = (
-            old.get(unit).unwrap_or(&empty),
-            new.get(unit).unwrap_or(&empty),
-        );
-        let paths: BTreeSet<&String> = o.keys().chain(n.keys()).collect();
+        out.add(unit, old.get(unit), new.get(unit));
+    }
+    Ok(out)
+}
+
+impl Impact {
+    /// Compare one unit's objects before and after; a unit that changed, was added or
+    /// was removed is added to the impact.
+    fn add(&mut self, unit: &str, o: Option<&Objects>, n: Option<&Objects>) {
+        let empty = BTreeMap::new();
+        let (oo, nn) = (o.unwrap_or(&empty), n.unwrap_or(&empty));
+        let paths: BTreeSet<&String> = oo.keys().chain(nn.keys()).collect();
         let mut diffs = String::new();
         let mut objects = Vec::new();
         for p in paths {
-            let (a, b) = (o.get(p).map(String::as_str), n.get(p).map(String::as_str));
+            let (a, b) = (oo.get(p).map(String::as_str), nn.get(p).map(String::as_str));
             if a != b {
                 objects.push(FileChange {
                     path: p.clone(),
@@ -89,24 +101,149 @@ pub fn impact(before: &RenderSet, after: &RenderSet) -> Result<Impact> {
             }
         }
         let changed = objects.len();
-        let change = Change::between(old.get(unit), new.get(unit));
+        let change = Change::between(o, n);
         let status = change.as_str();
         if changed > 0 || change != Change::Changed {
-            out.diff.push_str(&format!(
+            self.diff.push_str(&format!(
                 "# {unit}: {status}, {changed} object{} differ{}\n",
                 if changed == 1 { "" } else { "s" },
                 if changed == 1 { "s" } else { "" }
             ));
-            out.diff.push_str(&diffs);
-            out.changed_units.push(unit.clone());
-            out.units.push(UnitChange {
-                unit: unit.clone(),
+            self.diff.push_str(&diffs);
+            self.changed_units.push(unit.to_string());
+            self.units.push(UnitChange {
+                unit: unit.to_string(),
                 change,
                 objects,
             });
         }
     }
-    Ok(out)
+}
+
+/// One side's units in directory order, as `(directory, objects)`.
+type Feed = std::sync::mpsc::Receiver<Result<(String, Objects)>>;
+
+/// A unit laid out for the comparison: its directory, objects and the error a second
+/// unit with its directory gets.
+fn unit_objects(u: RenderedUnit) -> Result<(String, Objects, Error)> {
+    let dup = same_directory(&u.kind, &u.namespace, &u.name);
+    let uf = unit_files(&u)?;
+    let files = uf
+        .files
+        .into_iter()
+        .filter(|(p, _)| p.rsplit_once('/').map(|(_, f)| f) != Some(KUSTOMIZATION))
+        .collect();
+    Ok((u.dir(), files, dup))
+}
+
+/// Render one side into `tx` in directory order: its providers (rendered already)
+/// merged with its Clusters, streamed sorted. Stops when the receiver is gone.
+fn feed(mut r: Rendering, tx: std::sync::mpsc::SyncSender<Result<(String, Objects)>>) {
+    let gone = || Error::new("the comparison stopped");
+    let mut last: Option<String> = None;
+    let mut send = |x: Result<(String, Objects, Error)>| -> Result<()> {
+        let x = x.and_then(|(dir, files, dup)| match &last {
+            Some(l) if *l == dir => Err(dup),
+            _ => {
+                last = Some(dir.clone());
+                Ok((dir, files))
+            }
+        });
+        let stop = x.is_err();
+        tx.send(x).map_err(|_| gone())?;
+        if stop {
+            return Err(gone());
+        }
+        Ok(())
+    };
+    let mut providers = Vec::new();
+    for u in r.take_providers_sort_clusters() {
+        match unit_objects(u) {
+            Ok(p) => providers.push(p),
+            Err(e) => {
+                let _ = send(Err(e));
+                return;
+            }
+        }
+    }
+    providers.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut providers = providers.into_iter().peekable();
+    let res = r.stream(unit_objects, |c| {
+        while let Some(p) = providers.next_if(|p| p.0 < c.0) {
+            send(Ok(p))?;
+        }
+        send(Ok(c))
+    });
+    let res = res.and_then(|()| providers.try_for_each(|p| send(Ok(p))));
+    if let Err(e) = res {
+        // An error of the stream itself (not one `send` passed on already).
+        let _ = send(Err(e));
+    }
+}
+
+/// [`impact`] of two renderings, streamed: both sides render at once, unit by unit in
+/// directory order, and only the changed units' diffs stay, so memory holds the inputs,
+/// the units in flight and the diff, never both renders. `labels` name the sides in
+/// errors; an error of the first side is reported before one of the second.
+pub fn impact_streaming(before: Rendering, after: Rendering, labels: [&str; 2]) -> Result<Impact> {
+    let (btx, brx) = std::sync::mpsc::sync_channel(32);
+    let (atx, arx) = std::sync::mpsc::sync_channel(32);
+    std::thread::scope(|s| {
+        s.spawn(move || feed(before, btx));
+        s.spawn(move || feed(after, atx));
+        join(brx, arx, labels)
+    })
+}
+
+fn join(b: Feed, a: Feed, labels: [&str; 2]) -> Result<Impact> {
+    let (mut b, mut a) = (b.into_iter().peekable(), a.into_iter().peekable());
+    let mut out = Impact::default();
+    loop {
+        if let Some(Err(_)) = b.peek() {
+            let e = b
+                .next()
+                .and_then(|x| x.err())
+                .unwrap_or_else(|| Error::new("?"));
+            return Err(e.wrap(labels[0]));
+        }
+        if let Some(Err(_)) = a.peek() {
+            let e = a
+                .next()
+                .and_then(|x| x.err())
+                .unwrap_or_else(|| Error::new("?"));
+            // The first side's error, if it has one, is the one to report.
+            if let Some(Err(eb)) = b.find(Result::is_err) {
+                return Err(eb.wrap(labels[0]));
+            }
+            return Err(e.wrap(labels[1]));
+        }
+        let order = match (b.peek(), a.peek()) {
+            (None, None) => return Ok(out),
+            (Some(Ok(x)), Some(Ok(y))) => x.0.cmp(&y.0),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        let take = |it: &mut std::iter::Peekable<std::sync::mpsc::IntoIter<_>>| {
+            it.next().and_then(|x: Result<(String, Objects)>| x.ok())
+        };
+        match order {
+            std::cmp::Ordering::Less => {
+                if let Some((d, o)) = take(&mut b) {
+                    out.add(&d, Some(&o), None);
+                }
+            }
+            std::cmp::Ordering::Greater => {
+                if let Some((d, n)) = take(&mut a) {
+                    out.add(&d, None, Some(&n));
+                }
+            }
+            std::cmp::Ordering::Equal => {
+                if let (Some((d, o)), Some((_, n))) = (take(&mut b), take(&mut a)) {
+                    out.add(&d, Some(&o), Some(&n));
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -309,6 +309,17 @@ impl Rendering {
         self.providers.len() + self.clusters.len()
     }
 
+    /// For a consumer that takes units in directory order (`diff`): the providers
+    /// (rendered already), with the Clusters left to stream sorted by directory (input
+    /// order among equal ones).
+    pub fn take_providers_sort_clusters(&mut self) -> Vec<RenderedUnit> {
+        let namespaces = &self.namespaces;
+        self.clusters.sort_by_cached_key(|j| {
+            unit_dir(&UnitKind::Cluster, &namespaces[j.namespace].name, &j.name)
+        });
+        std::mem::take(&mut self.providers)
+    }
+
     /// Keep only the units whose directory `holds` accepts (a shard, `render --shard`):
     /// their positions in the whole run's unit order, and how many units the whole run
     /// has. Providers are rendered already; a Cluster left out is never rendered.

@@ -45,11 +45,14 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
         ..RenderOptions::default()
     };
     let res = (|| -> Result<_, Error> {
-        let before = super::render_inputs(&a.before, &opts)
-            .map_err(|e| e.wrap("rendering the -f inputs (before)"))?;
-        let after = super::render_inputs(&a.after, &opts)
-            .map_err(|e| e.wrap("rendering the --against inputs (after)"))?;
-        capi_render::diff::impact(&before, &after)
+        let labels = [
+            "rendering the -f inputs (before)",
+            "rendering the --against inputs (after)",
+        ];
+        let before = super::prepare_inputs(&a.before, &opts).map_err(|e| e.wrap(labels[0]))?;
+        let after = super::prepare_inputs(&a.after, &opts).map_err(|e| e.wrap(labels[1]))?;
+        // Both sides stream in directory order; only the changed units' diffs stay.
+        capi_render::diff::impact_streaming(before, after, labels)
     })();
     let res = res.and_then(|i| {
         if a.output_format == super::output::Format::Json {

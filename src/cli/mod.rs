@@ -82,15 +82,3 @@ fn report(kind: &capi_render::model::UnitKind, namespace: &str, name: &str, obje
         )),
     }
 }
-
-/// [`prepare_inputs`], then every unit in memory (`-o`, `--check`, `diff`).
-pub fn render_inputs(
-    paths: &[std::path::PathBuf],
-    opts: &capi_render::model::RenderOptions,
-) -> Result<capi_render::model::RenderSet, Error> {
-    let set = prepare_inputs(paths, opts)?.into_set()?;
-    for u in &set.units {
-        report_unit(u);
-    }
-    Ok(set)
-}

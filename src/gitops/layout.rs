@@ -33,6 +33,15 @@ fn describe(kind: &UnitKind, namespace: &str, name: &str) -> String {
     }
 }
 
+/// The error for a unit whose directory an earlier unit has.
+pub fn same_directory(kind: &UnitKind, namespace: &str, name: &str) -> Error {
+    let what = describe(kind, namespace, name);
+    let dir = crate::model::unit_dir(kind, namespace, name);
+    Error::new(format!(
+        "{what}: two units render to the same directory {dir}"
+    ))
+}
+
 /// Lay out one unit: a safe directory from its namespace and name, one file per
 /// object, its kustomization.
 pub fn unit_files(u: &RenderedUnit) -> Result<UnitFiles> {
@@ -94,10 +103,7 @@ impl Layout {
     fn claim(&mut self, u: &UnitSummary) -> Result<()> {
         let dir = u.dir();
         if !self.dirs.insert(dir.clone()) {
-            let what = describe(&u.kind, &u.namespace, &u.name);
-            return Err(Error::new(format!(
-                "{what}: two units render to the same directory {dir}"
-            )));
+            return Err(same_directory(&u.kind, &u.namespace, &u.name));
         }
         Ok(())
     }
