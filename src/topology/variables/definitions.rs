@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use super::cel;
+use super::cel::cost::budget::{self, TotalCost};
 use super::field_error::{child, index, invalid_object_message, key, BadValue, FieldError};
 use super::metadata;
 use super::openapi;
@@ -135,9 +136,16 @@ fn root_schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
         errs.extend(defaults);
         return;
     }
-    let e = schema_errors(s, path, None, true);
+    let mut total = TotalCost::default();
+    let e = schema_errors(s, path, None, (true, Some(1)), &mut total);
     errs.extend(e.schema);
     errs.extend(e.cel);
+    if let Some((expensive, msg)) = total.exceeded() {
+        for p in expensive {
+            errs.push(FieldError::forbidden(p, budget::CONTRIBUTED));
+        }
+        errs.push(FieldError::forbidden(path, msg));
+    }
 }
 
 /// `structuraldefaulting.ValidateDefaults` with pruned defaults required: every default
@@ -187,8 +195,16 @@ impl SchemaErrs {
 }
 
 /// `validateSchema`; `uncorrelatable` is the path of the outermost `items` above; `root`
-/// for the variable's schema itself.
-fn schema_errors(s: &Schema, path: &str, uncorrelatable: Option<&str>, root: bool) -> SchemaErrs {
+/// for the variable's schema itself; `card` the node's cardinality (`Some(1)` at the
+/// root, `None` under a list or map without a maximum); `total` the variable's CEL cost
+/// total.
+fn schema_errors(
+    s: &Schema,
+    path: &str,
+    uncorrelatable: Option<&str>,
+    (root, card): (bool, Option<u64>),
+    total: &mut TotalCost,
+) -> SchemaErrs {
     let mut e = SchemaErrs::default();
     if !s.type_.is_empty() && !TYPES.contains(&s.type_.as_str()) {
         let valid: Vec<String> = TYPES.iter().map(|t| t.to_string()).collect();
@@ -220,32 +236,43 @@ fn schema_errors(s: &Schema, path: &str, uncorrelatable: Option<&str>, root: boo
                 "additionalProperties and properties are mutually exclusive",
             ));
         }
+        let c = budget::child_cardinality(card, &s.type_, true, s.max_properties);
         e.append(schema_errors(
             ap,
             &child(path, "additionalProperties"),
             uncorrelatable,
-            false,
+            (false, c),
+            total,
         ));
     }
     for (k, p) in &s.properties {
+        let c = budget::child_cardinality(
+            card,
+            &s.type_,
+            s.additional_properties.is_some(),
+            s.max_properties,
+        );
         e.append(schema_errors(
             p,
             &key(&child(path, "properties"), k),
             uncorrelatable,
-            false,
+            (false, c),
+            total,
         ));
     }
     if let Some(it) = &s.items {
         let items = child(path, "items");
+        let c = budget::child_cardinality(card, &s.type_, false, s.max_items);
         e.append(schema_errors(
             it,
             &items,
             Some(uncorrelatable.unwrap_or(&items)),
-            false,
+            (false, c),
+            total,
         ));
     }
     if !s.validations.is_empty() {
-        rules_errors(s, path, uncorrelatable, root, &mut e);
+        rules_errors(s, path, uncorrelatable, (root, card), total, &mut e);
     }
     e
 }
@@ -257,7 +284,8 @@ fn rules_errors(
     s: &Schema,
     path: &str,
     uncorrelatable: Option<&str>,
-    root: bool,
+    (root, card): (bool, Option<u64>),
+    total: &mut TotalCost,
     e: &mut SchemaErrs,
 ) {
     let vp = child(path, "x-kubernetes-validations");
@@ -273,15 +301,27 @@ fn rules_errors(
             return;
         }
     }
+    let decl = cel::decl::decl_of(s, root);
     for (i, r) in s.validations.iter().enumerate() {
         let rp = child(&index(&vp, i), "rule");
         if let Some(err) = rule_syntax_error(&r.rule) {
+            // A rule that does not compile costs nothing.
+            total.observe(&rp, Some(0));
             e.cel.push(FieldError::invalid(
                 &rp,
                 BadValue::GoSyntax(go_validation_rule(r)),
                 format!("compilation failed: ERROR: <input>:{err}"),
             ));
-        } else if let (Some(u), Ok(ast)) = (uncorrelatable, cel::parser::parse(&r.rule)) {
+            continue;
+        }
+        e.cel.extend(budget::rule_errors(
+            r,
+            decl.as_ref(),
+            card,
+            &index(&vp, i),
+            total,
+        ));
+        if let (Some(u), Ok(ast)) = (uncorrelatable, cel::parser::parse(&r.rule)) {
             if cel::parser::references(&ast, "oldSelf") {
                 e.cel.push(FieldError::invalid(
                     &rp,

@@ -4,7 +4,11 @@
 //! the per-expression limit, `messageExpression` costs alone against the same limit,
 //! and the sum of all of a variable's costs against the per-schema limit.
 
-use super::super::decl::MAX_REQUEST_SIZE_BYTES;
+use super::super::decl::{Decl, MAX_REQUEST_SIZE_BYTES};
+use super::super::parser::parse;
+use super::{message_cost, rule_cost};
+use crate::topology::variables::field_error::{child, FieldError};
+use crate::topology::variables::schema::ValidationRule;
 
 /// `StaticEstimatedCostLimit`, per expression.
 pub const EXPRESSION_LIMIT: u64 = 10_000_000;
@@ -81,6 +85,72 @@ impl TotalCost {
 
 /// The detail of each expensive expression when the total is exceeded.
 pub const CONTRIBUTED: &str = "contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema";
+
+/// The cost errors of a rule that compiles, at `base` (`...x-kubernetes-validations[i]`),
+/// in the webhook's order (the rule's, then its `messageExpression`'s); `decl` is the
+/// rule's node, `bounded` its cardinality when every list and map above it has a
+/// maximum. Each cost is added to `total`; what the estimator cannot cost makes the
+/// total unknown and reports nothing.
+pub fn rule_errors(
+    rule: &ValidationRule,
+    decl: Option<&Decl>,
+    bounded: Option<u64>,
+    base: &str,
+    total: &mut TotalCost,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let Some(decl) = decl else {
+        total.observe("", None);
+        return errs;
+    };
+    let rule_path = child(base, "rule");
+    let cost = parse(&rule.rule)
+        .ok()
+        .and_then(|e| rule_cost(&e, decl))
+        .map(|c| multiply(c, cardinality(bounded, decl.min_serialized_size)));
+    total.observe(&rule_path, cost);
+    let Some(cost) = cost else {
+        return errs;
+    };
+    if cost > EXPRESSION_LIMIT {
+        errs.push(FieldError::forbidden(
+            &rule_path,
+            cost_error_message("estimated rule cost", cost, EXPRESSION_LIMIT),
+        ));
+    }
+    if rule.message_expression.is_empty() {
+        return errs;
+    }
+    let msg_path = child(base, "messageExpression");
+    let msg = parse(&rule.message_expression)
+        .ok()
+        .and_then(|e| message_cost(&e, decl));
+    total.observe(&msg_path, msg);
+    if let Some(m) = msg.filter(|m| *m > EXPRESSION_LIMIT) {
+        errs.push(FieldError::forbidden(
+            &msg_path,
+            cost_error_message("estimated messageExpression cost", m, EXPRESSION_LIMIT),
+        ));
+    }
+    errs
+}
+
+/// The extra factor a child schema node multiplies its parent's cardinality by
+/// (`extractMaxElements`): a list's `maxItems`, a map's `maxProperties`, `None` when
+/// they are not set, 1 for objects and scalars.
+pub fn child_cardinality(
+    parent: Option<u64>,
+    type_: &str,
+    is_map: bool,
+    max: Option<i64>,
+) -> Option<u64> {
+    let parent = parent?;
+    let factor = match (type_, is_map) {
+        ("array", _) | ("object", true) => max?.max(0) as u64,
+        _ => 1,
+    };
+    Some(multiply(parent, factor))
+}
 
 #[cfg(test)]
 mod tests {
