@@ -29,6 +29,15 @@ const REASONS: &[&str] = &[
 
 /// Field errors for `spec.variables` of a ClusterClass.
 pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
+    variable_definition_errors_with(cluster_class, true)
+}
+
+/// [`variable_definition_errors`]; `cost_budget`: whether CEL cost estimates are checked
+/// (Cluster API v1.10's; not for v1.13's newer cel-go, which is not reproduced).
+pub fn variable_definition_errors_with(
+    cluster_class: &Value,
+    cost_budget: bool,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let vars = cluster_class
         .pointer("/spec/variables")
@@ -87,14 +96,14 @@ pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
             .pointer("/schema/openAPIV3Schema")
             .map(|s| Schema::from_value(s, &schema_path))
         {
-            Some(Ok(s)) => root_schema_errors(&s, &schema_path, &mut errs),
+            Some(Ok(s)) => root_schema_errors(&s, &schema_path, cost_budget, &mut errs),
             Some(Err(e)) => errs.push(FieldError::invalid(
                 &schema_path,
                 BadValue::Str(String::new()),
                 e.message().to_string(),
             )),
             // Go's zero-value schema: no type.
-            None => root_schema_errors(&Schema::default(), &schema_path, &mut errs),
+            None => root_schema_errors(&Schema::default(), &schema_path, cost_budget, &mut errs),
         }
     }
     errs
@@ -124,7 +133,7 @@ fn x_metadata_errors(schema: &Value, path: &str, errs: &mut Vec<FieldError>) {
 
 /// `validateRootSchema`: structural errors, else default errors, else the schema rules;
 /// each stage stops the next.
-fn root_schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
+fn root_schema_errors(s: &Schema, path: &str, cost_budget: bool, errs: &mut Vec<FieldError>) {
     let structural = structural_errors(s, path);
     if !structural.is_empty() {
         errs.extend(structural);
@@ -136,7 +145,11 @@ fn root_schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
         errs.extend(defaults);
         return;
     }
-    let mut total = TotalCost::default();
+    let mut total = if cost_budget {
+        TotalCost::default()
+    } else {
+        TotalCost::off()
+    };
     let e = schema_errors(s, path, None, (true, Some(1)), &mut total);
     errs.extend(e.schema);
     errs.extend(e.cel);

@@ -178,8 +178,12 @@ impl<'a> Coster<'a> {
     }
 }
 
-/// Global functions: conversions and `size(x)`, all of constant cost.
+/// Global functions: conversions, `size(x)` and `matches(s, re)` (cel-go v0.22 costs
+/// only the member form by the string's length), all of constant cost.
 fn global<'a>(name: &str, args: &[Node<'a>]) -> Option<(Ty<'a>, Est, Option<Est>)> {
+    if let ("matches", [s, re]) = (name, args) {
+        return (s.ty == Ty::Str && re.ty == Ty::Str).then_some((Ty::Bool, Est::of(1), None));
+    }
     let [a] = args else {
         return None;
     };
