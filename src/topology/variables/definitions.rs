@@ -627,7 +627,12 @@ mod tests {
             format!("{p}[f].schema.openAPIV3Schema.x-kubernetes-validations[0].fieldPath: Invalid value: \" \": fieldPath must be non-empty if specified"),
             format!("{p}[f].schema.openAPIV3Schema.x-kubernetes-validations[0].fieldPath: Invalid value: \" \": fieldPath must be a valid path: expected [ or . but got:  "),
             format!("{p}[f].schema.openAPIV3Schema.x-kubernetes-validations[1].fieldPath: Invalid value: \".b\": fieldPath must be a valid path: does not refer to a valid field"),
+            // Checked with clusterctl v1.10.10: the unbounded lists also put the rule over
+            // the cost budget (cardinality 1048576), before and after the oldSelf error.
+            format!("{p}[o].schema.openAPIV3Schema.items.items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"),
             format!("{p}[o].schema.openAPIV3Schema.items.items.x-kubernetes-validations[0].rule: Invalid value: \"self == oldSelf\": oldSelf cannot be used on the uncorrelatable portion of the schema within {p}[o].schema.openAPIV3Schema.items"),
+            format!("{p}[o].schema.openAPIV3Schema.items.items.x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema"),
+            format!("{p}[o].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"),
             format!("{p}[e].schema.openAPIV3Schema.example: Invalid value: \"string\": failed rule: self.startsWith('a')"),
             format!("{p}[e].schema.openAPIV3Schema.enum[1]: Invalid value: \"string\": failed rule: self.startsWith('a')"),
         ]);

@@ -321,6 +321,9 @@ impl<'a> Coster<'a> {
                     computed: Some(Est::of(entries.len() as u64)),
                 })
             }
+            // cel-go drops an even run of `!` or `-` (`!!x` is `x`) but not when
+            // parenthesized (`!(!x)`), which our AST does not tell apart.
+            Expr::Unary(_, a) if matches!(**a, Expr::Unary(..)) => None,
             Expr::Unary(op, a) => {
                 let a = self.cost(a)?;
                 let ok = match *op {

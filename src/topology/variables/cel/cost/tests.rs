@@ -12,21 +12,37 @@ fn root_decl(schema: &Value) -> Decl {
     decl_of(&Schema::from_value(schema, "s").unwrap(), true).unwrap()
 }
 
+/// The cases of the file: each with its schema (named once by a `define` line).
+fn celgo_cases() -> Vec<(Value, Value)> {
+    let mut schemas = std::collections::BTreeMap::new();
+    let mut out = Vec::new();
+    for line in CELGO.lines().filter(|l| !l.starts_with('#')) {
+        let case: Value = serde_json::from_str(line).unwrap();
+        if let Some(name) = case["define"].as_str() {
+            schemas.insert(name.to_string(), case["schema"].clone());
+            continue;
+        }
+        let schema = schemas[case["schema"].as_str().unwrap()].clone();
+        out.push((schema, case));
+    }
+    out
+}
+
 #[test]
 fn estimates_match_cel_go_where_known() {
     let mut unknown = Vec::new();
     let mut known = 0;
-    for line in CELGO.lines().filter(|l| !l.starts_with('#')) {
-        let case: Value = serde_json::from_str(line).unwrap();
-        let d = root_decl(&case["schema"]);
+    for (schema, case) in celgo_cases() {
+        let d = root_decl(&schema);
         let rule = case["rule"].as_str().unwrap();
-        let ours = rule_cost(&parse(rule).unwrap(), &d);
+        let ours = parse(rule).ok().and_then(|e| rule_cost(&e, &d));
         let msg = case["messageExpression"].as_str();
-        let ours_msg = msg.map(|m| message_cost(&parse(m).unwrap(), &d));
+        let ours_msg = msg.map(|m| parse(m).ok().and_then(|e| message_cost(&e, &d)));
         if case.get("error").is_some() {
+            // What cel-go does not compile is never costed.
             assert!(
                 ours.is_none() || ours_msg.is_some_and(|m| m.is_none()),
-                "{line}"
+                "{case}"
             );
             continue;
         }
@@ -42,20 +58,19 @@ fn estimates_match_cel_go_where_known() {
             assert_eq!(m, want, "messageExpression {msg:?}");
         }
     }
-    eprintln!("unknown: {unknown:#?}");
-    assert!(known >= 100, "{known} known, unknown: {unknown:?}");
+    eprintln!("{known} known, unknown: {unknown:#?}");
+    assert!(known >= 1000, "{known} known, unknown: {unknown:?}");
 }
 
 #[test]
 fn cardinality_of_the_rule_node_comes_from_its_minimum_size() {
-    for line in CELGO.lines().filter(|l| !l.starts_with('#')) {
-        let case: Value = serde_json::from_str(line).unwrap();
+    for (schema, case) in celgo_cases() {
         if let Some(c) = case["cardinality"].as_u64() {
-            let d = root_decl(&case["schema"]);
+            let d = root_decl(&schema);
             assert_eq!(
                 budget::cardinality(None, d.min_serialized_size),
                 c,
-                "{line}"
+                "{case}"
             );
         }
     }
