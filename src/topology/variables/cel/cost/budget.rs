@@ -17,7 +17,7 @@ pub const SCHEMA_LIMIT: u64 = 100_000_000;
 
 /// `multiplyWithOverflowGuard`.
 pub fn multiply(base: u64, cardinality: u64) -> u64 {
-    base.checked_mul(cardinality).unwrap_or(u64::MAX)
+    base.saturating_mul(cardinality)
 }
 
 /// The cardinality of a rule's node: the product of the `maxItems`/`maxProperties` of
@@ -73,7 +73,7 @@ impl TotalCost {
             return;
         }
         self.most_expensive.push((path.to_string(), cost));
-        self.most_expensive.sort_by(|a, b| b.1.cmp(&a.1));
+        self.most_expensive.sort_by_key(|e| std::cmp::Reverse(e.1));
         self.most_expensive.truncate(4);
     }
 

@@ -30,19 +30,19 @@ impl<'a> Coster<'a> {
         for a in args {
             nodes.push(self.cost(a)?);
         }
-        let arg_costs = nodes.iter().fold(Est::default(), |s, n| s.add(n.cost));
+        let arg_costs = nodes.iter().fold(Est::default(), |s, n| s.plus(n.cost));
         let (ty, own, size) = match target {
             Some(t) => {
                 let t = self.cost(t)?;
                 let limit = args.get(1).and_then(int_literal);
                 let (ty, own, size) = self.method(&t, name, &nodes, limit)?;
-                (ty, own.add(t.cost), size)
+                (ty, own.plus(t.cost), size)
             }
             None => global(name, &nodes)?,
         };
         Some(Node {
             ty,
-            cost: own.add(arg_costs),
+            cost: own.plus(arg_costs),
             path: Vec::new(),
             computed: size,
         })
@@ -82,16 +82,16 @@ impl<'a> Coster<'a> {
             (Ty::Str | Ty::List(_) | Ty::Map(_), "size", []) => (Ty::Int, one, None),
             (Ty::Str, "contains", [Ty::Str]) => (
                 Ty::Bool,
-                tr(self.size(t)).mul(tr(self.size(&args[0]))),
+                tr(self.size(t)).times(tr(self.size(&args[0]))),
                 None,
             ),
             (Ty::Str, "startsWith" | "endsWith", [Ty::Str]) => {
                 (Ty::Bool, tr(self.size(&args[0])), None)
             }
             (Ty::Str, "matches", [Ty::Str]) => {
-                let s = tr(self.size(t).add(Est::of(1)));
+                let s = tr(self.size(t).plus(Est::of(1)));
                 let re = self.size(&args[0]).factor(REGEX_LENGTH);
-                (Ty::Bool, s.mul(re), None)
+                (Ty::Bool, s.times(re), None)
             }
             (Ty::Str, "lowerAscii" | "upperAscii" | "trim", [])
             | (Ty::Str, "substring", [Ty::Int] | [Ty::Int, Ty::Int]) => {
@@ -116,13 +116,13 @@ impl<'a> Coster<'a> {
             }
             (Ty::List(e), "join", [] | [Ty::Str]) if **e == Ty::Str => {
                 let list = self.lib_size(t);
-                let mut sz = list.mul(self.lib_size(&self.element(t)));
+                let mut sz = list.times(self.lib_size(&self.element(t)));
                 if let Some(sep) = args.first() {
                     let seps = Est {
                         min: list.min.saturating_sub(1),
                         max: list.max.saturating_sub(1),
                     };
-                    sz = sz.add(self.lib_size(sep).mul(seps));
+                    sz = sz.plus(self.lib_size(sep).times(seps));
                 }
                 (Ty::Str, tr(sz), Some(sz))
             }
@@ -170,11 +170,11 @@ impl<'a> Coster<'a> {
         let el = self.element(list);
         let mut per = Est::of(1);
         match el.ty {
-            Ty::Str => per = per.add(self.lib_size(&el).factor(STRING_TRAVERSAL)),
+            Ty::Str => per = per.plus(self.lib_size(&el).factor(STRING_TRAVERSAL)),
             Ty::Any => return None,
             _ => {}
         }
-        Some(self.lib_size(list).mul(per))
+        Some(self.lib_size(list).times(per))
     }
 }
 
@@ -227,7 +227,7 @@ fn replace_size(sz: Est, to_replace: Est, with: Est) -> Est {
     } else {
         count.min = (sz.min as f64 / to_replace.max as f64).ceil() as u64;
     }
-    count.mul(with).add(retained)
+    count.times(with).plus(retained)
 }
 
 /// The value of an int literal argument (`split`'s limit).

@@ -32,13 +32,13 @@ impl Est {
         max: u64::MAX,
     };
 
-    pub fn add(self, o: Est) -> Est {
+    pub fn plus(self, o: Est) -> Est {
         Est {
             min: self.min.saturating_add(o.min),
             max: self.max.saturating_add(o.max),
         }
     }
-    pub fn mul(self, o: Est) -> Est {
+    pub fn times(self, o: Est) -> Est {
         Est {
             min: self.min.saturating_mul(o.min),
             max: self.max.saturating_mul(o.max),
@@ -264,7 +264,7 @@ impl<'a> Coster<'a> {
                 };
                 Some(Node {
                     ty,
-                    cost: t.cost.add(Est::of(1)),
+                    cost: t.cost.plus(Est::of(1)),
                     path: with_path(t.path, f),
                     computed: None,
                 })
@@ -282,7 +282,7 @@ impl<'a> Coster<'a> {
                 }
                 Some(Node {
                     ty,
-                    cost: Est::of(1).add(a.cost).add(i.cost),
+                    cost: Est::of(1).plus(a.cost).plus(i.cost),
                     path: with_path(a.path, step),
                     computed: None,
                 })
@@ -293,11 +293,11 @@ impl<'a> Coster<'a> {
                 for it in items {
                     let n = self.cost(it)?;
                     ty = unify(&ty, &n.ty)?;
-                    cost = cost.add(n.cost);
+                    cost = cost.plus(n.cost);
                 }
                 Some(Node {
                     ty: Ty::List(Box::new(ty)),
-                    cost: cost.add(Est::of(10)),
+                    cost: cost.plus(Est::of(10)),
                     path: Vec::new(),
                     computed: Some(Est::of(items.len() as u64)),
                 })
@@ -312,11 +312,11 @@ impl<'a> Coster<'a> {
                         return None;
                     }
                     ty = unify(&ty, &v.ty)?;
-                    cost = cost.add(k.cost).add(v.cost);
+                    cost = cost.plus(k.cost).plus(v.cost);
                 }
                 Some(Node {
                     ty: Ty::Map(Box::new(ty)),
-                    cost: cost.add(Est::of(30)),
+                    cost: cost.plus(Est::of(30)),
                     path: Vec::new(),
                     computed: Some(Est::of(entries.len() as u64)),
                 })
@@ -330,7 +330,7 @@ impl<'a> Coster<'a> {
                     "!" => a.ty == Ty::Bool,
                     _ => matches!(a.ty, Ty::Int | Ty::Double),
                 };
-                ok.then(|| Node::new(a.ty.clone(), a.cost.add(Est::of(1))))
+                ok.then(|| Node::new(a.ty.clone(), a.cost.plus(Est::of(1))))
             }
             Expr::Binary(op, a, b) => {
                 let a = self.cost(a)?;
@@ -348,7 +348,7 @@ impl<'a> Coster<'a> {
                 let size = self.size(&t).union(self.size(&f));
                 Some(Node {
                     ty,
-                    cost: c.cost.add(t.cost.union(f.cost)),
+                    cost: c.cost.plus(t.cost.union(f.cost)),
                     path: Vec::new(),
                     computed: Some(size),
                 })
@@ -378,8 +378,8 @@ impl<'a> Coster<'a> {
     }
 
     fn binary(&self, op: &str, a: Node<'a>, b: Node<'a>) -> Option<Node<'a>> {
-        let args = a.cost.add(b.cost);
-        let one = Est::of(1).add(args);
+        let args = a.cost.plus(b.cost);
+        let one = Est::of(1).plus(args);
         let numeric = |t: &Ty| matches!(t, Ty::Int | Ty::Uint | Ty::Double);
         match op {
             "&&" | "||" => (a.ty == Ty::Bool && b.ty == Ty::Bool).then(|| {
@@ -394,10 +394,10 @@ impl<'a> Coster<'a> {
                 if t.has_object() || t == Ty::Null || t == Ty::Any {
                     return None;
                 }
-                Some(Node::new(Ty::Bool, self.compare(&a, &b).add(args)))
+                Some(Node::new(Ty::Bool, self.compare(&a, &b).plus(args)))
             }
             "<" | "<=" | ">" | ">=" => match (&a.ty, &b.ty) {
-                (Ty::Str, Ty::Str) => Some(Node::new(Ty::Bool, self.compare(&a, &b).add(args))),
+                (Ty::Str, Ty::Str) => Some(Node::new(Ty::Bool, self.compare(&a, &b).plus(args))),
                 (Ty::Bool, Ty::Bool) => Some(Node::new(Ty::Bool, one)),
                 (x, y) if numeric(x) && numeric(y) => Some(Node::new(Ty::Bool, one)),
                 _ => None,
@@ -408,24 +408,24 @@ impl<'a> Coster<'a> {
                     if a.ty.has_object() || a.ty == Ty::Any {
                         return None;
                     }
-                    Some(Node::new(Ty::Bool, self.size(&b).factor(1.0).add(args)))
+                    Some(Node::new(Ty::Bool, self.size(&b).factor(1.0).plus(args)))
                 }
                 Ty::Map(_) if a.ty == Ty::Str => Some(Node::new(Ty::Bool, one)),
                 _ => None,
             },
             "+" => match (&a.ty, &b.ty) {
                 (Ty::Str, Ty::Str) => {
-                    let size = self.size(&a).add(self.size(&b));
+                    let size = self.size(&a).plus(self.size(&b));
                     Some(Node {
                         ty: Ty::Str,
-                        cost: size.factor(STRING_TRAVERSAL).add(args),
+                        cost: size.factor(STRING_TRAVERSAL).plus(args),
                         path: Vec::new(),
                         computed: Some(size),
                     })
                 }
                 (Ty::List(_), Ty::List(_)) => {
                     let ty = unify(&a.ty, &b.ty)?;
-                    let size = self.size(&a).add(self.size(&b));
+                    let size = self.size(&a).plus(self.size(&b));
                     Some(Node {
                         ty,
                         cost: one,
@@ -481,8 +481,8 @@ impl<'a> Coster<'a> {
         let bool_pred = p.ty == Ty::Bool;
         // (init, result, loop condition + step, type)
         let (init, result, per_item, ty) = match (name, inner.len()) {
-            ("all", 1) if bool_pred => (0, 1, Est::of(2).add(bool_step(p.cost)), Ty::Bool),
-            ("exists", 1) if bool_pred => (0, 1, Est::of(3).add(bool_step(p.cost)), Ty::Bool),
+            ("all", 1) if bool_pred => (0, 1, Est::of(2).plus(bool_step(p.cost)), Ty::Bool),
+            ("exists", 1) if bool_pred => (0, 1, Est::of(3).plus(bool_step(p.cost)), Ty::Bool),
             ("exists_one", 1) if bool_pred => {
                 let step = Est {
                     min: p.cost.min.saturating_add(1),
@@ -500,7 +500,7 @@ impl<'a> Coster<'a> {
             ("map", 1) => (
                 10,
                 1,
-                p.cost.add(Est::of(12)),
+                p.cost.plus(Est::of(12)),
                 Ty::List(Box::new(p.ty.clone())),
             ),
             ("map", 2) if bool_pred => {
@@ -516,9 +516,9 @@ impl<'a> Coster<'a> {
         let count = self.size(&r);
         let cost = r
             .cost
-            .add(Est::of(init))
-            .add(Est::of(result))
-            .add(count.mul(per_item));
+            .plus(Est::of(init))
+            .plus(Est::of(result))
+            .plus(count.times(per_item));
         Some(Node {
             ty,
             cost,
