@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use super::cel;
+use super::cel::cost::budget::{self, TotalCost};
 use super::field_error::{child, index, invalid_object_message, key, BadValue, FieldError};
 use super::metadata;
 use super::openapi;
@@ -28,6 +29,15 @@ const REASONS: &[&str] = &[
 
 /// Field errors for `spec.variables` of a ClusterClass.
 pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
+    variable_definition_errors_with(cluster_class, true)
+}
+
+/// [`variable_definition_errors`]; `cost_budget`: whether CEL cost estimates are checked
+/// (Cluster API v1.10's; not for v1.13's newer cel-go, which is not reproduced).
+pub fn variable_definition_errors_with(
+    cluster_class: &Value,
+    cost_budget: bool,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let vars = cluster_class
         .pointer("/spec/variables")
@@ -86,14 +96,14 @@ pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
             .pointer("/schema/openAPIV3Schema")
             .map(|s| Schema::from_value(s, &schema_path))
         {
-            Some(Ok(s)) => root_schema_errors(&s, &schema_path, &mut errs),
+            Some(Ok(s)) => root_schema_errors(&s, &schema_path, cost_budget, &mut errs),
             Some(Err(e)) => errs.push(FieldError::invalid(
                 &schema_path,
                 BadValue::Str(String::new()),
                 e.message().to_string(),
             )),
             // Go's zero-value schema: no type.
-            None => root_schema_errors(&Schema::default(), &schema_path, &mut errs),
+            None => root_schema_errors(&Schema::default(), &schema_path, cost_budget, &mut errs),
         }
     }
     errs
@@ -123,7 +133,7 @@ fn x_metadata_errors(schema: &Value, path: &str, errs: &mut Vec<FieldError>) {
 
 /// `validateRootSchema`: structural errors, else default errors, else the schema rules;
 /// each stage stops the next.
-fn root_schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
+fn root_schema_errors(s: &Schema, path: &str, cost_budget: bool, errs: &mut Vec<FieldError>) {
     let structural = structural_errors(s, path);
     if !structural.is_empty() {
         errs.extend(structural);
@@ -135,9 +145,20 @@ fn root_schema_errors(s: &Schema, path: &str, errs: &mut Vec<FieldError>) {
         errs.extend(defaults);
         return;
     }
-    let e = schema_errors(s, path, None, true);
+    let mut total = if cost_budget {
+        TotalCost::default()
+    } else {
+        TotalCost::off()
+    };
+    let e = schema_errors(s, path, None, (true, Some(1)), &mut total);
     errs.extend(e.schema);
     errs.extend(e.cel);
+    if let Some((expensive, msg)) = total.exceeded() {
+        for p in expensive {
+            errs.push(FieldError::forbidden(p, budget::CONTRIBUTED));
+        }
+        errs.push(FieldError::forbidden(path, msg));
+    }
 }
 
 /// `structuraldefaulting.ValidateDefaults` with pruned defaults required: every default
@@ -187,8 +208,16 @@ impl SchemaErrs {
 }
 
 /// `validateSchema`; `uncorrelatable` is the path of the outermost `items` above; `root`
-/// for the variable's schema itself.
-fn schema_errors(s: &Schema, path: &str, uncorrelatable: Option<&str>, root: bool) -> SchemaErrs {
+/// for the variable's schema itself; `card` the node's cardinality (`Some(1)` at the
+/// root, `None` under a list or map without a maximum); `total` the variable's CEL cost
+/// total.
+fn schema_errors(
+    s: &Schema,
+    path: &str,
+    uncorrelatable: Option<&str>,
+    (root, card): (bool, Option<u64>),
+    total: &mut TotalCost,
+) -> SchemaErrs {
     let mut e = SchemaErrs::default();
     if !s.type_.is_empty() && !TYPES.contains(&s.type_.as_str()) {
         let valid: Vec<String> = TYPES.iter().map(|t| t.to_string()).collect();
@@ -220,32 +249,43 @@ fn schema_errors(s: &Schema, path: &str, uncorrelatable: Option<&str>, root: boo
                 "additionalProperties and properties are mutually exclusive",
             ));
         }
+        let c = budget::child_cardinality(card, &s.type_, true, s.max_properties);
         e.append(schema_errors(
             ap,
             &child(path, "additionalProperties"),
             uncorrelatable,
-            false,
+            (false, c),
+            total,
         ));
     }
     for (k, p) in &s.properties {
+        let c = budget::child_cardinality(
+            card,
+            &s.type_,
+            s.additional_properties.is_some(),
+            s.max_properties,
+        );
         e.append(schema_errors(
             p,
             &key(&child(path, "properties"), k),
             uncorrelatable,
-            false,
+            (false, c),
+            total,
         ));
     }
     if let Some(it) = &s.items {
         let items = child(path, "items");
+        let c = budget::child_cardinality(card, &s.type_, false, s.max_items);
         e.append(schema_errors(
             it,
             &items,
             Some(uncorrelatable.unwrap_or(&items)),
-            false,
+            (false, c),
+            total,
         ));
     }
     if !s.validations.is_empty() {
-        rules_errors(s, path, uncorrelatable, root, &mut e);
+        rules_errors(s, path, uncorrelatable, (root, card), total, &mut e);
     }
     e
 }
@@ -257,7 +297,8 @@ fn rules_errors(
     s: &Schema,
     path: &str,
     uncorrelatable: Option<&str>,
-    root: bool,
+    (root, card): (bool, Option<u64>),
+    total: &mut TotalCost,
     e: &mut SchemaErrs,
 ) {
     let vp = child(path, "x-kubernetes-validations");
@@ -273,15 +314,27 @@ fn rules_errors(
             return;
         }
     }
+    let decl = cel::decl::decl_of(s, root);
     for (i, r) in s.validations.iter().enumerate() {
         let rp = child(&index(&vp, i), "rule");
         if let Some(err) = rule_syntax_error(&r.rule) {
+            // A rule that does not compile costs nothing.
+            total.observe(&rp, Some(0));
             e.cel.push(FieldError::invalid(
                 &rp,
                 BadValue::GoSyntax(go_validation_rule(r)),
                 format!("compilation failed: ERROR: <input>:{err}"),
             ));
-        } else if let (Some(u), Ok(ast)) = (uncorrelatable, cel::parser::parse(&r.rule)) {
+            continue;
+        }
+        e.cel.extend(budget::rule_errors(
+            r,
+            decl.as_ref(),
+            card,
+            &index(&vp, i),
+            total,
+        ));
+        if let (Some(u), Ok(ast)) = (uncorrelatable, cel::parser::parse(&r.rule)) {
             if cel::parser::references(&ast, "oldSelf") {
                 e.cel.push(FieldError::invalid(
                     &rp,
@@ -574,7 +627,12 @@ mod tests {
             format!("{p}[f].schema.openAPIV3Schema.x-kubernetes-validations[0].fieldPath: Invalid value: \" \": fieldPath must be non-empty if specified"),
             format!("{p}[f].schema.openAPIV3Schema.x-kubernetes-validations[0].fieldPath: Invalid value: \" \": fieldPath must be a valid path: expected [ or . but got:  "),
             format!("{p}[f].schema.openAPIV3Schema.x-kubernetes-validations[1].fieldPath: Invalid value: \".b\": fieldPath must be a valid path: does not refer to a valid field"),
+            // Checked with clusterctl v1.10.10: the unbounded lists also put the rule over
+            // the cost budget (cardinality 1048576), before and after the oldSelf error.
+            format!("{p}[o].schema.openAPIV3Schema.items.items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"),
             format!("{p}[o].schema.openAPIV3Schema.items.items.x-kubernetes-validations[0].rule: Invalid value: \"self == oldSelf\": oldSelf cannot be used on the uncorrelatable portion of the schema within {p}[o].schema.openAPIV3Schema.items"),
+            format!("{p}[o].schema.openAPIV3Schema.items.items.x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema"),
+            format!("{p}[o].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"),
             format!("{p}[e].schema.openAPIV3Schema.example: Invalid value: \"string\": failed rule: self.startsWith('a')"),
             format!("{p}[e].schema.openAPIV3Schema.enum[1]: Invalid value: \"string\": failed rule: self.startsWith('a')"),
         ]);

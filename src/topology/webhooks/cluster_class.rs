@@ -215,7 +215,9 @@ pub fn cluster_class_errors_with(cc: &Value, head: bool) -> Vec<FieldError> {
         cc,
     ));
     naming_strategies(cc, &mut errs);
-    errs.extend(crate::topology::variables::definitions::variable_definition_errors(cc));
+    errs.extend(
+        crate::topology::variables::definitions::variable_definition_errors_with(cc, !head),
+    );
     let var_names: BTreeSet<String> = obj::get(cc, &["spec", "variables"])
         .and_then(Value::as_array)
         .map(|a| {

@@ -1,0 +1,94 @@
+use super::*;
+use crate::topology::variables::cel::decl::decl_of;
+use crate::topology::variables::cel::parser::parse;
+use crate::topology::variables::schema::Schema;
+use serde_json::Value;
+
+/// cel-go's own estimates, printed by a Go program against the module cache (see the
+/// file's header).
+const CELGO: &str = include_str!("testdata/celgo-costs.jsonl");
+
+fn root_decl(schema: &Value) -> Decl {
+    decl_of(&Schema::from_value(schema, "s").unwrap(), true).unwrap()
+}
+
+/// The cases of the file: each with its schema (named once by a `define` line).
+fn celgo_cases() -> Vec<(Value, Value)> {
+    let mut schemas = std::collections::BTreeMap::new();
+    let mut out = Vec::new();
+    for line in CELGO.lines().filter(|l| !l.starts_with('#')) {
+        let case: Value = serde_json::from_str(line).unwrap();
+        if let Some(name) = case["define"].as_str() {
+            schemas.insert(name.to_string(), case["schema"].clone());
+            continue;
+        }
+        let schema = schemas[case["schema"].as_str().unwrap()].clone();
+        out.push((schema, case));
+    }
+    out
+}
+
+#[test]
+fn estimates_match_cel_go_where_known() {
+    let mut unknown = Vec::new();
+    let mut known = 0;
+    for (schema, case) in celgo_cases() {
+        let d = root_decl(&schema);
+        let rule = case["rule"].as_str().unwrap();
+        let ours = parse(rule).ok().and_then(|e| rule_cost(&e, &d));
+        let msg = case["messageExpression"].as_str();
+        let ours_msg = msg.map(|m| parse(m).ok().and_then(|e| message_cost(&e, &d)));
+        if case.get("error").is_some() {
+            // What cel-go does not compile is never costed.
+            assert!(
+                ours.is_none() || ours_msg.is_some_and(|m| m.is_none()),
+                "{case}"
+            );
+            continue;
+        }
+        let want = case["cost"].as_u64();
+        match ours {
+            Some(c) => {
+                assert_eq!(Some(c), want, "rule {rule}");
+                known += 1;
+            }
+            None => unknown.push(rule.to_string()),
+        }
+        if let (Some(Some(m)), Some(want)) = (ours_msg, case["messageCost"].as_u64()) {
+            assert_eq!(m, want, "messageExpression {msg:?}");
+        }
+    }
+    eprintln!("{known} known, unknown: {unknown:#?}");
+    assert!(known >= 1000, "{known} known, unknown: {unknown:?}");
+}
+
+#[test]
+fn cardinality_of_the_rule_node_comes_from_its_minimum_size() {
+    for (schema, case) in celgo_cases() {
+        if let Some(c) = case["cardinality"].as_u64() {
+            let d = root_decl(&schema);
+            assert_eq!(
+                budget::cardinality(None, d.min_serialized_size),
+                c,
+                "{case}"
+            );
+        }
+    }
+}
+
+#[test]
+fn unknown_constructs_are_not_costed() {
+    let d = root_decl(&serde_json::json!({"type": "object", "properties": {
+        "s": {"type": "string"}, "ios": {"x-kubernetes-int-or-string": true}}}));
+    for rule in [
+        "self.s.isQuantity()",
+        "self.ios == 'x'",
+        "self.nope == 'x'",
+        "self.s == null",
+        "self.s",
+        "[1, 'a'].size() > 0",
+        "url(self.s).getHost() == 'x'",
+    ] {
+        assert_eq!(rule_cost(&parse(rule).unwrap(), &d), None, "{rule}");
+    }
+}
