@@ -14,4 +14,20 @@ fuzz_target!(|data: &[u8]| {
     let v: serde_json::Value = serde_json::from_str(json).unwrap_or(serde_json::Value::Null);
     let scope = eval::Scope::root_with_cost(vec![("self".into(), value::from_json(&v, None))], 1_000_000);
     let _ = eval::eval(&expr, &scope);
+    // The static cost estimate of the same rule on a schema with every kind of node.
+    let _ = capi_render::topology::variables::cel::cost::rule_cost(&expr, &decl());
+    let _ = capi_render::topology::variables::cel::cost::message_cost(&expr, &decl());
 });
+
+fn decl() -> capi_render::topology::variables::cel::decl::Decl {
+    let schema = serde_json::json!({"type": "object", "properties": {
+        "a": {"type": "array", "items": {"type": "string"}},
+        "b": {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 63}},
+        "m": {"type": "object", "additionalProperties": {"type": "integer"}},
+        "n": {"type": "number"}, "i": {"type": "integer"}, "s": {"type": "string"},
+        "t": {"type": "boolean"},
+        "o": {"type": "object", "properties": {"x": {"type": "array", "items": {"type": "object",
+            "properties": {"y": {"type": "string"}}}}}}}});
+    let s = capi_render::topology::variables::schema::Schema::from_value(&schema, "fuzz").unwrap();
+    capi_render::topology::variables::cel::decl::decl_of(&s, true).unwrap()
+}

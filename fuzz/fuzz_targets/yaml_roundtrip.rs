@@ -10,9 +10,10 @@
 //! indents the next line, as go-yaml does, and our reader keeps that indentation. For
 //! such objects the property is only that the output reads back.
 //!
-//! A key `<<` read as a plain string (e.g. tagged `! <<`) is written plain, as go-yaml
-//! v2 writes it (its writer resolves `<<` as a string), and then reads back as a merge
-//! key, in go-yaml too. For such objects the property is only that the output reads back.
+//! A key `<<` read as a string (quoted, or with a tag such as `!<x>`) is written plain,
+//! as go-yaml v2 writes it (its writer resolves `<<` as a string), and then reads back
+//! as a merge key, in go-yaml too, which fails when its value is not a mapping. For
+//! such objects the property is only that writing them does not panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
@@ -62,8 +63,12 @@ fuzz_target!(|data: &[u8]| {
     if !v.is_object() {
         return;
     }
+    if has_merge_key_string(&v) {
+        let _ = capi_render::yaml::to_yaml(&v);
+        return;
+    }
     let (out, back) = write_and_read(&v);
-    if has_ls_ps(&v) || has_merge_key_string(&v) {
+    if has_ls_ps(&v) {
         return;
     }
     if !has_nel(&v) {
