@@ -15,7 +15,9 @@ fn versions(path: &str) -> BTreeMap<String, Vec<String>> {
         if let Some(n) = l.strip_prefix("name = ") {
             name = Some(n.trim_matches('"').to_string());
         } else if let (Some(v), Some(n)) = (l.strip_prefix("version = "), name.take()) {
-            out.entry(n).or_default().push(v.trim_matches('"').to_string());
+            out.entry(n)
+                .or_default()
+                .push(v.trim_matches('"').to_string());
         }
     }
     out

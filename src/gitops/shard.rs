@@ -241,17 +241,21 @@ pub fn write(
         st.abandon();
         return Err(e);
     }
-    let c = st.commit()?;
+    Ok(sorted_report(st.commit()?))
+}
+
+/// What a commit changed, each list sorted (as `render -o` reports it).
+fn sorted_report(c: writer::Changes) -> writer::WriteReport {
     let mut written: Vec<String> = c.writes.into_iter().map(|(p, _)| p).collect();
     written.sort();
     let (mut unchanged, mut removed) = (c.unchanged, c.removes);
     unchanged.sort();
     removed.sort();
-    Ok(writer::WriteReport {
+    writer::WriteReport {
         written,
         unchanged,
         removed,
-    })
+    }
 }
 
 /// One shard as `merge-locks` reads it.
@@ -442,24 +446,12 @@ pub fn merge(out: &Path, hook: &mut writer::Hook) -> Result<(writer::WriteReport
         st.abandon();
         return Err(e);
     }
-    let c = st.commit()?;
-    let mut written: Vec<String> = c.writes.into_iter().map(|(p, _)| p).collect();
-    written.sort();
-    let (mut unchanged, mut removed) = (c.unchanged, c.removes);
-    unchanged.sort();
-    removed.sort();
+    let report = sorted_report(st.commit()?);
     for r in &shards {
         remove_shard(r);
     }
     let _ = std::fs::remove_dir(out.join(SHARDS));
-    Ok((
-        writer::WriteReport {
-            written,
-            unchanged,
-            removed,
-        },
-        found[0].count,
-    ))
+    Ok((report, found[0].count))
 }
 
 fn merge_into(
