@@ -204,11 +204,7 @@ fn replace_size(sz: Est, to_replace: Est, with: Est) -> Est {
     let mut count = Est::default();
     let mut retained = Est::default();
     if to_replace.min == 0 {
-        count.max = if sz.max < u64::MAX {
-            sz.max + 1
-        } else {
-            sz.max
-        };
+        count.max = sz.max.saturating_add(1);
         retained.max = sz.max;
     } else if with.max <= to_replace.min {
         retained.max = sz.max;
@@ -216,11 +212,7 @@ fn replace_size(sz: Est, to_replace: Est, with: Est) -> Est {
         count.max = (sz.max as f64 / to_replace.min as f64).ceil() as u64;
     }
     if to_replace.max == 0 {
-        count.min = if sz.min < u64::MAX {
-            sz.min + 1
-        } else {
-            sz.min
-        };
+        count.min = sz.min.saturating_add(1);
         retained.min = sz.min;
     } else if to_replace.max <= with.min {
         retained.min = sz.min;

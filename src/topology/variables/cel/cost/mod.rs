@@ -169,22 +169,22 @@ struct Coster<'a> {
 
 /// The estimated maximum cost of a rule (a bool expression) on a value of `root`.
 pub fn rule_cost(e: &Expr, root: &Decl) -> Option<u64> {
-    let n = Coster {
-        root,
-        vars: Vec::new(),
-    }
-    .cost(e)?;
-    (n.ty == Ty::Bool).then_some(n.cost.max)
+    cost_as(e, root, Ty::Bool)
 }
 
 /// The estimated maximum cost of a `messageExpression` (a string expression).
 pub fn message_cost(e: &Expr, root: &Decl) -> Option<u64> {
+    cost_as(e, root, Ty::Str)
+}
+
+/// The estimated maximum cost of `e` when it has type `ty` (else unknown).
+fn cost_as(e: &Expr, root: &Decl, ty: Ty) -> Option<u64> {
     let n = Coster {
         root,
         vars: Vec::new(),
     }
     .cost(e)?;
-    (n.ty == Ty::Str).then_some(n.cost.max)
+    (n.ty == ty).then_some(n.cost.max)
 }
 
 fn with_path(mut p: Vec<String>, s: &str) -> Vec<String> {
