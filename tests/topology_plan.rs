@@ -19,7 +19,10 @@ fn normalise(s: &str) -> String {
     let time = Regex::new(r#"(lastTransitionTime"?:"? ?"?)[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z"#)
         .unwrap();
     let header = Regex::new(r"(?m)^(---|\+\+\+) (.*)\t.*$").unwrap();
-    let s = suffix.replace_all(s, "-XXXXX$1");
+    // CEL names the type of `self` `selfType` and the clock's nanoseconds.
+    let self_type = Regex::new(r"selfType[0-9]+").unwrap();
+    let s = self_type.replace_all(s, "selfTypeN");
+    let s = suffix.replace_all(&s, "-XXXXX$1");
     let s = suffix.replace_all(&s, "-XXXXX$1");
     let s = time.replace_all(&s, "${1}TIME");
     header.replace_all(&s, "$1 $2\tTIME").into_owned()

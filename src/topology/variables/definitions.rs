@@ -327,13 +327,42 @@ fn rules_errors(
             ));
             continue;
         }
+        // cel-go's type checker and AST validators: a rule that does not compile costs
+        // nothing; a messageExpression that does not compile is not costed.
+        if let Some(detail) = decl
+            .as_ref()
+            .and_then(|d| cel::check::rule_error(&r.rule, d))
+        {
+            total.observe(&rp, Some(0));
+            e.cel.push(FieldError::invalid(
+                &rp,
+                BadValue::GoSyntax(go_validation_rule(r)),
+                detail,
+            ));
+            continue;
+        }
+        let msg_error = message_expression_error(r, decl.as_ref());
+        let costed = match msg_error {
+            Some(_) => std::borrow::Cow::Owned(super::schema::ValidationRule {
+                message_expression: String::new(),
+                ..r.clone()
+            }),
+            None => std::borrow::Cow::Borrowed(r),
+        };
         e.cel.extend(budget::rule_errors(
-            r,
+            &costed,
             decl.as_ref(),
             card,
             &index(&vp, i),
             total,
         ));
+        if let Some(detail) = msg_error {
+            e.cel.push(FieldError::invalid(
+                &child(&index(&vp, i), "messageExpression"),
+                BadValue::GoSyntax(go_validation_rule(r)),
+                detail,
+            ));
+        }
         if let (Some(u), Ok(ast)) = (uncorrelatable, cel::parser::parse(&r.rule)) {
             if cel::parser::references(&ast, "oldSelf") {
                 e.cel.push(FieldError::invalid(
@@ -455,6 +484,22 @@ fn rule_syntax_error(rule: &str) -> Option<String> {
     // Position: the end of the rule's first line, where a missing operand shows.
     let first = rule.lines().next().unwrap_or("");
     Some(format!("1:{}: {e}", first.chars().count() + 1))
+}
+
+/// The compilation error of a rule's `messageExpression` (its syntax, then its types).
+fn message_expression_error(
+    r: &super::schema::ValidationRule,
+    decl: Option<&cel::decl::Decl>,
+) -> Option<String> {
+    if r.message_expression.trim().is_empty() {
+        return None;
+    }
+    if let Some(err) = rule_syntax_error(&r.message_expression) {
+        return Some(format!(
+            "messageExpression compilation failed: ERROR: <input>:{err}"
+        ));
+    }
+    cel::check::message_expression_error(&r.message_expression, decl?)
 }
 
 /// Go's `%#v` of an `apiextensions.ValidationRule` (pointers that are set print as an

@@ -19,14 +19,18 @@ pub enum Kind {
     Int,
     Double,
     String,
-    /// `format: byte`, `duration`, `date`, `date-time`: types the estimator does not cost.
-    Other,
+    /// `format: byte`.
+    Bytes,
+    /// `format: duration`.
+    Duration,
+    /// `format: date` or `date-time`.
+    Timestamp,
     /// `x-kubernetes-int-or-string`.
     Dyn,
     List(Box<Decl>),
     /// A map from strings (`additionalProperties`).
     Map(Box<Decl>),
-    /// An object with the fields CEL can name.
+    /// An object with the fields CEL can name (see [`Decl::escaped_fields`]).
     Object(BTreeMap<String, Decl>),
 }
 
@@ -36,6 +40,9 @@ pub struct Decl {
     pub kind: Kind,
     pub max_elements: i64,
     pub min_serialized_size: i64,
+    /// An object with properties CEL names only in an escaped form (`__dash__`, a
+    /// keyword as `__in__`), which are left out of its fields here.
+    pub escaped_fields: bool,
 }
 
 impl Decl {
@@ -44,6 +51,7 @@ impl Decl {
             kind,
             max_elements: 0,
             min_serialized_size: min,
+            escaped_fields: false,
         }
     }
 
@@ -99,6 +107,7 @@ pub fn decl_of(s: &Schema, resource_root: bool) -> Option<Decl> {
             kind: Kind::Dyn,
             max_elements: MAX_REQUEST_SIZE_BYTES - 2,
             min_serialized_size: 1,
+            escaped_fields: false,
         });
     }
     match s.type_.as_str() {
@@ -114,6 +123,7 @@ pub fn decl_of(s: &Schema, resource_root: bool) -> Option<Decl> {
                 kind: Kind::List(Box::new(it)),
                 max_elements: max,
                 min_serialized_size: 2,
+                escaped_fields: false,
             })
         }
         "object" => {
@@ -127,9 +137,11 @@ pub fn decl_of(s: &Schema, resource_root: bool) -> Option<Decl> {
                     kind: Kind::Map(Box::new(v)),
                     max_elements: max,
                     min_serialized_size: 2,
+                    escaped_fields: false,
                 });
             }
             let mut fields = BTreeMap::new();
+            let mut escaped_fields = false;
             let mut min = 2i64;
             for (name, p) in &s.properties {
                 if let Some(d) = decl_of(p, false) {
@@ -138,6 +150,8 @@ pub fn decl_of(s: &Schema, resource_root: bool) -> Option<Decl> {
                     }
                     if plain_name(name) {
                         fields.insert(name.clone(), d);
+                    } else {
+                        escaped_fields = true;
                     }
                 }
             }
@@ -148,6 +162,7 @@ pub fn decl_of(s: &Schema, resource_root: bool) -> Option<Decl> {
                 kind: Kind::Object(fields),
                 max_elements: 0,
                 min_serialized_size: min,
+                escaped_fields,
             })
         }
         "string" => Some(string_decl(s)),
@@ -162,13 +177,13 @@ fn string_decl(s: &Schema) -> Decl {
     let per_request = MAX_REQUEST_SIZE_BYTES - 2;
     let (kind, min, max) = match s.format.as_str() {
         "byte" => (
-            Kind::Other,
+            Kind::Bytes,
             2,
             s.max_length.map(zero_if_negative).unwrap_or(per_request),
         ),
-        "duration" => (Kind::Other, 3, 32),
-        "date" => (Kind::Other, 12, 12),
-        "date-time" => (Kind::Other, 21, 32),
+        "duration" => (Kind::Duration, 3, 32),
+        "date" => (Kind::Timestamp, 12, 12),
+        "date-time" => (Kind::Timestamp, 21, 32),
         _ => {
             let max = match s.max_length {
                 // maxLength counts code points; up to 4 bytes each.
@@ -189,6 +204,7 @@ fn string_decl(s: &Schema) -> Decl {
         kind,
         max_elements: max,
         min_serialized_size: min,
+        escaped_fields: false,
     }
 }
 
@@ -211,6 +227,7 @@ fn with_type_and_object_meta(s: &Schema, fields: &mut BTreeMap<String, Decl>) {
         kind: Kind::String,
         max_elements: MAX_REQUEST_SIZE_BYTES - 2,
         min_serialized_size: 2,
+        escaped_fields: false,
     };
     fields.insert("kind".into(), string());
     fields.insert("apiVersion".into(), string());
@@ -225,6 +242,7 @@ fn with_type_and_object_meta(s: &Schema, fields: &mut BTreeMap<String, Decl>) {
             kind: Kind::Object(meta),
             max_elements: 0,
             min_serialized_size: 2,
+            escaped_fields: false,
         },
     );
 }

@@ -19,11 +19,21 @@ const OPS: &[&str] = &[
 
 /// Splits a CEL expression into tokens.
 pub fn lex(src: &str) -> Result<Vec<Tok>, String> {
+    lex_at(src).map(|(toks, _)| toks)
+}
+
+/// Splits a CEL expression into tokens, with the character index each starts at.
+pub fn lex_at(src: &str) -> Result<(Vec<Tok>, Vec<usize>), String> {
     let chars: Vec<char> = src.chars().collect();
     let mut i = 0;
     let mut out = Vec::new();
+    let mut starts = Vec::new();
+    // Where the previous round began: the start of the token it pushed, if any.
+    let mut round = 0;
     while i < chars.len() {
         let c = chars[i];
+        starts.resize(out.len(), round);
+        round = i;
         if c.is_whitespace() {
             i += 1;
             continue;
@@ -70,7 +80,8 @@ pub fn lex(src: &str) -> Result<Vec<Tok>, String> {
         }
         return Err(format!("Syntax error: token recognition error at: '{c}'"));
     }
-    Ok(out)
+    starts.resize(out.len(), round);
+    Ok((out, starts))
 }
 
 fn lex_number(chars: &[char], start: usize) -> Result<(Tok, usize), String> {
@@ -204,6 +215,13 @@ fn lex_string(chars: &[char], start: usize, raw: bool) -> Result<(String, usize)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn token_starts_are_character_indexes() {
+        let (toks, at) = lex_at("self.é  >= 'x' // c\n&& r'a'").unwrap();
+        assert_eq!(toks.len(), 7);
+        assert_eq!(at, vec![0, 4, 5, 8, 11, 20, 23]);
+    }
 
     #[test]
     fn tokens() {

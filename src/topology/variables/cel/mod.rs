@@ -3,6 +3,7 @@
 //! functions), and the walk apiextensions' CEL validator makes over a value and its
 //! schema. What we cannot evaluate is returned as a warning, never passed silently.
 
+pub mod check;
 pub mod cost;
 pub mod decl;
 pub mod depth;

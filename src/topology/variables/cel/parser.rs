@@ -1,7 +1,7 @@
 //! CEL expressions to an AST (cel-spec grammar: ternary, `||`, `&&`, relations incl.
 //! `in`, additive, multiplicative, unary, member/index/call, primaries).
 
-use super::lexer::{lex, Tok};
+use super::lexer::{lex_at, Tok};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Lit {
@@ -50,11 +50,42 @@ type PResult<T> = Result<T, ParseError>;
 
 /// Parses one expression.
 pub fn parse(src: &str) -> PResult<Expr> {
-    let toks = lex(src).map_err(ParseError::Syntax)?;
+    parse_located(src).map(|(e, _)| e)
+}
+
+/// Where the nodes of a parsed expression come from, for messages that point into the
+/// source as cel-go's do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Located {
+    /// The character index each token starts at.
+    pub token_starts: Vec<usize>,
+    /// For every node in post-order (children in the order [`children`] gives them,
+    /// then the node): the index of the token cel-go locates it at (an operator, the
+    /// `(` of a call, the `.` of a selection, the first token of a literal or name).
+    pub nodes: Vec<usize>,
+}
+
+/// The sub-expressions of a node, in source order.
+pub fn children(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::Lit(_) | Expr::Ident(_) => Vec::new(),
+        Expr::Select(t, _) | Expr::Unary(_, t) => vec![t],
+        Expr::Index(a, b) | Expr::Binary(_, a, b) => vec![a, b],
+        Expr::Cond(a, b, c) => vec![a, b, c],
+        Expr::Call(t, _, args) => t.as_deref().into_iter().chain(args).collect(),
+        Expr::List(items) => items.iter().collect(),
+        Expr::Map(entries) => entries.iter().flat_map(|(k, v)| [k, v]).collect(),
+    }
+}
+
+/// Parses one expression and tells where each node is.
+pub fn parse_located(src: &str) -> PResult<(Expr, Located)> {
+    let (toks, token_starts) = lex_at(src).map_err(ParseError::Syntax)?;
     let mut p = Parser {
         toks,
         pos: 0,
         depth: 0,
+        nodes: Vec::new(),
     };
     let e = p.expr()?;
     if p.pos != p.toks.len() {
@@ -63,7 +94,13 @@ pub fn parse(src: &str) -> PResult<Expr> {
             p.pos + 1
         )));
     }
-    Ok(e)
+    Ok((
+        e,
+        Located {
+            token_starts,
+            nodes: p.nodes,
+        },
+    ))
 }
 
 struct Parser {
@@ -71,6 +108,8 @@ struct Parser {
     pos: usize,
     /// Nesting of `expr` calls, bounded like cel-go's parser recursion limit.
     depth: usize,
+    /// The token of each completed node, in post-order.
+    nodes: Vec<usize>,
 }
 
 /// Nesting bound (cel-go allows 250; ours is lower so that debug builds stay within a
@@ -78,6 +117,12 @@ struct Parser {
 const MAX_DEPTH: usize = 100;
 
 impl Parser {
+    /// Records a completed node located at token `at`.
+    fn node(&mut self, at: usize, e: Expr) -> Expr {
+        self.nodes.push(at);
+        e
+    }
+
     fn peek_op(&self, op: &str) -> bool {
         matches!(self.toks.get(self.pos), Some(Tok::Op(o)) if *o == op)
     }
@@ -113,11 +158,12 @@ impl Parser {
 
     fn expr_inner(&mut self) -> PResult<Expr> {
         let c = self.or()?;
+        let at = self.pos;
         if self.eat_op("?") {
             let a = self.or()?;
             self.expect(":")?;
             let b = self.expr()?;
-            return Ok(Expr::Cond(Box::new(c), Box::new(a), Box::new(b)));
+            return Ok(self.node(at, Expr::Cond(Box::new(c), Box::new(a), Box::new(b))));
         }
         Ok(c)
     }
@@ -137,10 +183,12 @@ impl Parser {
     fn or(&mut self) -> PResult<Expr> {
         let mut n = 0;
         let mut l = self.and()?;
+        let mut at = self.pos;
         while self.eat_op("||") {
             self.chain(&mut n)?;
             let r = self.and()?;
-            l = Expr::Binary("||", Box::new(l), Box::new(r));
+            l = self.node(at, Expr::Binary("||", Box::new(l), Box::new(r)));
+            at = self.pos;
         }
         Ok(l)
     }
@@ -148,10 +196,12 @@ impl Parser {
     fn and(&mut self) -> PResult<Expr> {
         let mut n = 0;
         let mut l = self.rel()?;
+        let mut at = self.pos;
         while self.eat_op("&&") {
             self.chain(&mut n)?;
             let r = self.rel()?;
-            l = Expr::Binary("&&", Box::new(l), Box::new(r));
+            l = self.node(at, Expr::Binary("&&", Box::new(l), Box::new(r)));
+            at = self.pos;
         }
         Ok(l)
     }
@@ -165,10 +215,11 @@ impl Parser {
                 Some(Tok::Ident(i)) if i == "in" => "in",
                 _ => return Ok(l),
             };
+            let at = self.pos;
             self.pos += 1;
             self.chain(&mut n)?;
             let r = self.add()?;
-            l = Expr::Binary(op, Box::new(l), Box::new(r));
+            l = self.node(at, Expr::Binary(op, Box::new(l), Box::new(r)));
         }
     }
 
@@ -176,6 +227,7 @@ impl Parser {
         let mut n = 0;
         let mut l = self.mul()?;
         loop {
+            let at = self.pos;
             let op = if self.eat_op("+") {
                 "+"
             } else if self.eat_op("-") {
@@ -185,7 +237,7 @@ impl Parser {
             };
             self.chain(&mut n)?;
             let r = self.mul()?;
-            l = Expr::Binary(op, Box::new(l), Box::new(r));
+            l = self.node(at, Expr::Binary(op, Box::new(l), Box::new(r)));
         }
     }
 
@@ -193,6 +245,7 @@ impl Parser {
         let mut n = 0;
         let mut l = self.unary()?;
         loop {
+            let at = self.pos;
             let op = if self.eat_op("*") {
                 "*"
             } else if self.eat_op("/") {
@@ -204,11 +257,12 @@ impl Parser {
             };
             self.chain(&mut n)?;
             let r = self.unary()?;
-            l = Expr::Binary(op, Box::new(l), Box::new(r));
+            l = self.node(at, Expr::Binary(op, Box::new(l), Box::new(r)));
         }
     }
 
     fn unary(&mut self) -> PResult<Expr> {
+        let at = self.pos;
         if self.eat_op("!") {
             self.depth += 1;
             if self.depth > MAX_DEPTH {
@@ -218,7 +272,8 @@ impl Parser {
             }
             let inner = self.unary();
             self.depth -= 1;
-            return Ok(Expr::Unary("!", Box::new(inner?)));
+            let inner = inner?;
+            return Ok(self.node(at, Expr::Unary("!", Box::new(inner))));
         }
         if self.eat_op("-") {
             self.depth += 1;
@@ -230,12 +285,14 @@ impl Parser {
             let inner = self.unary();
             self.depth -= 1;
             let inner = inner?;
-            // Negative literals fold into the literal.
-            return match inner {
-                Expr::Lit(Lit::Int(i)) => Ok(Expr::Lit(Lit::Int(-i))),
-                Expr::Lit(Lit::Double(d)) => Ok(Expr::Lit(Lit::Double(-d))),
-                e => Ok(Expr::Unary("-", Box::new(e))),
+            // Negative literals fold into the literal (located at the sign).
+            let folded = match inner {
+                Expr::Lit(Lit::Int(i)) => Expr::Lit(Lit::Int(-i)),
+                Expr::Lit(Lit::Double(d)) => Expr::Lit(Lit::Double(-d)),
+                e => return Ok(self.node(at, Expr::Unary("-", Box::new(e)))),
             };
+            self.nodes.pop();
+            return Ok(self.node(at, folded));
         }
         self.member()
     }
@@ -247,6 +304,7 @@ impl Parser {
             if self.peek_op(".") || self.peek_op("[") {
                 self.chain(&mut n)?;
             }
+            let at = self.pos;
             if self.eat_op(".") {
                 let name = match self.toks.get(self.pos) {
                     Some(Tok::Ident(n)) => n.clone(),
@@ -257,16 +315,17 @@ impl Parser {
                     }
                 };
                 self.pos += 1;
+                let open = self.pos;
                 if self.eat_op("(") {
                     let args = self.args(")")?;
-                    e = Expr::Call(Some(Box::new(e)), name, args);
+                    e = self.node(open, Expr::Call(Some(Box::new(e)), name, args));
                 } else {
-                    e = Expr::Select(Box::new(e), name);
+                    e = self.node(at, Expr::Select(Box::new(e), name));
                 }
             } else if self.eat_op("[") {
                 let i = self.expr()?;
                 self.expect("]")?;
-                e = Expr::Index(Box::new(e), Box::new(i));
+                e = self.node(at, Expr::Index(Box::new(e), Box::new(i)));
             } else {
                 return Ok(e);
             }
@@ -294,8 +353,9 @@ impl Parser {
         let t = self.toks.get(self.pos).cloned().ok_or_else(|| {
             ParseError::Syntax("Syntax error: unexpected end of expression".into())
         })?;
+        let at = self.pos;
         self.pos += 1;
-        Ok(match t {
+        let e = match t {
             Tok::Int(i) => Expr::Lit(Lit::Int(i)),
             Tok::Uint(u) => Expr::Lit(Lit::Uint(u)),
             Tok::Double(d) => Expr::Lit(Lit::Double(d)),
@@ -304,13 +364,18 @@ impl Parser {
                 "true" => Expr::Lit(Lit::Bool(true)),
                 "false" => Expr::Lit(Lit::Bool(false)),
                 "null" => Expr::Lit(Lit::Null),
-                _ if self.eat_op("(") => Expr::Call(None, n, self.args(")")?),
+                _ if self.peek_op("(") => {
+                    let open = self.pos;
+                    self.pos += 1;
+                    let args = self.args(")")?;
+                    return Ok(self.node(open, Expr::Call(None, n, args)));
+                }
                 _ => Expr::Ident(n),
             },
             Tok::Op("(") => {
                 let e = self.expr()?;
                 self.expect(")")?;
-                e
+                return Ok(e);
             }
             Tok::Op("[") => Expr::List(self.args("]")?),
             Tok::Op("{") => {
@@ -342,7 +407,8 @@ impl Parser {
                     "Syntax error: unexpected '{o}'"
                 )))
             }
-        })
+        };
+        Ok(self.node(at, e))
     }
 }
 

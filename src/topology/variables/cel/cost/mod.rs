@@ -105,7 +105,7 @@ impl<'a> Ty<'a> {
             Kind::List(e) => Ty::List(Box::new(Ty::of(e)?)),
             Kind::Map(v) => Ty::Map(Box::new(Ty::of(v)?)),
             Kind::Object(_) => Ty::Obj(d),
-            Kind::Dyn | Kind::Other => return None,
+            Kind::Dyn | Kind::Bytes | Kind::Duration | Kind::Timestamp => return None,
         })
     }
 
