@@ -1,4 +1,5 @@
-//! Our CEL: lex, parse and evaluate arbitrary rules against `self` (JSON after a NUL).
+//! Our CEL: lex, parse, type-check, cost and evaluate arbitrary rules against `self`
+//! (JSON after a NUL).
 #![no_main]
 use capi_render::topology::variables::cel::{eval, parser, value};
 use libfuzzer_sys::fuzz_target;
@@ -11,12 +12,16 @@ fuzz_target!(|data: &[u8]| {
     let Ok(expr) = parser::parse(rule) else {
         return;
     };
+    // The webhook's type checker and AST validators, on the same schema as the estimate.
+    let d = decl();
+    let _ = capi_render::topology::variables::cel::check::rule_error(rule, &d);
+    let _ = capi_render::topology::variables::cel::check::message_expression_error(rule, &d);
     let v: serde_json::Value = serde_json::from_str(json).unwrap_or(serde_json::Value::Null);
     let scope = eval::Scope::root_with_cost(vec![("self".into(), value::from_json(&v, None))], 1_000_000);
     let _ = eval::eval(&expr, &scope);
     // The static cost estimate of the same rule on a schema with every kind of node.
-    let _ = capi_render::topology::variables::cel::cost::rule_cost(&expr, &decl());
-    let _ = capi_render::topology::variables::cel::cost::message_cost(&expr, &decl());
+    let _ = capi_render::topology::variables::cel::cost::rule_cost(&expr, &d);
+    let _ = capi_render::topology::variables::cel::cost::message_cost(&expr, &d);
 });
 
 fn decl() -> capi_render::topology::variables::cel::decl::Decl {

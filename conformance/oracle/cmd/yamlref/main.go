@@ -693,6 +693,13 @@ func (g *generator) all(add func(string, interface{})) {
 	}
 	add("nel-nested-key", map[string]interface{}{"a": "\u0085\u0085", "b": map[string]interface{}{"c": "\u0085", "d\u0085\u0085e": 1}})
 	add("nel-and-control", map[string]interface{}{"a\u0085": 1, "b": "\u007f"})
+	// U+2028/U+2029 at the start of a line of a literal block: go-yaml (YAML 1.1) writes
+	// them unindented, as the line breaks it takes them for (README, "Known reader
+	// difference").
+	lsps := []string{"\u2028\n", "\u2029\n", "x\n\u2028y\n", "\n\u2029", "\u2028\u2029\n\n", "a\u2028\nb"}
+	for i, s := range lsps {
+		add(fmt.Sprintf("ls-ps-line-start-%d", i), map[string]interface{}{"v": s, "l": []interface{}{s}, s: 1})
+	}
 	// A value starting with a BOM: go-yaml escapes every character of it.
 	add("bom-start", map[string]interface{}{"v": "\ufeffabc d", "w": "x\ufeffy"})
 	// Keys around go-yaml's 1024-character simple-key limit on the JSON text.
