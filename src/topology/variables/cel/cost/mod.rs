@@ -5,10 +5,13 @@
 //! schema's declaration ([`super::decl`]) along the field path of an expression.
 //!
 //! The estimate walks our [`Expr`] with the types the schema gives `self`, following
-//! cel-go's macro expansions (all, exists, exists_one, map, filter) node for node. What
-//! it cannot cost exactly (a function it does not know, a `dyn` value, an expression
-//! cel-go's type checker might reject or type differently) makes the whole estimate
-//! unknown (`None`): such rules are never rejected for their cost.
+//! cel-go's macro expansions (all, exists, exists_one, map, filter) node for node, and
+//! costs the functions of the Kubernetes libraries (URLs, quantities, IPs and CIDRs,
+//! sets, formats, optionals, durations and timestamps) as the estimators do. What it
+//! cannot cost exactly (a function it does not know, a call on a `dyn` value that
+//! several overloads could take, an expression cel-go's type checker might reject or
+//! type differently) makes the whole estimate unknown (`None`): such rules are never
+//! rejected for their cost.
 
 pub mod budget;
 mod calls;
@@ -93,6 +96,28 @@ pub enum Ty<'a> {
     Obj(&'a Decl),
     /// The element of an empty list or map literal: unifies with anything.
     Any,
+    /// `dyn` (`dyn(x)`, an int-or-string field).
+    Dyn,
+    /// `optional_type(T)`.
+    Opt(Box<Ty<'a>>),
+    /// A type of a library.
+    Lib(Lib),
+}
+
+/// The library types the estimator follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lib {
+    Bytes,
+    Duration,
+    Timestamp,
+    Quantity,
+    Url,
+    Ip,
+    Cidr,
+    /// `kubernetes.NamedFormat`.
+    Format,
+    /// A type value (`type(x)`, `string`).
+    Type,
 }
 
 impl<'a> Ty<'a> {
@@ -105,13 +130,19 @@ impl<'a> Ty<'a> {
             Kind::List(e) => Ty::List(Box::new(Ty::of(e)?)),
             Kind::Map(v) => Ty::Map(Box::new(Ty::of(v)?)),
             Kind::Object(_) => Ty::Obj(d),
-            Kind::Dyn | Kind::Bytes | Kind::Duration | Kind::Timestamp => return None,
+            Kind::Dyn => Ty::Dyn,
+            Kind::Bytes => Ty::Lib(Lib::Bytes),
+            Kind::Duration => Ty::Lib(Lib::Duration),
+            Kind::Timestamp => Ty::Lib(Lib::Timestamp),
         })
     }
 
     /// `isScalar`: a type of constant size.
     fn is_scalar(&self) -> bool {
-        matches!(self, Ty::Bool | Ty::Int | Ty::Uint | Ty::Double)
+        matches!(
+            self,
+            Ty::Bool | Ty::Int | Ty::Uint | Ty::Double | Ty::Lib(Lib::Duration | Lib::Timestamp)
+        )
     }
 
     /// Whether values of the type contain schema objects (each has its own CEL type
@@ -129,8 +160,10 @@ impl<'a> Ty<'a> {
 fn unify<'a>(a: &Ty<'a>, b: &Ty<'a>) -> Option<Ty<'a>> {
     match (a, b) {
         (Ty::Any, t) | (t, Ty::Any) => Some(t.clone()),
+        (Ty::Dyn, _) | (_, Ty::Dyn) => Some(Ty::Dyn),
         (Ty::List(x), Ty::List(y)) => Some(Ty::List(Box::new(unify(x, y)?))),
         (Ty::Map(x), Ty::Map(y)) => Some(Ty::Map(Box::new(unify(x, y)?))),
+        (Ty::Opt(x), Ty::Opt(y)) => Some(Ty::Opt(Box::new(unify(x, y)?))),
         (Ty::Obj(x), Ty::Obj(y)) if std::ptr::eq(*x, *y) => Some(a.clone()),
         (Ty::Obj(_), _) | (_, Ty::Obj(_)) => None,
         _ if a == b => Some(a.clone()),
@@ -186,6 +219,20 @@ fn cost_as(e: &Expr, root: &Decl, ty: Ty) -> Option<u64> {
     .cost(e)?;
     (n.ty == ty).then_some(n.cost.max)
 }
+
+/// The type identifiers of the environment.
+const TYPE_NAMES: &[&str] = &[
+    "bool",
+    "bytes",
+    "double",
+    "int",
+    "list",
+    "map",
+    "null_type",
+    "string",
+    "type",
+    "uint",
+];
 
 fn with_path(mut p: Vec<String>, s: &str) -> Vec<String> {
     p.push(s.to_string());
@@ -254,7 +301,13 @@ impl<'a> Coster<'a> {
             Expr::Ident(name) => self.ident(name),
             Expr::Select(t, f) => {
                 let t = self.cost(t)?;
-                let ty = match &t.ty {
+                // A field of an optional is an optional; selecting it costs nothing
+                // (cel-go charges maps and structs only).
+                let (inner, optional) = match &t.ty {
+                    Ty::Opt(v) => (&**v, true),
+                    ty => (ty, false),
+                };
+                let ty = match inner {
                     Ty::Obj(d) => match &d.kind {
                         Kind::Object(fields) => Ty::of(fields.get(f)?)?,
                         _ => return None,
@@ -262,9 +315,14 @@ impl<'a> Coster<'a> {
                     Ty::Map(v) => (**v).clone(),
                     _ => return None,
                 };
+                let (ty, step) = if optional {
+                    (Ty::Opt(Box::new(ty)), 0)
+                } else {
+                    (ty, 1)
+                };
                 Some(Node {
                     ty,
-                    cost: t.cost.plus(Est::of(1)),
+                    cost: t.cost.plus(Est::of(step)),
                     path: with_path(t.path, f),
                     computed: None,
                 })
@@ -292,7 +350,8 @@ impl<'a> Coster<'a> {
                 let mut cost = Est::default();
                 for it in items {
                     let n = self.cost(it)?;
-                    ty = unify(&ty, &n.ty)?;
+                    // Mixed elements make a list of dyn (valid as `format`'s argument).
+                    ty = unify(&ty, &n.ty).unwrap_or(Ty::Dyn);
                     cost = cost.plus(n.cost);
                 }
                 Some(Node {
@@ -366,6 +425,15 @@ impl<'a> Coster<'a> {
                 computed: None,
             });
         }
+        if TYPE_NAMES.contains(&name) {
+            // A type is an identifier like any other: cost 1, its name as its path.
+            return Some(Node {
+                ty: Ty::Lib(Lib::Type),
+                cost: Est::of(1),
+                path: vec![name.to_string()],
+                computed: None,
+            });
+        }
         if name != "self" && name != "oldSelf" {
             return None;
         }
@@ -391,14 +459,34 @@ impl<'a> Coster<'a> {
             }),
             "==" | "!=" => {
                 let t = unify(&a.ty, &b.ty)?;
-                if t.has_object() || t == Ty::Null || t == Ty::Any {
+                if t.has_object() || t == Ty::Null || t == Ty::Any || t == Ty::Lib(Lib::Format) {
                     return None;
                 }
-                Some(Node::new(Ty::Bool, self.compare(&a, &b).plus(args)))
+                // The Kubernetes library's `_==_` (not `_!=_`) of two values of one of
+                // its types.
+                let own = match (op, &a.ty, &b.ty) {
+                    ("==", Ty::Lib(x), Ty::Lib(y)) if x == y => match x {
+                        Lib::Quantity | Lib::Ip | Lib::Cidr => Some(Est::of(1)),
+                        // Its size is the right operand's computed one, else 1.
+                        Lib::Url => {
+                            let max = b.computed.map_or(1, |s| s.max);
+                            Some(Est { min: 1, max }.factor(STRING_TRAVERSAL))
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let own = own.unwrap_or_else(|| self.compare(&a, &b));
+                Some(Node::new(Ty::Bool, own.plus(args)))
             }
             "<" | "<=" | ">" | ">=" => match (&a.ty, &b.ty) {
-                (Ty::Str, Ty::Str) => Some(Node::new(Ty::Bool, self.compare(&a, &b).plus(args))),
+                (Ty::Str, Ty::Str) | (Ty::Lib(Lib::Bytes), Ty::Lib(Lib::Bytes)) => {
+                    Some(Node::new(Ty::Bool, self.compare(&a, &b).plus(args)))
+                }
                 (Ty::Bool, Ty::Bool) => Some(Node::new(Ty::Bool, one)),
+                (Ty::Lib(x @ (Lib::Duration | Lib::Timestamp)), Ty::Lib(y)) if x == y => {
+                    Some(Node::new(Ty::Bool, one))
+                }
                 (x, y) if numeric(x) && numeric(y) => Some(Node::new(Ty::Bool, one)),
                 _ => None,
             },
@@ -414,10 +502,10 @@ impl<'a> Coster<'a> {
                 _ => None,
             },
             "+" => match (&a.ty, &b.ty) {
-                (Ty::Str, Ty::Str) => {
+                (Ty::Str, Ty::Str) | (Ty::Lib(Lib::Bytes), Ty::Lib(Lib::Bytes)) => {
                     let size = self.size(&a).plus(self.size(&b));
                     Some(Node {
-                        ty: Ty::Str,
+                        ty: a.ty.clone(),
                         cost: size.factor(STRING_TRAVERSAL).plus(args),
                         path: Vec::new(),
                         computed: Some(size),
@@ -434,11 +522,33 @@ impl<'a> Coster<'a> {
                     })
                 }
                 (x, y) if numeric(x) && x == y => Some(Node::new(x.clone(), one)),
+                (Ty::Lib(x), Ty::Lib(y)) => {
+                    let ty = match (x, y) {
+                        (Lib::Duration, Lib::Duration) => Lib::Duration,
+                        (Lib::Duration, Lib::Timestamp) | (Lib::Timestamp, Lib::Duration) => {
+                            Lib::Timestamp
+                        }
+                        _ => return None,
+                    };
+                    Some(Node::new(Ty::Lib(ty), one))
+                }
                 _ => None,
             },
-            "-" | "*" | "/" => {
-                (numeric(&a.ty) && a.ty == b.ty).then(|| Node::new(a.ty.clone(), one))
-            }
+            "-" => match (&a.ty, &b.ty) {
+                (x, y) if numeric(x) && x == y => Some(Node::new(x.clone(), one)),
+                (Ty::Lib(x), Ty::Lib(y)) => {
+                    let ty = match (x, y) {
+                        (Lib::Duration, Lib::Duration) | (Lib::Timestamp, Lib::Timestamp) => {
+                            Lib::Duration
+                        }
+                        (Lib::Timestamp, Lib::Duration) => Lib::Timestamp,
+                        _ => return None,
+                    };
+                    Some(Node::new(Ty::Lib(ty), one))
+                }
+                _ => None,
+            },
+            "*" | "/" => (numeric(&a.ty) && a.ty == b.ty).then(|| Node::new(a.ty.clone(), one)),
             "%" => (matches!(a.ty, Ty::Int | Ty::Uint) && a.ty == b.ty)
                 .then(|| Node::new(a.ty.clone(), one)),
             _ => None,

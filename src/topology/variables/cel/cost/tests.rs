@@ -59,7 +59,7 @@ fn estimates_match_cel_go_where_known() {
         }
     }
     eprintln!("{known} known, unknown: {unknown:#?}");
-    assert!(known >= 1000, "{known} known, unknown: {unknown:?}");
+    assert!(known >= 1723, "{known} known, unknown: {unknown:?}");
 }
 
 #[test]
@@ -82,12 +82,13 @@ fn unknown_constructs_are_not_costed() {
         "s": {"type": "string"}, "ios": {"x-kubernetes-int-or-string": true}}}));
     for rule in [
         "self.s.isQuantity()",
-        "self.ios == 'x'",
+        "self.ios + 1 > 0",
+        "dyn(self.s).size() > 0",
         "self.nope == 'x'",
         "self.s == null",
         "self.s",
-        "[1, 'a'].size() > 0",
-        "url(self.s).getHost() == 'x'",
+        "url(self.s).nope() == 'x'",
+        "sets.contains([1], ['a'])",
     ] {
         assert_eq!(rule_cost(&parse(rule).unwrap(), &d), None, "{rule}");
     }
