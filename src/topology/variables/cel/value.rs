@@ -2,11 +2,17 @@
 //! apiserver's `UnstructuredToVal`: `integer` → int, `number` → double, objects and
 //! maps → maps, arrays → lists).
 
+use std::rc::Rc;
+
 use serde_json::Value;
 
 use crate::go::json::as_int64;
 use crate::topology::variables::schema::Schema;
 
+/// Strings, lists and maps are shared, never copied: a variable referenced in a loop,
+/// or a value put in a list twice (`[x, x]`), costs one pointer, as in cel-go (else
+/// `l.map(x, [x, x]).map(x, [x, x])...` would take time and memory exponential in
+/// the rule's length).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Val {
     Null,
@@ -14,9 +20,9 @@ pub enum Val {
     Int(i64),
     Uint(u64),
     Double(f64),
-    Str(String),
-    List(Vec<Val>),
-    Map(Vec<(Val, Val)>),
+    Str(Rc<str>),
+    List(Rc<Vec<Val>>),
+    Map(Rc<Vec<(Val, Val)>>),
     /// A type value (`type(x)`, `int`, `string`, …), by CEL type name.
     Type(&'static str),
 }
@@ -36,6 +42,11 @@ pub const TYPE_NAMES: &[&str] = &[
 ];
 
 impl Val {
+    /// A list value.
+    pub fn list(items: Vec<Val>) -> Val {
+        Val::List(Rc::new(items))
+    }
+
     /// CEL's type name, used in error texts.
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -65,7 +76,7 @@ pub fn from_json(v: &Value, schema: Option<&Schema>) -> Val {
     match v {
         Value::Null => Val::Null,
         Value::Bool(b) => Val::Bool(*b),
-        Value::String(s) => Val::Str(s.clone()),
+        Value::String(s) => Val::Str(s.as_str().into()),
         Value::Number(n) => {
             let declared = schema.map(|s| s.type_.as_str()).unwrap_or("");
             match (declared, as_int64(n)) {
@@ -79,17 +90,19 @@ pub fn from_json(v: &Value, schema: Option<&Schema>) -> Val {
         }
         Value::Array(items) => {
             let item_schema = schema.and_then(|s| s.items.as_deref());
-            Val::List(items.iter().map(|i| from_json(i, item_schema)).collect())
+            Val::List(Rc::new(
+                items.iter().map(|i| from_json(i, item_schema)).collect(),
+            ))
         }
-        Value::Object(map) => Val::Map(
+        Value::Object(map) => Val::Map(Rc::new(
             map.iter()
                 .map(|(k, v)| {
                     let s = schema
                         .and_then(|s| s.properties.get(k).or(s.additional_properties.as_deref()));
-                    (Val::Str(k.clone()), from_json(v, s))
+                    (Val::Str(k.as_str().into()), from_json(v, s))
                 })
                 .collect(),
-        ),
+        )),
     }
 }
 
@@ -103,6 +116,33 @@ fn num(v: &Val) -> Option<f64> {
     }
 }
 
+thread_local! {
+    /// Elements deep equality may still visit in this evaluation (see [`reset_equal_work`]).
+    static EQUAL_WORK: std::cell::Cell<u64> = const { std::cell::Cell::new(u64::MAX) };
+}
+
+/// Bounds the elements deep equality visits from now on (one evaluation): shared values
+/// make a list of 2^n leaves from a rule of length n (`l.map(x, [x, x])...`), and
+/// comparing two of them is exponential, in cel-go too.
+pub fn reset_equal_work(elements: u64) {
+    EQUAL_WORK.with(|w| w.set(elements));
+}
+
+/// Whether deep equality ran out of its elements since the last reset (its results are
+/// then meaningless and the evaluation must stop).
+pub fn equal_work_exhausted() -> bool {
+    EQUAL_WORK.with(|w| w.get() == 0)
+}
+
+/// Takes `n` elements of work; false (and exhausted) when there are not that many.
+fn take_equal_work(n: usize) -> bool {
+    EQUAL_WORK.with(|w| {
+        let left = w.get();
+        w.set(left.saturating_sub(n as u64));
+        left > n as u64
+    })
+}
+
 /// CEL heterogeneous equality: numbers compare by value across int/uint/double, other
 /// kinds must match; values of different kinds are unequal.
 pub fn equal(a: &Val, b: &Val) -> bool {
@@ -111,10 +151,14 @@ pub fn equal(a: &Val, b: &Val) -> bool {
         (Val::Uint(x), Val::Uint(y)) => x == y,
         (Val::Int(x), Val::Uint(y)) | (Val::Uint(y), Val::Int(x)) => *x >= 0 && *x as u64 == *y,
         (Val::List(x), Val::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| equal(p, q))
+            x.len() == y.len()
+                && take_equal_work(x.len())
+                && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q))
         }
         (Val::Map(x), Val::Map(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| b.get(k).is_some_and(|w| equal(v, w)))
+            x.len() == y.len()
+                && take_equal_work(x.len().saturating_mul(x.len()))
+                && x.iter().all(|(k, v)| b.get(k).is_some_and(|w| equal(v, w)))
         }
         _ => match (num(a), num(b)) {
             (Some(x), Some(y)) => x == y,

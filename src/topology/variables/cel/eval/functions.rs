@@ -4,6 +4,8 @@
 //! upperAscii, trim, replace, split, join, indexOf, lastIndexOf, substring, format,
 //! isSorted, sum, min, max). Anything else is `Unsupported`, never a silent pass.
 
+use std::rc::Rc;
+
 use super::{no_overload, runtime, EvalError, EvalResult};
 use crate::topology::variables::cel::value::{compare, Val};
 use crate::yaml::emit::format_go_float_g;
@@ -14,9 +16,9 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
     let f = format!("{}{name}", if recv.is_some() { "." } else { "" });
     match (name, all.as_slice()) {
         ("size", [v]) => size(v),
-        ("contains", [Val::Str(a), Val::Str(b)]) => Ok(Val::Bool(a.contains(b.as_str()))),
-        ("startsWith", [Val::Str(a), Val::Str(b)]) => Ok(Val::Bool(a.starts_with(b.as_str()))),
-        ("endsWith", [Val::Str(a), Val::Str(b)]) => Ok(Val::Bool(a.ends_with(b.as_str()))),
+        ("contains", [Val::Str(a), Val::Str(b)]) => Ok(Val::Bool(a.contains(&**b))),
+        ("startsWith", [Val::Str(a), Val::Str(b)]) => Ok(Val::Bool(a.starts_with(&**b))),
+        ("endsWith", [Val::Str(a), Val::Str(b)]) => Ok(Val::Bool(a.ends_with(&**b))),
         ("matches", [Val::Str(a), Val::Str(re)]) => crate::go::regex::compile(re)
             .map(|r| Val::Bool(r.is_match(a)))
             .map_err(|e| {
@@ -28,31 +30,39 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
         ("int", [v]) if recv.is_none() => to_int(v),
         ("uint", [v]) if recv.is_none() => to_uint(v),
         ("double", [v]) if recv.is_none() => to_double(v),
-        ("string", [v]) if recv.is_none() => to_string(v).map(Val::Str),
+        ("string", [v]) if recv.is_none() => to_string(v).map(|s| Val::Str(s.into())),
         ("bool", [Val::Bool(b)]) if recv.is_none() => Ok(Val::Bool(*b)),
-        ("bool", [Val::Str(s)]) if recv.is_none() => match s.as_str() {
+        ("bool", [Val::Str(s)]) if recv.is_none() => match &**s {
             "1" | "t" | "true" | "TRUE" | "True" => Ok(Val::Bool(true)),
             "0" | "f" | "false" | "FALSE" | "False" => Ok(Val::Bool(false)),
             _ => Err(runtime("type conversion error from 'string' to 'bool'")),
         },
         ("dyn", [v]) if recv.is_none() => Ok((*v).clone()),
         ("type", [v]) if recv.is_none() => Ok(Val::Type(v.type_name())),
-        ("lowerAscii", [Val::Str(s)]) if recv.is_some() => Ok(Val::Str(s.to_ascii_lowercase())),
-        ("upperAscii", [Val::Str(s)]) if recv.is_some() => Ok(Val::Str(s.to_ascii_uppercase())),
-        ("trim", [Val::Str(s)]) if recv.is_some() => Ok(Val::Str(s.trim().to_string())),
+        ("lowerAscii", [Val::Str(s)]) if recv.is_some() => {
+            Ok(Val::Str(s.to_ascii_lowercase().into()))
+        }
+        ("upperAscii", [Val::Str(s)]) if recv.is_some() => {
+            Ok(Val::Str(s.to_ascii_uppercase().into()))
+        }
+        ("trim", [Val::Str(s)]) if recv.is_some() => Ok(Val::Str(s.trim().into())),
         ("replace", [Val::Str(s), Val::Str(a), Val::Str(b)]) => {
-            Ok(Val::Str(s.replace(a.as_str(), b)))
+            Ok(Val::Str(s.replace(&**a, b).into()))
         }
-        ("replace", [Val::Str(s), Val::Str(a), Val::Str(b), Val::Int(n)]) => {
-            Ok(Val::Str(if *n < 0 {
-                s.replace(a.as_str(), b)
+        ("replace", [Val::Str(s), Val::Str(a), Val::Str(b), Val::Int(n)]) => Ok(Val::Str(
+            if *n < 0 {
+                s.replace(&**a, b)
             } else {
-                s.replacen(a.as_str(), b, *n as usize)
-            }))
-        }
-        ("split", [Val::Str(s), Val::Str(sep)]) => {
-            Ok(Val::List(split(s, sep).into_iter().map(Val::Str).collect()))
-        }
+                s.replacen(&**a, b, *n as usize)
+            }
+            .into(),
+        )),
+        ("split", [Val::Str(s), Val::Str(sep)]) => Ok(Val::List(Rc::new(
+            split(s, sep)
+                .into_iter()
+                .map(|p| Val::Str(p.into()))
+                .collect(),
+        ))),
         ("join", [Val::List(items)]) => join(items, ""),
         ("join", [Val::List(items), Val::Str(sep)]) => join(items, sep),
         ("indexOf", [Val::List(items), item]) => Ok(Val::Int(
@@ -67,15 +77,15 @@ pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult
                 .rposition(|i| crate::topology::variables::cel::value::equal(i, item))
                 .map_or(-1, |p| p as i64),
         )),
-        ("indexOf", [Val::Str(s), Val::Str(sub)]) => {
-            Ok(Val::Int(char_index(s, s.find(sub.as_str()))))
-        }
+        ("indexOf", [Val::Str(s), Val::Str(sub)]) => Ok(Val::Int(char_index(s, s.find(&**sub)))),
         ("lastIndexOf", [Val::Str(s), Val::Str(sub)]) => {
-            Ok(Val::Int(char_index(s, s.rfind(sub.as_str()))))
+            Ok(Val::Int(char_index(s, s.rfind(&**sub))))
         }
         ("substring", [Val::Str(s), Val::Int(a)]) => substring(s, *a, s.chars().count() as i64),
         ("substring", [Val::Str(s), Val::Int(a), Val::Int(b)]) => substring(s, *a, *b),
-        ("format", [Val::Str(fmt), Val::List(fargs)]) => format(fmt, fargs).map(Val::Str),
+        ("format", [Val::Str(fmt), Val::List(fargs)]) => {
+            format(fmt, fargs).map(|s| Val::Str(s.into()))
+        }
         ("isSorted", [Val::List(items)]) => {
             for w in items.windows(2) {
                 match compare(&w[0], &w[1]) {
@@ -161,7 +171,7 @@ fn to_double(v: &Val) -> EvalResult {
 
 fn to_string(v: &Val) -> Result<String, EvalError> {
     match v {
-        Val::Str(s) => Ok(s.clone()),
+        Val::Str(s) => Ok(s.to_string()),
         Val::Int(i) => Ok(i.to_string()),
         Val::Uint(u) => Ok(u.to_string()),
         Val::Double(d) => Ok(format_go_float_g(*d)),
@@ -181,11 +191,11 @@ fn join(items: &[Val], sep: &str) -> EvalResult {
     let mut parts = Vec::new();
     for i in items {
         match i {
-            Val::Str(s) => parts.push(s.clone()),
+            Val::Str(s) => parts.push(&**s),
             other => return Err(no_overload("join", &[other])),
         }
     }
-    Ok(Val::Str(parts.join(sep)))
+    Ok(Val::Str(parts.join(sep).into()))
 }
 
 fn char_index(s: &str, byte: Option<usize>) -> i64 {
@@ -204,7 +214,12 @@ fn substring(s: &str, a: i64, b: i64) -> EvalResult {
     if b < a || b > n {
         return Err(runtime(format!("index out of range: {b}")));
     }
-    Ok(Val::Str(chars[a as usize..b as usize].iter().collect()))
+    Ok(Val::Str(
+        chars[a as usize..b as usize]
+            .iter()
+            .collect::<String>()
+            .into(),
+    ))
 }
 
 fn sum(items: &[Val]) -> EvalResult {
@@ -317,7 +332,7 @@ mod tests {
         );
         assert_eq!(
             call_function("split", Some(&s("a,b")), &[s(",")]),
-            Ok(Val::List(vec![s("a"), s("b")]))
+            Ok(Val::list(vec![s("a"), s("b")]))
         );
         assert_eq!(
             call_function("substring", Some(&s("hello")), &[Val::Int(1), Val::Int(3)]),
@@ -327,7 +342,7 @@ mod tests {
             call_function(
                 "format",
                 Some(&s("%s has %d items (%.1f)")),
-                &[Val::List(vec![s("x"), Val::Int(3), Val::Double(0.25)])]
+                &[Val::list(vec![s("x"), Val::Int(3), Val::Double(0.25)])]
             ),
             Ok(s("x has 3 items (0.2)"))
         );
@@ -347,17 +362,17 @@ mod tests {
         assert_eq!(
             call_function(
                 "isSorted",
-                Some(&Val::List(vec![Val::Int(1), Val::Int(2)])),
+                Some(&Val::list(vec![Val::Int(1), Val::Int(2)])),
                 &[]
             ),
             Ok(Val::Bool(true))
         );
         assert_eq!(
-            call_function("sum", Some(&Val::List(vec![Val::Int(1), Val::Int(2)])), &[]),
+            call_function("sum", Some(&Val::list(vec![Val::Int(1), Val::Int(2)])), &[]),
             Ok(Val::Int(3))
         );
         assert_eq!(
-            call_function("max", Some(&Val::List(vec![Val::Int(1), Val::Int(5)])), &[]),
+            call_function("max", Some(&Val::list(vec![Val::Int(1), Val::Int(5)])), &[]),
             Ok(Val::Int(5))
         );
     }

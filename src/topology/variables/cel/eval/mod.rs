@@ -3,6 +3,7 @@
 //! scope of bound variables. Library functions live in `functions.rs`.
 
 use std::cmp::Ordering;
+use std::rc::Rc;
 
 mod functions;
 
@@ -40,8 +41,10 @@ pub struct Scope<'a> {
 }
 
 /// The runtime cost of one evaluation: one unit per evaluated expression node (a
-/// comprehension's body counts once per element), against `--max-cel-cost` (the API
-/// server's per-call limit is 1,000,000 as well).
+/// comprehension's body counts once per element), plus, for a concatenation (`+` of
+/// strings or lists), cel-go's charge for strings: a tenth of the result's length, so
+/// that no rule builds an unbounded value; against `--max-cel-cost` (the API server's
+/// per-call limit is 1,000,000 as well).
 #[derive(Debug)]
 pub struct Cost {
     used: std::cell::Cell<u64>,
@@ -53,8 +56,10 @@ impl<'a> Scope<'a> {
         Scope::root_with_cost(vars, crate::limits::Limits::current().cel_cost)
     }
 
-    /// A root scope with an explicit cost limit.
+    /// A root scope with an explicit cost limit (deep equality may visit ten elements
+    /// per unit).
     pub fn root_with_cost(vars: Vec<(String, Val)>, limit: u64) -> Scope<'static> {
+        super::value::reset_equal_work(limit.saturating_mul(10));
         Scope {
             vars,
             parent: None,
@@ -75,9 +80,14 @@ impl<'a> Scope<'a> {
 
     /// One more unit of cost; cel-go's error once over the limit.
     fn charge(&self) -> Result<(), EvalError> {
-        let used = self.cost.used.get() + 1;
+        self.charge_by(1)
+    }
+
+    /// `n` more units of cost.
+    fn charge_by(&self, n: u64) -> Result<(), EvalError> {
+        let used = self.cost.used.get().saturating_add(n);
         self.cost.used.set(used);
-        if used > self.cost.limit {
+        if used > self.cost.limit || super::value::equal_work_exhausted() {
             return Err(runtime(format!(
                 "operation cancelled: actual cost limit exceeded (capi-render: {})",
                 crate::limits::over_limit(crate::limits::Limit::CelCost, self.cost.limit, None)
@@ -97,6 +107,15 @@ impl<'a> Scope<'a> {
 }
 
 pub fn eval(e: &Expr, scope: &Scope) -> EvalResult {
+    let r = eval_node(e, scope);
+    // Deep equality that ran out of work returned a meaningless answer.
+    if r.is_ok() {
+        scope.charge_by(0)?;
+    }
+    r
+}
+
+fn eval_node(e: &Expr, scope: &Scope) -> EvalResult {
     scope.charge()?;
     match e {
         Expr::Lit(l) => Ok(match l {
@@ -105,7 +124,7 @@ pub fn eval(e: &Expr, scope: &Scope) -> EvalResult {
             Lit::Int(i) => Val::Int(*i),
             Lit::Uint(u) => Val::Uint(*u),
             Lit::Double(d) => Val::Double(*d),
-            Lit::Str(s) => Val::Str(s.clone()),
+            Lit::Str(s) => Val::Str(s.as_str().into()),
         }),
         Expr::Ident(n) => match scope.lookup(n) {
             Some(v) => Ok(v.clone()),
@@ -125,12 +144,12 @@ pub fn eval(e: &Expr, scope: &Scope) -> EvalResult {
             let i = eval(idx, scope)?;
             index(&t, &i)
         }
-        Expr::List(items) => Ok(Val::List(
+        Expr::List(items) => Ok(Val::List(Rc::new(
             items
                 .iter()
                 .map(|i| eval(i, scope))
                 .collect::<Result<_, _>>()?,
-        )),
+        ))),
         Expr::Map(entries) => {
             let mut out: Vec<(Val, Val)> = Vec::new();
             for (k, v) in entries {
@@ -141,7 +160,7 @@ pub fn eval(e: &Expr, scope: &Scope) -> EvalResult {
                 }
                 out.push((k, v));
             }
-            Ok(Val::Map(out))
+            Ok(Val::Map(Rc::new(out)))
         }
         Expr::Unary(op, a) => {
             let v = eval(a, scope)?;
@@ -160,6 +179,9 @@ pub fn eval(e: &Expr, scope: &Scope) -> EvalResult {
         Expr::Binary(op, a, b) => {
             let l = eval(a, scope)?;
             let r = eval(b, scope)?;
+            if *op == "+" {
+                scope.charge_by(concat_cost(&l, &r))?;
+            }
             binary(op, &l, &r)
         }
         Expr::Cond(c, a, b) => match eval(c, scope)? {
@@ -169,6 +191,18 @@ pub fn eval(e: &Expr, scope: &Scope) -> EvalResult {
         },
         Expr::Call(target, name, args) => call(target.as_deref(), name, args, scope),
     }
+}
+
+/// The size-based part of `+`: cel-go's `ceil(0.1 × (len(a) + len(b)))` for strings
+/// (in characters), the same for lists (in elements; cel-go charges 1 there, its lists
+/// being lazy views), 0 for anything else.
+fn concat_cost(l: &Val, r: &Val) -> u64 {
+    let n = match (l, r) {
+        (Val::Str(a), Val::Str(b)) => a.chars().count() + b.chars().count(),
+        (Val::List(a), Val::List(b)) => a.len() + b.len(),
+        _ => return 0,
+    };
+    (n as f64 * 0.1).ceil() as u64
 }
 
 /// `&&` / `||` with CEL's commutative error absorption: a decisive operand wins over an
@@ -193,7 +227,7 @@ fn logic(a: &Expr, b: &Expr, scope: &Scope, decisive: bool) -> EvalResult {
 fn select(t: &Val, field: &str) -> EvalResult {
     match t {
         Val::Map(_) => t
-            .get(&Val::Str(field.to_string()))
+            .get(&Val::Str(field.into()))
             .cloned()
             .ok_or_else(|| runtime(format!("no such key: {field}"))),
         other => Err(runtime(format!(
@@ -228,7 +262,7 @@ fn index(t: &Val, i: &Val) -> EvalResult {
 
 fn key_text(k: &Val) -> String {
     match k {
-        Val::Str(s) => s.clone(),
+        Val::Str(s) => s.to_string(),
         Val::Int(i) => i.to_string(),
         Val::Uint(u) => u.to_string(),
         Val::Bool(b) => b.to_string(),
@@ -295,10 +329,10 @@ fn arithmetic(op: &str, l: &Val, r: &Val) -> EvalResult {
             "/" => Ok(Val::Double(a / b)),
             _ => Err(no_overload("_%_", &[l, r])),
         },
-        (Val::Str(a), Val::Str(b)) if op == "+" => Ok(Val::Str(format!("{a}{b}"))),
-        (Val::List(a), Val::List(b)) if op == "+" => {
-            Ok(Val::List(a.iter().chain(b).cloned().collect()))
-        }
+        (Val::Str(a), Val::Str(b)) if op == "+" => Ok(Val::Str(format!("{a}{b}").into())),
+        (Val::List(a), Val::List(b)) if op == "+" => Ok(Val::List(Rc::new(
+            a.iter().chain(b.iter()).cloned().collect(),
+        ))),
         _ => {
             let name = match op {
                 "+" => "_+_",
@@ -315,7 +349,7 @@ fn arithmetic(op: &str, l: &Val, r: &Val) -> EvalResult {
 /// The elements a comprehension ranges over: list items, or map keys.
 fn range_of(v: &Val) -> Result<Vec<Val>, EvalError> {
     match v {
-        Val::List(items) => Ok(items.clone()),
+        Val::List(items) => Ok(items.to_vec()),
         Val::Map(entries) => Ok(entries.iter().map(|(k, _)| k.clone()).collect()),
         other => Err(runtime(format!(
             "expression of type '{}' cannot be range of a comprehension",
@@ -336,7 +370,7 @@ fn call(target: Option<&Expr>, name: &str, args: &[Expr], scope: &Scope) -> Eval
     if target.is_none() && name == "has" && args.len() == 1 {
         return match &args[0] {
             Expr::Select(t, field) => match eval(t, scope)? {
-                m @ Val::Map(_) => Ok(Val::Bool(m.get(&Val::Str(field.clone())).is_some())),
+                m @ Val::Map(_) => Ok(Val::Bool(m.get(&Val::Str(field.as_str().into())).is_some())),
                 other => Err(no_overload("has", &[&other])),
             },
             _ => Err(runtime("invalid argument to has() macro")),
@@ -412,7 +446,7 @@ fn comprehension(
                     other => return Err(no_overload("filter", &[&other])),
                 }
             }
-            Ok(Val::List(out))
+            Ok(Val::List(Rc::new(out)))
         }
         _ => {
             // map(x, t) or map(x, p, t)
@@ -428,7 +462,7 @@ fn comprehension(
                 }
                 out.push(eval(rest.last().unwrap_or(&rest[0]), &s)?);
             }
-            Ok(Val::List(out))
+            Ok(Val::List(Rc::new(out)))
         }
     }
 }
@@ -446,12 +480,12 @@ mod tests {
     }
 
     fn obj(entries: &[(&str, Val)]) -> Val {
-        Val::Map(
+        Val::Map(Rc::new(
             entries
                 .iter()
-                .map(|(k, v)| (Val::Str(k.to_string()), v.clone()))
+                .map(|(k, v)| (Val::Str((*k).into()), v.clone()))
                 .collect(),
-        )
+        ))
     }
 
     #[test]
@@ -498,7 +532,7 @@ mod tests {
 
     #[test]
     fn macros() {
-        let l = Val::List(vec![Val::Int(1), Val::Int(2), Val::Int(3)]);
+        let l = Val::list(vec![Val::Int(1), Val::Int(2), Val::Int(3)]);
         assert_eq!(run("self.all(x, x > 0)", l.clone()), Ok(Val::Bool(true)));
         assert_eq!(run("self.exists(x, x > 2)", l.clone()), Ok(Val::Bool(true)));
         assert_eq!(
@@ -507,11 +541,11 @@ mod tests {
         );
         assert_eq!(
             run("self.map(x, x * 2)", l.clone()),
-            Ok(Val::List(vec![Val::Int(2), Val::Int(4), Val::Int(6)]))
+            Ok(Val::list(vec![Val::Int(2), Val::Int(4), Val::Int(6)]))
         );
         assert_eq!(
             run("self.map(x, x > 1, x)", l.clone()),
-            Ok(Val::List(vec![Val::Int(2), Val::Int(3)]))
+            Ok(Val::list(vec![Val::Int(2), Val::Int(3)]))
         );
         assert_eq!(run("self.filter(x, x % 2 == 1).size()", l), Ok(Val::Int(2)));
         assert_eq!(
@@ -554,5 +588,55 @@ mod cost_tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    fn over_limit(r: EvalResult) -> bool {
+        matches!(r, Err(EvalError::Runtime(m)) if m.starts_with("operation cancelled: actual cost limit exceeded"))
+    }
+
+    fn run(rule: &str) -> EvalResult {
+        let e = super::super::parser::parse(rule).unwrap();
+        let list = Val::list(vec![Val::Str("x".into()), Val::Str("y".into())]);
+        eval(&e, &Scope::root(vec![("self".into(), list)]))
+    }
+
+    /// 60 doublings: 2^60 leaves if values were copied; shared, it is 120 pointers.
+    #[test]
+    fn a_value_used_twice_is_shared_not_copied() {
+        let rule = format!("self{}.size() == 2", ".map(x, [x, x])".repeat(60));
+        assert_eq!(run(&rule), Ok(Val::Bool(true)));
+        // A list doubled by concatenation grows in elements: charged by size.
+        let rule = format!(
+            "self.map(x, [x]){}.size() == 2",
+            ".map(x, x + x)".repeat(60)
+        );
+        assert!(
+            over_limit(run(&rule)),
+            "list concatenation is charged by size"
+        );
+    }
+
+    /// String doubling is charged by length, as in cel-go, so it stops at the limit
+    /// instead of building a gigabyte.
+    #[test]
+    fn concatenation_is_charged_by_size() {
+        let rule = format!("self{}.size() > 0", ".map(x, x + x)".repeat(40));
+        assert!(over_limit(run(&rule)));
+        // Short concatenations stay well inside it.
+        assert_eq!(
+            run("self.map(x, x + x + x).size() == 2"),
+            Ok(Val::Bool(true))
+        );
+    }
+
+    /// Comparing two values of 2^60 shared leaves would never end: deep equality has
+    /// its own bound and the rule stops at the cost limit.
+    #[test]
+    fn deep_equality_of_shared_values_is_bounded() {
+        let deep = ".map(x, [x, x])".repeat(60);
+        assert!(over_limit(run(&format!("self{deep}.all(x, x == x)"))));
+        assert!(over_limit(run(&format!("self{deep}.exists(x, x in [x])"))));
+        // Ordinary equality of lists is unaffected, and so is the next rule's.
+        assert_eq!(run("[self, self] == [self, self]"), Ok(Val::Bool(true)));
     }
 }
