@@ -163,10 +163,20 @@ fn repository_subset(p: &BundleProvider) -> Result<Vec<(String, Vec<u8>)>> {
     Ok(out)
 }
 
+/// The Namespace of a `configmaps/<ns>/` directory: its name sorts before every
+/// provider file (`<type>-<name>...`), so a recursive apply creates it first.
+pub const NAMESPACE_FILE: &str = "00-namespace.yaml";
+
 /// The files of one provider outside `rendered/` and `images.txt`.
 fn provider_files(p: &BundleProvider, opts: &BundleOptions) -> Result<Vec<(String, Vec<u8>)>> {
     let ns = &p.cr.namespace;
     let mut out = repository_subset(p)?;
+    // First in its directory, so `kubectl apply -R -f configmaps/` creates the
+    // namespace before the objects in it.
+    out.push((
+        format!("configmaps/{ns}/{NAMESPACE_FILE}"),
+        yaml_file(&[crate::operator::namespace_object(ns)]),
+    ));
     let cm = provider_configmap(
         p.cr.ptype,
         &p.cr.name,
@@ -183,9 +193,19 @@ fn provider_files(p: &BundleProvider, opts: &BundleOptions) -> Result<Vec<(Strin
     let mut secret_name = None;
     if let Some(reg) = &opts.image_registry {
         let (name, secret) = mirror_secret(p, reg);
+        // A config Secret in another namespace: that namespace first, in the same file.
+        let secret_ns = secret
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .unwrap_or(ns);
+        let objs = if secret_ns == ns {
+            vec![secret.clone()]
+        } else {
+            vec![crate::operator::namespace_object(secret_ns), secret.clone()]
+        };
         out.push((
             format!("configmaps/{ns}/{}-images-secret.yaml", p.stem()),
-            yaml_file(&[secret]),
+            yaml_file(&objs),
         ));
         secret_name = Some(name);
     }

@@ -123,7 +123,7 @@ pub const BUNDLE: &str = concat!(
 pub const BUNDLE_VERIFY: &str = concat!(
     "Examples:\n",
     "  capi-render bundle verify bundle\n",
-    "  capi-render bundle verify /media/usb/capi-bundle && kubectl apply -f /media/usb/capi-bundle/configmaps/\n",
+    "  capi-render bundle verify /media/usb/capi-bundle && kubectl apply --server-side -R -f /media/usb/capi-bundle/configmaps/\n",
     "  capi-render bundle verify bundle --output-format json | jq .problems\n\n",
     "Exit codes:\n",
     "  0  every sum, ConfigMap and OCI layout checks out\n",
