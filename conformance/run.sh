@@ -193,6 +193,8 @@ rendered=$(grep -lx 0 "$cc"/*.status | wc -l)
 echo "corpus: $corpus_cases cases ($rendered rendered by clusterctl, the rest are errors in both), $corpus_diffs differences"
 
 bash "$here/kustomize.sh" || fail=1  # GitOps trees and the KRM function against kustomize
+# Flux Kustomizations and Argo CD Applications against the real Flux and Argo CD CRDs.
+CAPI_CORPUS="$CAPI_CORPUS" bash "$here/gitops-crds.sh" || fail=1
 CLUSTERCTL="$clusterctl" CAPI_CORPUS="$CAPI_CORPUS" "$here/topology.sh" "$mode" || fail=1
 # v1beta2 topologies against CAPI v1.13.6's exp/topology/desiredstate (golden/topology-v1beta2).
 CAPI_CORPUS="$CAPI_CORPUS" "$here/topology-v1beta2.sh" "$mode" || fail=1
