@@ -195,6 +195,8 @@ echo "corpus: $corpus_cases cases ($rendered rendered by clusterctl, the rest ar
 bash "$here/kustomize.sh" || fail=1  # GitOps trees and the KRM function against kustomize
 # Flux Kustomizations and Argo CD Applications against the real Flux and Argo CD CRDs.
 CAPI_CORPUS="$CAPI_CORPUS" bash "$here/gitops-crds.sh" || fail=1
+# The trees, an upgrade with pruning, the GitOps objects and a bundle on a real API server.
+CAPI_CORPUS="$CAPI_CORPUS" bash "$here/apiserver.sh" || fail=1
 CLUSTERCTL="$clusterctl" CAPI_CORPUS="$CAPI_CORPUS" "$here/topology.sh" "$mode" || fail=1
 # v1beta2 topologies against CAPI v1.13.6's exp/topology/desiredstate (golden/topology-v1beta2).
 CAPI_CORPUS="$CAPI_CORPUS" "$here/topology-v1beta2.sh" "$mode" || fail=1

@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# capi-render's trees against a real API server: kube-apiserver v1.34.4 (built from the
+# Go module proxy, cached outside the checkout) on etcd (Debian's etcd-server), no
+# controllers. Every apply is `kubectl apply --server-side`; nothing may fail.
+#
+#   1. a bundle's configmaps/ with the README's command (`kubectl apply --server-side -R`),
+#      the core ConfigMap included (over client-side apply's 256 KiB limit), on the
+#      cluster-api-operator v0.28.0 CRDs;
+#   2. cert-manager v1.19.1 from the corpus (as clusterctl installs it first); then the
+#      tree of the corpus providers (v1.9.11) and a fleet of topology Clusters of the
+#      corpus quick-start ClusterClass: CRDs and Namespaces, then everything;
+#   3. a provider upgrade (v1.9.11 -> v1.10.10) and a changed fleet (one Cluster
+#      removed), applied as an ApplySet with --prune: exactly the objects the new tree
+#      dropped are deleted, and every object of the new tree exists;
+#   4. the Flux Kustomizations and Argo CD Applications, against the real Flux and Argo
+#      CD CRDs (server-side dry run).
+# Nothing serves the providers' webhooks (no controller runs), so the API server runs
+# with the admission webhook plugins disabled: their configurations are stored, never
+# called.
+#
+#   conformance/apiserver.sh        (CAPI_CORPUS as in run.sh)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+CAPI_CORPUS=${CAPI_CORPUS:-$root/../shared/corpus}
+CAPI_CORPUS=$(cd "$CAPI_CORPUS" && pwd)
+K8S_VERSION=v1.34.4
+ARGOCD_VERSION=v3.3.0
+KUSTOMIZE_CONTROLLER_VERSION=v1.6.0
+OPERATOR_VERSION=v0.28.0
+
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+note() { echo "$*" >&2; }
+
+# --- kube-apiserver and etcd --------------------------------------------------------------
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/capi-render/kube-apiserver-$K8S_VERSION
+apiserver="$cache/kube-apiserver"
+if [ ! -x "$apiserver" ]; then
+  echo "building kube-apiserver $K8S_VERSION from the Go module proxy" >&2
+  mkdir -p "$cache/mod"
+  (cd "$cache/mod" && printf 'module kapi\n\ngo 1.24.0\n' >go.mod &&
+    printf '//go:build tools\n\npackage tools\n\nimport _ "k8s.io/kubernetes/cmd/kube-apiserver"\n' >tools.go &&
+    go get "k8s.io/kubernetes@$K8S_VERSION" >/dev/null 2>&1 &&
+    # k8s.io/kubernetes replaces its staging modules with ./staging: pin them instead.
+    for m in $(grep -E '^\s+k8s.io/[a-z-]+ v0.0.0$' "$(go env GOMODCACHE)/k8s.io/kubernetes@$K8S_VERSION/go.mod" | awk '{print $1}'); do
+      echo "replace $m => $m v0${K8S_VERSION#v1}" >>go.mod
+    done &&
+    go mod tidy >/dev/null 2>&1 &&
+    go build -o "$apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
+fi
+if ! command -v etcd >/dev/null; then
+  apt-get install -y -qq etcd-server >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq etcd-server >/dev/null 2>&1; } ||
+    { note "etcd not found and Debian's etcd-server not installable"; exit 1; }
+fi
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+etcd_port=$(port); peer_port=$(port); api_port=$(port)
+etcd --data-dir "$work/etcd" --listen-client-urls "http://127.0.0.1:$etcd_port" \
+  --advertise-client-urls "http://127.0.0.1:$etcd_port" --listen-peer-urls "http://127.0.0.1:$peer_port" \
+  >"$work/etcd.log" 2>&1 &
+pids+=($!)
+openssl genrsa -out "$work/sa.key" 2048 2>/dev/null
+openssl rsa -in "$work/sa.key" -pubout -out "$work/sa.pub" 2>/dev/null
+echo "conformance-token,admin,admin,system:masters" >"$work/tokens.csv"
+"$apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" --cert-dir "$work/certs" \
+  --secure-port "$api_port" --bind-address 127.0.0.1 --allow-privileged=true \
+  --service-account-key-file "$work/sa.pub" --service-account-signing-key-file "$work/sa.key" \
+  --service-account-issuer https://kubernetes.default.svc --token-auth-file "$work/tokens.csv" \
+  --authorization-mode AlwaysAllow --service-cluster-ip-range 10.96.0.0/16 \
+  --disable-admission-plugins ValidatingAdmissionWebhook,MutatingAdmissionWebhook >"$work/apiserver.log" 2>&1 &
+pids+=($!)
+cat >"$work/kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:$api_port", insecure-skip-tls-verify: true}}]
+users: [{name: admin, user: {token: conformance-token}}]
+contexts: [{name: c, context: {cluster: c, user: admin}}]
+current-context: c
+KC
+export KUBECONFIG="$work/kubeconfig"
+for _ in $(seq 60); do kubectl get --raw /readyz >/dev/null 2>&1 && break; sleep 1; done
+kubectl get --raw /readyz >/dev/null || { tail -20 "$work/apiserver.log" >&2; exit 1; }
+echo "apiserver: kube-apiserver $K8S_VERSION on etcd $(etcd --version | head -1 | awk '{print $3}') ready"
+
+(cd "$root" && cargo build --release --quiet)
+capi="$root/target/release/capi-render"
+fail=0
+
+# CRDs and Namespaces first (and established), then every object; stream.yaml must apply.
+apply_stream() { # label stream.yaml [extra kubectl args...]
+  local label=$1 stream=$2; shift 2
+  python3 - "$stream" "$work/first.yaml" <<'PY'
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+yaml.safe_dump_all([d for d in docs if d["kind"] in ("CustomResourceDefinition", "Namespace")], open(sys.argv[2], "w"))
+PY
+  if [ -s "$work/first.yaml" ]; then
+    kubectl apply --server-side --force-conflicts -f "$work/first.yaml" >/dev/null
+    kubectl wait --for condition=established crd --all --timeout=120s >/dev/null
+  fi
+  if ! kubectl apply --server-side --force-conflicts -f "$stream" "$@" >"$work/apply.log" 2>&1; then
+    note "FAIL apiserver $label:"; grep -v 'serverside-applied\|unchanged\|pruned' "$work/apply.log" | head -20 >&2; fail=1; return 1
+  fi
+}
+
+moddir() { (cd "$work" && go mod download -json "$1@$2") | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])'; }
+# 1. A bundle, installed with the README's command, on a fresh API server (nothing
+# deletes a namespace here: no controller manager runs).
+kubectl apply --server-side -f "$(moddir sigs.k8s.io/cluster-api-operator "$OPERATOR_VERSION")/config/crd/bases/" >/dev/null
+kubectl wait --for condition=established crd --all --timeout=120s >/dev/null
+"$capi" bundle -f "$root/fixtures/bundle/providers.yaml" --repository "$CAPI_CORPUS/repository" -o "$work/bundle" >/dev/null 2>&1
+if kubectl apply --server-side -R -f "$work/bundle/configmaps/" >"$work/bundle.log" 2>&1; then
+  echo "apiserver: bundle configmaps/ installed with kubectl apply --server-side -R: $(grep -c serverside-applied "$work/bundle.log") objects"
+else
+  note "FAIL apiserver bundle install:"; head -20 "$work/bundle.log" >&2; fail=1
+fi
+# 2. cert-manager, then providers v1.9.11 and a fleet.
+kubectl apply --server-side -f "$CAPI_CORPUS/repository/cert-manager/v1.19.1/cert-manager.yaml" >/dev/null
+kubectl wait --for condition=established crd --all --timeout=120s >/dev/null
+d="$work/tree"; mkdir -p "$d"
+ln -s "$CAPI_CORPUS/repository" "$d/repository"
+sed 's/^  version: v1.10.10$/  version: v1.9.11/' "$root/fixtures/gitops/corpus/providers.yaml" >"$d/providers.yaml"
+CAPI_CORPUS="$CAPI_CORPUS" bash "$root/benches/fleet-gen.sh" 6 "$d/fleet" >/dev/null
+(cd "$d" && "$capi" render -f providers.yaml -f fleet --repository repository -o out --flux --argocd \
+  --argocd-repo https://git.example.invalid/fleet.git 2>/dev/null)
+kubectl kustomize "$d/out" >"$work/v1.yaml"
+# The fleet's namespaces belong to the fleet repository (render writes the Namespaces of
+# providers only).
+for i in $(seq 0 9); do kubectl create namespace "ns$i" >/dev/null; done
+n1=$(grep -c '^kind:' "$work/v1.yaml")
+# The tree spans namespaces and cluster-scoped objects: the ApplySet's parent is a
+# cluster-scoped object of a parent type of our own (kubectl's ApplySet contract: a CRD
+# labelled applyset.kubernetes.io/is-parent-type).
+kubectl apply --server-side -f - >/dev/null <<'CRD'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: trees.conformance.capi-render.io
+  labels: {applyset.kubernetes.io/is-parent-type: "true"}
+spec:
+  group: conformance.capi-render.io
+  scope: Cluster
+  names: {kind: Tree, plural: trees, singular: tree, listKind: TreeList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+CRD
+kubectl wait --for condition=established crd/trees.conformance.capi-render.io --timeout=60s >/dev/null
+# kubectl labels the parent with the ApplySet's id (sha256 of name.namespace.kind.group).
+id="applyset-$(printf 'capi-tree..Tree.conformance.capi-render.io' | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=')-v1"
+tooling="kubectl/$(kubectl version --client -o json | python3 -c 'import json, sys; print(json.load(sys.stdin)["clientVersion"]["gitVersion"])')"
+printf 'apiVersion: conformance.capi-render.io/v1\nkind: Tree\nmetadata:\n  name: capi-tree\n  labels: {applyset.kubernetes.io/id: %s}\n  annotations: {applyset.kubernetes.io/tooling: %s, applyset.kubernetes.io/contains-group-kinds: \"\"}\n' "$id" "$tooling" |
+  kubectl apply --server-side -f - >/dev/null
+applyset=(--prune --applyset=trees.conformance.capi-render.io/capi-tree)
+KUBECTL_APPLYSET=true apply_stream "providers v1.9.11 and 6 Clusters" "$work/v1.yaml" "${applyset[@]}" &&
+  echo "apiserver: providers v1.9.11 and 6 Clusters: $n1 objects applied"
+
+# 3. The upgrade and a Cluster removed, pruned through the ApplySet.
+sed -i 's/^  version: v1.9.11$/  version: v1.10.10/' "$d/providers.yaml"
+python3 - "$d/fleet/clusters/c000.yaml" <<'PY'
+import sys
+docs = open(sys.argv[1]).read().split("---\n")
+open(sys.argv[1], "w").write("---\n".join(d for d in docs if "name: c000005" not in d))
+PY
+(cd "$d" && "$capi" render -f providers.yaml -f fleet --repository repository -o out --flux --argocd \
+  --argocd-repo https://git.example.invalid/fleet.git 2>/dev/null)
+kubectl kustomize "$d/out" >"$work/v2.yaml"
+ids() { python3 - "$1" <<'PY'
+import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d:
+        m = d["metadata"]
+        print(f'{d["apiVersion"].split("/")[0] if "/" in d["apiVersion"] else ""}/{d["kind"]}/{m.get("namespace", "")}/{m["name"]}')
+PY
+}
+ids "$work/v1.yaml" | sort >"$work/v1.ids"; ids "$work/v2.yaml" | sort >"$work/v2.ids"
+comm -23 "$work/v1.ids" "$work/v2.ids" >"$work/dropped.ids"
+if KUBECTL_APPLYSET=true apply_stream "upgrade to v1.10.10, one Cluster removed" "$work/v2.yaml" "${applyset[@]}"; then
+  pruned=$(grep -c ' pruned$' "$work/apply.log" || true)
+  missing=0; leftover=0
+  while IFS=/ read -r group kind ns name; do
+    args=("$kind${group:+.$group}" "$name"); [ -n "$ns" ] && args+=(-n "$ns")
+    if kubectl get "${args[@]}" >/dev/null 2>&1; then leftover=$((leftover + 1)); note "  not pruned: $kind $ns/$name"; fi
+  done <"$work/dropped.ids"
+  while IFS=/ read -r group kind ns name; do
+    args=("$kind${group:+.$group}" "$name"); [ -n "$ns" ] && args+=(-n "$ns")
+    kubectl get "${args[@]}" >/dev/null 2>&1 || { missing=$((missing + 1)); note "  missing: $kind $ns/$name"; }
+  done <"$work/v2.ids"
+  if [ "$missing" = 0 ] && [ "$leftover" = 0 ] && [ "$pruned" = "$(wc -l <"$work/dropped.ids")" ]; then
+    echo "apiserver: upgrade to v1.10.10 with one Cluster removed: $(wc -l <"$work/v2.ids") objects applied, $pruned pruned (exactly the $(wc -l <"$work/dropped.ids") the new tree dropped)"
+  else
+    note "FAIL apiserver prune: $pruned pruned, $(wc -l <"$work/dropped.ids") dropped, $leftover left over, $missing missing"; fail=1
+  fi
+fi
+
+# 4. Flux and Argo CD objects against their CRDs.
+kubectl apply --server-side -f "$(moddir github.com/argoproj/argo-cd/v3 "$ARGOCD_VERSION")/manifests/crds/application-crd.yaml" \
+  -f "$(moddir github.com/fluxcd/kustomize-controller "$KUSTOMIZE_CONTROLLER_VERSION")/config/crd/bases/kustomize.toolkit.fluxcd.io_kustomizations.yaml" >/dev/null
+kubectl wait --for condition=established crd --all --timeout=120s >/dev/null
+kubectl create namespace flux-system >/dev/null; kubectl create namespace argocd >/dev/null
+gitops=$(cd "$d/out" && find flux argocd -name '*.yaml' ! -name kustomization.yaml | sort | sed 's/^/-f /' | tr '\n' ' ')
+# shellcheck disable=SC2086
+if (cd "$d/out" && kubectl apply --server-side --dry-run=server $gitops >"$work/gitops.log" 2>&1); then
+  echo "apiserver: $(grep -c 'serverside-applied' "$work/gitops.log") Flux Kustomizations and Argo CD Applications accepted (server-side dry run)"
+else
+  note "FAIL apiserver gitops objects:"; grep -v 'serverside-applied' "$work/gitops.log" | head >&2; fail=1
+fi
+
+exit $fail
