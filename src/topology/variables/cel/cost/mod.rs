@@ -220,20 +220,6 @@ fn cost_as(e: &Expr, root: &Decl, ty: Ty) -> Option<u64> {
     (n.ty == ty).then_some(n.cost.max)
 }
 
-/// The type identifiers of the environment.
-const TYPE_NAMES: &[&str] = &[
-    "bool",
-    "bytes",
-    "double",
-    "int",
-    "list",
-    "map",
-    "null_type",
-    "string",
-    "type",
-    "uint",
-];
-
 fn with_path(mut p: Vec<String>, s: &str) -> Vec<String> {
     p.push(s.to_string());
     p
@@ -425,7 +411,7 @@ impl<'a> Coster<'a> {
                 computed: None,
             });
         }
-        if TYPE_NAMES.contains(&name) {
+        if super::value::TYPE_NAMES.contains(&name) {
             // A type is an identifier like any other: cost 1, its name as its path.
             return Some(Node {
                 ty: Ty::Lib(Lib::Type),
