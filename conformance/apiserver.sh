@@ -49,8 +49,7 @@ if [ ! -x "$apiserver" ]; then
     for m in $(grep -E '^\s+k8s.io/[a-z-]+ v0.0.0$' "$(go env GOMODCACHE)/k8s.io/kubernetes@$K8S_VERSION/go.mod" | awk '{print $1}'); do
       echo "replace $m => $m v0${K8S_VERSION#v1}" >>go.mod
     done &&
-    go mod tidy >/dev/null 2>&1 &&
-    go build -o "$apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
+    GOFLAGS=-mod=mod go build -o "$apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
 fi
 if ! command -v etcd >/dev/null; then
   apt-get install -y -qq etcd-server >/dev/null 2>&1 ||
