@@ -26,14 +26,13 @@ root=$(cd "$here/.." && pwd)
 CAPI_CORPUS=${CAPI_CORPUS:-$root/../shared/corpus}
 CAPI_CORPUS=$(cd "$CAPI_CORPUS" && pwd)
 K8S_VERSION=v1.34.4
-ARGOCD_VERSION=v3.3.0
-KUSTOMIZE_CONTROLLER_VERSION=v1.6.0
-OPERATOR_VERSION=v0.28.0
 
 work=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
+# shellcheck source=conformance/crd-sources.sh
+. "$here/crd-sources.sh"
 note() { echo "$*" >&2; }
 
 # --- kube-apiserver and etcd --------------------------------------------------------------
@@ -106,7 +105,6 @@ PY
   fi
 }
 
-moddir() { (cd "$work" && go mod download -json "$1@$2") | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])'; }
 # 1. A bundle, installed with the README's command, on a fresh API server (nothing
 # deletes a namespace here: no controller manager runs).
 kubectl apply --server-side -f "$(moddir sigs.k8s.io/cluster-api-operator "$OPERATOR_VERSION")/config/crd/bases/" >/dev/null

@@ -14,15 +14,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 CAPI_CORPUS=${CAPI_CORPUS:-$root/../shared/corpus}
 CAPI_CORPUS=$(cd "$CAPI_CORPUS" && pwd)
-# The newest releases the module proxy serves that build with this machine's Go.
-ARGOCD_VERSION=v3.3.0
-KUSTOMIZE_CONTROLLER_VERSION=v1.6.0
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-moddir() { # module version -> its directory in the module cache
-  (cd "$work" && go mod download -json "$1@$2") | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])'
-}
+# shellcheck source=conformance/crd-sources.sh
+. "$here/crd-sources.sh"
 argo=$(moddir github.com/argoproj/argo-cd/v3 "$ARGOCD_VERSION")/manifests/crds
 flux=$(moddir github.com/fluxcd/kustomize-controller "$KUSTOMIZE_CONTROLLER_VERSION")/config/crd/bases
 crds=("$argo/application-crd.yaml" "$argo/applicationset-crd.yaml" "$flux/kustomize.toolkit.fluxcd.io_kustomizations.yaml")
