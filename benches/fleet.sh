@@ -2,8 +2,9 @@
 # Fleet benchmark (the fleet-scale issue): `render` over fleets of N topology Clusters of
 # the corpus quick-start ClusterClass (benches/fleet-gen.sh), whole process, wall time
 # and peak RSS from /usr/bin/time. One line per (N, workload):
-#   stdout        render --stdout
-#   fresh -o      render -o into an empty directory
+#   stdout        render --stdout --clusters desired (every Cluster's desired objects)
+#   fresh -o      render -o into an empty directory (the default tree, --clusters managed:
+#                 class units, Clusters, the desired objects as review files)
 #   no-change -o  render -o again, nothing changed
 #   check         render --check on the tree
 #   one changed   render -o after one Cluster's replicas changed
@@ -41,7 +42,7 @@ for n in "${sizes[@]}"; do
     read -r s mb < <(measure "$@")
     printf '%-8s %-14s %9.2f %9d %12.0f\n' "$n" "$name" "$s" "$mb" "$(echo "$s * 1000000 / $n" | bc -l)"
   }
-  row stdout ":" "$capi" render -q --stdout -f "$fleet"
+  row stdout ":" "$capi" render -q --stdout --clusters desired -f "$fleet"
   # The deletion of the previous run's tree is flushed before the timed run (untimed):
   # the writer's syncfs would otherwise pay for it.
   row "fresh -o" "rm -rf '$out'; sync" "$capi" render -q -o "$out" -f "$fleet"

@@ -11,7 +11,11 @@
 #      corpus quick-start ClusterClass: CRDs and Namespaces, then everything;
 #   3. a provider upgrade (v1.9.11 -> v1.10.10) and a changed fleet (one Cluster
 #      removed), applied as an ApplySet with --prune: exactly the objects the new tree
-#      dropped are deleted, and every object of the new tree exists;
+#      dropped are deleted, and every object of the new tree exists; then a ClusterClass
+#      patch changed, in both cluster modes: managed (the default: class units and
+#      Clusters applied, the ClusterClass changes in place) and flatten (a fleet of its
+#      own: the desired objects applied; every changed template gets a new name, every
+#      reference moves, the old templates are pruned, none changes its spec in place);
 #   4. the Flux Kustomizations and Argo CD Applications, against the real Flux and Argo
 #      CD CRDs (server-side dry run).
 # Nothing serves the providers' webhooks (no controller runs), so the API server runs
@@ -150,24 +154,18 @@ spec:
 CRD
 kubectl wait --for condition=established crd/trees.conformance.capi-render.io --timeout=60s >/dev/null
 # kubectl labels the parent with the ApplySet's id (sha256 of name.namespace.kind.group).
-id="applyset-$(printf 'capi-tree..Tree.conformance.capi-render.io' | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=')-v1"
 tooling="kubectl/$(kubectl version --client -o json | python3 -c 'import json, sys; print(json.load(sys.stdin)["clientVersion"]["gitVersion"])')"
-printf 'apiVersion: conformance.capi-render.io/v1\nkind: Tree\nmetadata:\n  name: capi-tree\n  labels: {applyset.kubernetes.io/id: %s}\n  annotations: {applyset.kubernetes.io/tooling: %s, applyset.kubernetes.io/contains-group-kinds: \"\"}\n' "$id" "$tooling" |
-  kubectl apply --server-side -f - >/dev/null
+applyset_parent() { # NAME: a Tree parent for one ApplySet
+  local id
+  id="applyset-$(printf '%s..Tree.conformance.capi-render.io' "$1" | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d '=')-v1"
+  printf 'apiVersion: conformance.capi-render.io/v1\nkind: Tree\nmetadata:\n  name: %s\n  labels: {applyset.kubernetes.io/id: %s}\n  annotations: {applyset.kubernetes.io/tooling: %s, applyset.kubernetes.io/contains-group-kinds: \"\"}\n' "$1" "$id" "$tooling" |
+    kubectl apply --server-side -f - >/dev/null
+}
+applyset_parent capi-tree
 applyset=(--prune --applyset=trees.conformance.capi-render.io/capi-tree)
 KUBECTL_APPLYSET=true apply_stream "providers v1.9.11 and 6 Clusters" "$work/v1.yaml" "${applyset[@]}" &&
-  echo "apiserver: providers v1.9.11 and 6 Clusters: $n1 objects applied"
+  echo "apiserver: providers v1.9.11 and 6 Clusters (managed: class units and Clusters): $n1 objects applied"
 
-# 3. The upgrade and a Cluster removed, pruned through the ApplySet.
-sed -i 's/^  version: v1.9.11$/  version: v1.10.10/' "$d/providers.yaml"
-python3 - "$d/fleet/clusters/c000.yaml" <<'PY'
-import sys
-docs = open(sys.argv[1]).read().split("---\n")
-open(sys.argv[1], "w").write("---\n".join(d for d in docs if "name: c000005" not in d))
-PY
-(cd "$d" && "$capi" render -f providers.yaml -f fleet --repository repository -o out --flux --argocd \
-  --argocd-repo https://git.example.invalid/fleet.git 2>/dev/null)
-kubectl kustomize "$d/out" >"$work/v2.yaml"
 ids() { python3 - "$1" <<'PY'
 import sys, yaml
 for d in yaml.safe_load_all(open(sys.argv[1])):
@@ -176,11 +174,15 @@ for d in yaml.safe_load_all(open(sys.argv[1])):
         print(f'{d["apiVersion"].split("/")[0] if "/" in d["apiVersion"] else ""}/{d["kind"]}/{m.get("namespace", "")}/{m["name"]}')
 PY
 }
-ids "$work/v1.yaml" | sort >"$work/v1.ids"; ids "$work/v2.yaml" | sort >"$work/v2.ids"
-comm -23 "$work/v1.ids" "$work/v2.ids" >"$work/dropped.ids"
-if KUBECTL_APPLYSET=true apply_stream "upgrade to v1.10.10, one Cluster removed" "$work/v2.yaml" "${applyset[@]}"; then
+# Apply NEW (the tree after a change) through the ApplySet APPLYSET with --prune: every
+# object of NEW must exist afterwards and exactly the objects OLD had and NEW dropped
+# must be gone.
+apply_pruned() { # label old.yaml new.yaml applyset
+  local label=$1 old=$2 new=$3 set=$4 pruned missing=0 leftover=0
+  ids "$old" | sort >"$work/old.ids"; ids "$new" | sort >"$work/new.ids"
+  comm -23 "$work/old.ids" "$work/new.ids" >"$work/dropped.ids"
+  KUBECTL_APPLYSET=true apply_stream "$label" "$new" --prune --applyset="trees.conformance.capi-render.io/$set" || return 0
   pruned=$(grep -c ' pruned$' "$work/apply.log" || true)
-  missing=0; leftover=0
   while IFS=/ read -r group kind ns name; do
     args=("$kind${group:+.$group}" "$name"); [ -n "$ns" ] && args+=(-n "$ns")
     if kubectl get "${args[@]}" >/dev/null 2>&1; then leftover=$((leftover + 1)); note "  not pruned: $kind $ns/$name"; fi
@@ -188,12 +190,89 @@ if KUBECTL_APPLYSET=true apply_stream "upgrade to v1.10.10, one Cluster removed"
   while IFS=/ read -r group kind ns name; do
     args=("$kind${group:+.$group}" "$name"); [ -n "$ns" ] && args+=(-n "$ns")
     kubectl get "${args[@]}" >/dev/null 2>&1 || { missing=$((missing + 1)); note "  missing: $kind $ns/$name"; }
-  done <"$work/v2.ids"
+  done <"$work/new.ids"
   if [ "$missing" = 0 ] && [ "$leftover" = 0 ] && [ "$pruned" = "$(wc -l <"$work/dropped.ids")" ]; then
-    echo "apiserver: upgrade to v1.10.10 with one Cluster removed: $(wc -l <"$work/v2.ids") objects applied, $pruned pruned (exactly the $(wc -l <"$work/dropped.ids") the new tree dropped)"
+    echo "apiserver: $label: $(wc -l <"$work/new.ids") objects applied, $pruned pruned (exactly the $(wc -l <"$work/dropped.ids") the new tree dropped)"
   else
-    note "FAIL apiserver prune: $pruned pruned, $(wc -l <"$work/dropped.ids") dropped, $leftover left over, $missing missing"; fail=1
+    note "FAIL apiserver $label: $pruned pruned, $(wc -l <"$work/dropped.ids") dropped, $leftover left over, $missing missing"; fail=1
   fi
+}
+
+# 3. The upgrade and a Cluster removed, pruned through the ApplySet.
+sed -i 's/^  version: v1.9.11$/  version: v1.10.10/' "$d/providers.yaml"
+python3 - "$d/fleet/clusters/c000.yaml" <<'PY'
+import sys
+docs = open(sys.argv[1]).read().split("---\n")
+open(sys.argv[1], "w").write("---\n".join(d for d in docs if "name: c000005" not in d))
+PY
+render_fleet() { (cd "$d" && "$capi" render -f providers.yaml -f fleet --repository repository -o out --flux --argocd \
+  --argocd-repo https://git.example.invalid/fleet.git 2>/dev/null); }
+render_fleet
+kubectl kustomize "$d/out" >"$work/v2.yaml"
+apply_pruned "upgrade to v1.10.10 with one Cluster removed" "$work/v1.yaml" "$work/v2.yaml" capi-tree
+
+# A ClusterClass change: a patch of the quick-start class (the control plane's machine
+# image) edited in every namespace.
+change_patch() { # fleet dir
+  sed -i 's|kindest/node:{{ .builtin.controlPlane.version|registry.example.invalid/kindest/node:{{ .builtin.controlPlane.version|' "$1"/classes/*.yaml
+}
+# 3b. managed (the default): the class unit changes in place (a ClusterClass may), the
+# Clusters do not; the new desired objects are in the review files.
+change_patch "$d/fleet"
+render_fleet
+kubectl kustomize "$d/out" >"$work/v3.yaml"
+if grep -rqs 'registry.example.invalid' "$d"/out/clusters/*/*/desired/ && ! grep -qs 'registry.example.invalid/kindest/node:v' "$work/v3.yaml"; then
+  apply_pruned "managed: ClusterClass patch changed" "$work/v2.yaml" "$work/v3.yaml" capi-tree
+else
+  note "FAIL apiserver managed: the patch change is not in the review files only"; fail=1
+fi
+
+# 3c. flatten, a fleet of its own (namespaces fl0-fl9, its own ApplySet, the providers
+# of the tree above): the desired objects are applied; after the same patch change every
+# changed template has a new name, every reference moved, and the old templates are
+# pruned; no template changes its spec under a name.
+f="$work/flat"; mkdir -p "$f"
+CAPI_CORPUS="$CAPI_CORPUS" bash "$root/benches/fleet-gen.sh" 6 "$f/fleet" >/dev/null
+sed -i 's/namespace: ns/namespace: fl/' "$f"/fleet/classes/*.yaml "$f"/fleet/clusters/*.yaml
+for i in $(seq 0 9); do kubectl create namespace "fl$i" >/dev/null; done
+render_flat() { (cd "$f" && "$capi" render -f fleet --clusters flatten -o out 2>/dev/null); }
+render_flat && kubectl kustomize "$f/out" >"$work/f1.yaml"
+applyset_parent capi-flat
+if KUBECTL_APPLYSET=true apply_stream "flatten: 6 Clusters" "$work/f1.yaml" --prune --applyset=trees.conformance.capi-render.io/capi-flat; then
+  echo "apiserver: flatten: 6 Clusters: $(grep -c '^kind:' "$work/f1.yaml") objects applied"
+fi
+change_patch "$f/fleet"
+render_flat && kubectl kustomize "$f/out" >"$work/f2.yaml"
+if report=$(python3 - "$work/f1.yaml" "$work/f2.yaml" <<'PY'
+import sys, yaml
+def load(p):
+    return {(d["kind"], d["metadata"].get("namespace", ""), d["metadata"]["name"]): d for d in yaml.safe_load_all(open(p)) if d}
+old, new = load(sys.argv[1]), load(sys.argv[2])
+tmpl = lambda k: k[0].endswith("Template")
+bad = [k for k in old if tmpl(k) and k in new and old[k].get("spec") != new[k].get("spec")]
+renamed = [k for k in old if tmpl(k) and k not in new]
+def refs(v):
+    if isinstance(v, dict):
+        if isinstance(v.get("kind"), str) and isinstance(v.get("name"), str):
+            yield v["kind"], v["name"]
+        else:
+            for c in v.values():
+                yield from refs(c)
+    elif isinstance(v, list):
+        for c in v:
+            yield from refs(c)
+dangling = [(k, r) for k, d in new.items() for r in refs(d.get("spec", {})) if r[0].endswith("Template") and (r[0], k[1], r[1]) not in new]
+stale = [(k, r) for k, d in new.items() for r in refs(d.get("spec", {})) if (r[0], k[1], r[1]) in renamed]
+if bad or dangling or stale or len(renamed) != 6 or any(d.get("spec", {}).get("topology") for k, d in new.items() if k[0] == "Cluster"):
+    print(f"in place: {bad}; dangling: {dangling}; stale: {stale}; renamed: {len(renamed)}")
+    sys.exit(1)
+print(f"{len(renamed)} changed templates renamed, every reference moved, no template spec changed in place")
+PY
+); then
+  echo "apiserver: flatten: $report"
+  apply_pruned "flatten: ClusterClass patch changed" "$work/f1.yaml" "$work/f2.yaml" capi-flat
+else
+  note "FAIL apiserver flatten: $report"; fail=1
 fi
 
 # 4. Flux and Argo CD objects against their CRDs.

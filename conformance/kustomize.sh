@@ -65,15 +65,15 @@ same_objects() { # label expected.yaml actual.yaml
 }
 
 check_case() { # name inputs...
-  local name=$1; shift
+  local name=$1 mode=${CLUSTERS:-managed}; shift
   local dir="$work/$name"; mkdir -p "$dir"
   # Relative paths, as a user in the repository root would run it (the tree and the
   # lock then hold no machine paths).
   cp -r "$@" "$dir/"
   ln -s "$CAPI_CORPUS/repository" "$dir/repository"
   local inputs=(); for i in "$@"; do inputs+=(-f "$(basename "$i")"); done
-  (cd "$dir" && "$capi" render "${inputs[@]}" --repository repository --stdout >stdout.yaml)
-  (cd "$dir" && "$capi" render "${inputs[@]}" --repository repository -o out --flux 2>/dev/null)
+  (cd "$dir" && "$capi" render "${inputs[@]}" --repository repository --clusters "$mode" --stdout >stdout.yaml)
+  (cd "$dir" && "$capi" render "${inputs[@]}" --repository repository --clusters "$mode" -o out --flux 2>/dev/null)
   "$kustomize" build "$dir/out" >"$dir/built.yaml"
   same_objects "$name" "$dir/stdout.yaml" "$dir/built.yaml"
   # Every unit directory and the Flux directory build on their own.
@@ -82,7 +82,7 @@ check_case() { # name inputs...
     local u; u=$(dirname "$k")
     "$kustomize" build "$u" >/dev/null || { note "FAIL $name: kustomize build ${u#"$dir/"}"; fail=1; }
     units=$((units + 1))
-  done < <(find "$dir/out/providers" "$dir/out/clusters" -name kustomization.yaml 2>/dev/null | sort)
+  done < <(find "$dir/out/providers" "$dir/out/classes" "$dir/out/clusters" -name kustomization.yaml 2>/dev/null | sort)
   "$kustomize" build "$dir/out/flux" >"$dir/flux.yaml" || { note "FAIL $name: kustomize build flux"; fail=1; }
   local paths; paths=$(grep -E '^  path: ' "$dir/flux.yaml" | sed -E 's#^  path: \./out/##')
   for p in $paths; do
@@ -118,10 +118,10 @@ PY
   # Idempotence and --check through the CLI.
   local before after
   before=$(cd "$dir/out" && find . -type f -newer "$dir/built.yaml" | wc -l)
-  (cd "$dir" && "$capi" render "${inputs[@]}" --repository repository -o out --flux 2>"$dir/second.log")
+  (cd "$dir" && "$capi" render "${inputs[@]}" --repository repository --clusters "$mode" -o out --flux 2>"$dir/second.log")
   after=$(cd "$dir/out" && find . -type f -newer "$dir/built.yaml" | wc -l)
   grep -q ' 0 written, ' "$dir/second.log" && [ "$before" = "$after" ] || { note "FAIL $name: a second render rewrote files"; fail=1; }
-  if ! (cd "$dir" && "$capi" render "${inputs[@]}" --repository repository -o out --flux --check >"$dir/check.diff"); then
+  if ! (cd "$dir" && "$capi" render "${inputs[@]}" --repository repository --clusters "$mode" -o out --flux --check >"$dir/check.diff"); then
     note "FAIL $name: render --check on a fresh tree"; head -20 "$dir/check.diff" >&2; fail=1
   fi
   echo "$name: $units unit directories and the Flux directory build; ${protected:-0} CRDs and Namespaces protected from pruning"
@@ -129,8 +129,11 @@ PY
 
 check_case corpus "$root/fixtures/gitops/corpus/providers.yaml"
 check_case custom "$root/fixtures/gitops/custom/providers.yaml" "$root/fixtures/gitops/custom/variables.yaml"
-# Providers and a fleet of topology Clusters (clusters/<ns>/<name>/ units).
+# Providers and a fleet of topology Clusters in both cluster modes: managed (class units
+# classes/<ns>/<class>/, Cluster units clusters/<ns>/<name>/ with their review files in
+# desired/, applied by no kustomization) and flatten.
 check_case fleet "$root/fixtures/gitops/corpus/providers.yaml" "$root/fixtures/quickstart/clusters"
+CLUSTERS=flatten check_case fleet-flatten "$root/fixtures/gitops/corpus/providers.yaml" "$root/fixtures/quickstart/clusters"
 
 # --- the KRM function as a kustomize exec generator -------------------------------------
 krm="$work/krm"; cp -r "$root/fixtures/gitops/krm" "$krm"

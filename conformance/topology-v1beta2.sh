@@ -98,7 +98,7 @@ while IFS='|' read -r name files; do
     echo "STALE golden/topology-v1beta2/$name (the oracle's output changed)"; status=1
   fi
   set +e
-  env -i PATH="$PATH" "$capi" render --stdout -q "${args[@]}" >"$work/ours.yaml" 2>"$work/ours.err"
+  env -i PATH="$PATH" "$capi" render --stdout -q --clusters desired "${args[@]}" >"$work/ours.yaml" 2>"$work/ours.err"
   rc=$?
   set -e
   if [ $rc -ne 0 ]; then { echo "capi-render: exit $rc"; sed "s#$root/##g; s#$work/in/$name/##g" "$work/ours.err"; } >"$work/ours.yaml"; fi

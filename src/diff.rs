@@ -62,6 +62,9 @@ fn object_files(set: &RenderSet) -> Result<BTreeMap<String, Objects>> {
         if file == crate::gitops::kustomization::FILE {
             continue;
         }
+        // A review file (`<unit>/desired/<file>`) belongs to its unit.
+        let review = format!("/{}", crate::model::REVIEW_DIR);
+        let dir = dir.strip_suffix(review.as_str()).unwrap_or(dir);
         if let Some(unit) = by_unit.get_mut(dir) {
             unit.insert(path.clone(), text);
         }
@@ -264,6 +267,8 @@ mod tests {
                        "metadata": {"name": format!("{name}-md-0"), "namespace": "fleet"},
                        "spec": {"replicas": replicas}}),
             ],
+            review: Vec::new(),
+            after: Vec::new(),
         }
     }
 
@@ -358,6 +363,8 @@ mod tests {
             objects: vec![json!({"apiVersion": "v1", "kind": "Secret",
                 "metadata": {"name": "creds", "namespace": "fleet"},
                 "stringData": {"token": v}})],
+            review: Vec::new(),
+            after: Vec::new(),
         };
         let i = impact(
             &set(vec![secret("old-token-value")]),

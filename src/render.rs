@@ -4,7 +4,7 @@
 //! `render --stdout`, the GitOps writer and checker (`gitops`), the bundle and `diff`.
 
 use crate::model::{
-    unit_dir, InputFile, InputObject, RenderOptions, RenderSet, RenderedUnit, UnitKind,
+    unit_dir, ClusterMode, InputFile, InputObject, RenderOptions, RenderSet, RenderedUnit, UnitKind,
 };
 use serde_json::Value;
 
@@ -94,9 +94,11 @@ pub struct Rendering {
     pub inputs: Vec<InputFile>,
     /// Non-fatal findings to print on stderr (never secret values).
     pub warnings: Vec<String>,
+    /// The providers, then (`--clusters managed`) the class units.
     providers: Vec<RenderedUnit>,
     clusters: Vec<ClusterJob>,
     namespaces: Vec<Namespace>,
+    mode: ClusterMode,
 }
 
 /// One topology Cluster to render (compact, namespace set), where it came from, and
@@ -118,7 +120,12 @@ struct Namespace {
     /// sha256 over the compact form of every object, in input order: with the Cluster
     /// itself, everything a Cluster's unit is rendered from.
     fingerprint: String,
+    /// Where each ClusterClass of `objects` came from: (index, file, document).
+    class_origins: Vec<(usize, std::sync::Arc<str>, usize)>,
 }
+
+/// The file and document an input object came from.
+type Origin = (std::sync::Arc<str>, usize);
 
 /// Clusters rendered per batch: the units in flight, which bound memory with the inputs.
 const BATCH: usize = 256;
@@ -143,12 +150,15 @@ pub fn prepare(
     if !inputs.clusters.is_empty() {
         warnings.extend(crate::operator::cluster_topology_gate_warning(&providers));
     }
-    if providers.is_empty() && inputs.clusters.is_empty() && !opts.allow_empty {
+    let (clusters, namespaces) = index_clusters(inputs.objects, inputs.clusters);
+    if opts.clusters == ClusterMode::Managed {
+        providers.extend(class_units(&namespaces)?);
+    }
+    if providers.is_empty() && clusters.is_empty() && !opts.allow_empty {
         return Err(crate::Error::new(
             "the inputs yield nothing to render: no provider CR and no Cluster with spec.topology. With -o this would remove every unit of the tree; check the input paths, or pass --allow-empty if an empty output is what you want",
         ));
     }
-    let (clusters, namespaces) = index_clusters(inputs.objects, inputs.clusters);
     let mut inputs = files;
     for f in extra {
         if !inputs.contains(&f) {
@@ -161,6 +171,7 @@ pub fn prepare(
         providers,
         clusters,
         namespaces,
+        mode: opts.clusters,
     })
 }
 
@@ -205,6 +216,8 @@ fn cert_manager_unit(opts: &RenderOptions) -> crate::Result<(RenderedUnit, Input
         namespace: "cert-manager".to_string(),
         name: "cert-manager".to_string(),
         objects,
+        review: Vec::new(),
+        after: Vec::new(),
     };
     Ok((unit, file))
 }
@@ -227,11 +240,12 @@ fn index_clusters(
                 objects: Vec::new(),
                 classes: Default::default(),
                 fingerprint: String::new(),
+                class_origins: Vec::new(),
             });
             namespaces.len() - 1
         })
     };
-    let mut placed: Vec<(usize, Value)> = Vec::with_capacity(objects.len());
+    let mut placed: Vec<(usize, Value, Option<Origin>)> = Vec::with_capacity(objects.len());
     for o in objects {
         let mut value = o.value;
         // A Cluster without spec.topology (refused by `admit`) is no input of others.
@@ -239,7 +253,9 @@ fn index_clusters(
             continue;
         }
         input::set_missing_namespaces(std::slice::from_mut(&mut value), "");
-        placed.push((ns_of(obj::namespace(&value)), value));
+        let origin = crate::topology::class_unit::is_class(&value)
+            .then(|| (std::sync::Arc::from(o.file.as_str()), o.doc));
+        placed.push((ns_of(obj::namespace(&value)), value, origin));
     }
     let clusters = pending
         .into_iter()
@@ -251,8 +267,12 @@ fn index_clusters(
             doc: p.doc,
         })
         .collect();
-    for (ns, value) in placed {
-        namespaces[ns].objects.push(value);
+    for (ns, value, origin) in placed {
+        let space = &mut namespaces[ns];
+        if let Some((file, doc)) = origin {
+            space.class_origins.push((space.objects.len(), file, doc));
+        }
+        space.objects.push(value);
     }
     for ns in &mut namespaces {
         let mut bytes = Vec::new();
@@ -266,13 +286,61 @@ fn index_clusters(
     (clusters, namespaces)
 }
 
+/// `--clusters managed`: one unit per ClusterClass of the inputs (namespaces in the
+/// order first met, classes in input order), each with the templates it refers to
+/// (first, in reference order) and then the class. A template two classes share is in
+/// the first one's unit, which the other's follows.
+fn class_units(namespaces: &[Namespace]) -> crate::Result<Vec<RenderedUnit>> {
+    use crate::topology::{class_unit, obj};
+    let mut units = Vec::new();
+    for ns in namespaces.iter().filter(|n| !n.class_origins.is_empty()) {
+        let mut index: std::collections::HashMap<(&str, &str), usize> = Default::default();
+        for (i, o) in ns.objects.iter().enumerate() {
+            index.entry((obj::kind(o), obj::name(o))).or_insert(i);
+        }
+        let mut owner: std::collections::HashMap<usize, String> = Default::default();
+        for (at, file, doc) in &ns.class_origins {
+            let class = &ns.objects[*at];
+            let name = obj::name(class).to_string();
+            let dir = unit_dir(&UnitKind::Class, &ns.name, &name);
+            let mut unit = RenderedUnit::new(UnitKind::Class, ns.name.clone(), name, Vec::new());
+            for r in class_unit::template_refs(class) {
+                let Some(&i) = index.get(&(r.kind.as_str(), r.name.as_str())) else {
+                    return Err(crate::Error::new(format!(
+                        "ClusterClass {}/{} ({file}, document {}): {}: {} {}/{} is not in the inputs",
+                        ns.name, unit.name, doc + 1, r.path, r.kind, ns.name, r.name
+                    ))
+                    .with_hint("add the template to the inputs: the class unit applies the ClusterClass with every template it refers to (or render with --clusters flatten, which applies no class)")
+                    .in_file(file));
+                };
+                match owner.get(&i) {
+                    Some(d) if *d != dir => {
+                        if !unit.after.contains(d) {
+                            unit.after.push(d.clone());
+                        }
+                    }
+                    Some(_) => {}
+                    None => {
+                        owner.insert(i, dir.clone());
+                        unit.objects.push(ns.objects[i].clone());
+                    }
+                }
+            }
+            unit.objects.push(class.clone());
+            units.push(unit);
+        }
+    }
+    Ok(units)
+}
+
 /// What a Cluster's unit is rendered from, as one sha256: the tool's version, the
-/// limits in force (they decide whether a render fails), the objects of its namespace
-/// and the Cluster. Equal fingerprints give equal units.
-fn fingerprint(job: &ClusterJob, ns: &Namespace) -> String {
+/// cluster mode, the limits in force (they decide whether a render fails), the objects
+/// of its namespace and the Cluster. Equal fingerprints give equal units.
+fn fingerprint(job: &ClusterJob, ns: &Namespace, mode: ClusterMode) -> String {
     let mut b = format!(
-        "capi-render {} cluster unit\n{:?}\n{}\n",
+        "capi-render {} cluster unit {}\n{:?}\n{}\n",
         env!("CARGO_PKG_VERSION"),
+        mode.as_str(),
         crate::limits::Limits::current(),
         ns.fingerprint
     )
@@ -386,9 +454,10 @@ impl Rendering {
         }
         crate::progress::start("clusters", self.clusters.len());
         let namespaces = &self.namespaces;
+        let mode = self.mode;
         let one = |job: &ClusterJob| -> crate::Result<Produced<T>> {
             let ns = &namespaces[job.namespace];
-            let fp = fingerprint(job, ns);
+            let fp = fingerprint(job, ns, mode);
             let dir = unit_dir(&UnitKind::Cluster, &ns.name, &job.name);
             if keep(&dir, &fp) {
                 crate::progress::step();
@@ -400,7 +469,7 @@ impl Rendering {
                 }));
             }
             Ok(Produced::Made {
-                unit: render_cluster(job, namespaces).and_then(&map)?,
+                unit: render_cluster(job, namespaces, mode).and_then(&map)?,
                 fingerprint: Some(fp),
             })
         };
@@ -443,8 +512,13 @@ impl Rendering {
     }
 }
 
-/// One Cluster's unit, rendered against its namespace's objects and prepared classes.
-fn render_cluster(job: &ClusterJob, namespaces: &[Namespace]) -> crate::Result<RenderedUnit> {
+/// One Cluster's unit, rendered against its namespace's objects and prepared classes:
+/// what it applies and reviews as `mode` says ([`ClusterMode`]).
+fn render_cluster(
+    job: &ClusterJob,
+    namespaces: &[Namespace],
+    mode: ClusterMode,
+) -> crate::Result<RenderedUnit> {
     use crate::topology::obj;
     let c = &job.value.decode();
     let (ns, name) = (obj::namespace(c).to_string(), obj::name(c).to_string());
@@ -459,10 +533,18 @@ fn render_cluster(job: &ClusterJob, namespaces: &[Namespace]) -> crate::Result<R
             .in_file(&job.file)
         })?;
     crate::progress::step();
-    Ok(RenderedUnit {
-        kind: UnitKind::Cluster,
-        objects: objs,
-        namespace: ns,
-        name,
-    })
+    let mut unit = RenderedUnit::new(UnitKind::Cluster, ns, name, Vec::new());
+    match mode {
+        ClusterMode::Desired => unit.objects = objs,
+        ClusterMode::Flatten => unit.objects = crate::topology::flatten::flatten(objs),
+        ClusterMode::Managed => {
+            unit.after = crate::topology::class_unit::class_of(c)
+                .map(|(cns, cn)| unit_dir(&UnitKind::Class, &cns, &cn))
+                .into_iter()
+                .collect();
+            unit.objects = vec![c.clone()];
+            unit.review = objs;
+        }
+    }
+    Ok(unit)
 }

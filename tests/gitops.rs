@@ -91,6 +91,8 @@ fn provider(
         namespace: ns.into(),
         name: name.into(),
         objects,
+        review: Vec::new(),
+        after: Vec::new(),
     }
 }
 

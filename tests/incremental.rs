@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use capi_render::gitops::{self, TreeOptions, WriteReport};
 use capi_render::limits::Meter;
-use capi_render::model::RenderOptions;
+use capi_render::model::{ClusterMode, RenderOptions};
 use capi_render::render::{prepare, Inputs};
 
 mod common;
@@ -27,6 +27,11 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
+thread_local! {
+    // libtest runs each test on its own thread: the cluster mode of this test's renders.
+    static MODE: std::cell::Cell<ClusterMode> = const { std::cell::Cell::new(ClusterMode::Managed) };
+}
+
 fn rendering(input: &Path) -> capi_render::render::Rendering {
     let mut inputs = Inputs::default();
     let files =
@@ -35,7 +40,11 @@ fn rendering(input: &Path) -> capi_render::render::Rendering {
             Ok(())
         })
         .unwrap();
-    prepare(inputs, files, &RenderOptions::default()).unwrap()
+    let opts = RenderOptions {
+        clusters: MODE.get(),
+        ..RenderOptions::default()
+    };
+    prepare(inputs, files, &opts).unwrap()
 }
 
 fn write(input: &Path, out: &Path, full: bool) -> WriteReport {
@@ -73,8 +82,8 @@ struct Fleet {
     class: String,
     /// Per namespace: the label value the class's DockerClusterTemplate carries.
     labels: Vec<usize>,
-    /// (namespace index, name, control plane replicas, worker replicas)
-    clusters: Vec<(usize, String, u32, u32)>,
+    /// (namespace index, name, control plane replicas, worker replicas, machine image tag)
+    clusters: Vec<(usize, String, u32, u32, u32)>,
     next: usize,
 }
 
@@ -97,7 +106,7 @@ impl Fleet {
 
     fn add(&mut self, ns: usize, replicas: u32) {
         self.clusters
-            .push((ns, format!("c{}", self.next), replicas, replicas));
+            .push((ns, format!("c{}", self.next), replicas, replicas, 2));
         self.next += 1;
     }
 
@@ -105,22 +114,31 @@ impl Fleet {
         let _ = fs::remove_dir_all(dir);
         fs::create_dir_all(dir).unwrap();
         for (i, label) in self.labels.iter().enumerate() {
+            // A template's spec may not change under its name in a managed tree (its class
+            // unit applies it): there the edit changes the ClusterClass.
+            let (from, to) = match MODE.get() {
+                ClusterMode::Managed => (
+                    "class-cp-label: from-class\n",
+                    format!("class-cp-label: from-class-{label}\n"),
+                ),
+                _ => (
+                    "tmpl-label: from-template\n",
+                    format!("tmpl-label: from-template-{label}\n"),
+                ),
+            };
             let text = self
                 .class
                 .replace(
                     "metadata:\n  name:",
                     &format!("metadata:\n  namespace: ns{i}\n  name:"),
                 )
-                .replace(
-                    "tmpl-label: from-template\n",
-                    &format!("tmpl-label: from-template-{label}\n"),
-                );
+                .replace(from, &to);
             fs::write(dir.join(format!("class-ns{i}.yaml")), text).unwrap();
         }
         let mut clusters = String::new();
-        for (ns, name, cp, md) in &self.clusters {
+        for (ns, name, cp, md, tag) in &self.clusters {
             clusters.push_str(&format!(
-                "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nmetadata:\n  name: {name}\n  namespace: ns{ns}\nspec:\n  clusterNetwork:\n    pods:\n      cidrBlocks: [\"192.168.0.0/16\"]\n  topology:\n    class: quickstart\n    version: v1.31.2\n    controlPlane:\n      replicas: {cp}\n    variables:\n    - name: registry\n      value: registry.example.com\n    - name: machine\n      value:\n        image: kindest/node:v1.31.2\n        mounts:\n        - path: /data\n    workers:\n      machineDeployments:\n      - class: default-worker\n        name: md-0\n        replicas: {md}\n---\n"
+                "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nmetadata:\n  name: {name}\n  namespace: ns{ns}\nspec:\n  clusterNetwork:\n    pods:\n      cidrBlocks: [\"192.168.0.0/16\"]\n  topology:\n    class: quickstart\n    version: v1.31.2\n    controlPlane:\n      replicas: {cp}\n    variables:\n    - name: registry\n      value: registry.example.com\n    - name: machine\n      value:\n        image: kindest/node:v1.31.{tag}\n        mounts:\n        - path: /data\n    workers:\n      machineDeployments:\n      - class: default-worker\n        name: md-0\n        replicas: {md}\n---\n"
             ));
         }
         fs::write(dir.join("clusters.yaml"), clusters).unwrap();
@@ -140,9 +158,21 @@ impl Lcg {
     }
 }
 
+/// The property in both modes a tree can have: managed (class units, review files) and
+/// flatten (templates named by content: a changed machine image renames them).
 #[test]
 fn incremental_output_equals_full_output_through_random_edits() {
-    let d = scratch("random");
+    incremental_equals_full(ClusterMode::Managed, "random");
+}
+
+#[test]
+fn incremental_output_equals_full_output_through_random_edits_flattened() {
+    incremental_equals_full(ClusterMode::Flatten, "random-flat");
+}
+
+fn incremental_equals_full(mode: ClusterMode, name: &str) {
+    MODE.set(mode);
+    let d = scratch(name);
     let (input, inc) = (d.join("in"), d.join("inc"));
     let mut fleet = Fleet::new();
     let mut rng = Lcg(0x5eed);
@@ -165,7 +195,10 @@ fn incremental_output_equals_full_output_through_random_edits() {
                 let ns = rng.below(3);
                 fleet.labels[ns] += 1;
             }
-            _ => {}
+            _ => {
+                let i = rng.below(fleet.clusters.len());
+                fleet.clusters[i].4 += 1;
+            }
         }
         *edited.entry(what).or_insert(0) += 1;
         fleet.write(&input);
@@ -258,7 +291,7 @@ fn the_lock_records_each_clusters_fingerprint_and_size() {
     let text = fs::read_to_string(out.join("capi-render.lock")).unwrap();
     let lock = gitops::lock::read_lock(&text, "lock").unwrap();
     assert_eq!(lock.units.len(), fleet.clusters.len());
-    for (r, (ns, name, _, _)) in lock.units.iter().zip(&fleet.clusters) {
+    for (r, (ns, name, _, _, _)) in lock.units.iter().zip(&fleet.clusters) {
         assert_eq!(r.dir, format!("clusters/ns{ns}/{name}"));
         let size: u64 = tree(&out.join(&r.dir))
             .values()

@@ -19,9 +19,12 @@ fn fx(p: &str) -> PathBuf {
     root().join("fixtures").join(p)
 }
 
+/// The desired objects as the units' objects (`--clusters desired`): what these tests
+/// check is the fleet engine; the modes have tests/cluster_modes.rs.
 fn opts() -> RenderOptions {
     RenderOptions {
         config: Some(fx("quickstart/clusterctl.yaml")),
+        clusters: capi_render::model::ClusterMode::Desired,
         ..Default::default()
     }
 }
@@ -196,7 +199,11 @@ fn diff_command_exit_codes() {
         &root,
     );
     assert_eq!(code, 1);
-    assert_eq!(out, "clusters/default/dev\nclusters/default/prod\n");
+    // The class unit changed in place; the Clusters' review files show the effect.
+    assert_eq!(
+        out,
+        "classes/default/quickstart\nclusters/default/dev\nclusters/default/prod\n"
+    );
     let (code, out, _) = capi(
         &[
             "diff",

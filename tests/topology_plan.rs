@@ -241,7 +241,11 @@ fn render_fleet(objects: &[Value]) -> Vec<(String, Vec<Value>)> {
             value: value.clone(),
         })
         .collect();
-    let set = render_objects(objects, Vec::new(), &RenderOptions::default()).unwrap();
+    let opts = RenderOptions {
+        clusters: capi_render::model::ClusterMode::Desired,
+        ..RenderOptions::default()
+    };
+    let set = render_objects(objects, Vec::new(), &opts).unwrap();
     set.units
         .into_iter()
         .map(|u| (format!("{}/{}", u.namespace, u.name), u.objects))

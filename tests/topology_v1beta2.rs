@@ -382,7 +382,11 @@ fn render_objects_renders_v1beta2_clusters() {
             });
         }
     }
-    let set = render_objects(objects, Vec::new(), &RenderOptions::default()).unwrap();
+    let opts = RenderOptions {
+        clusters: capi_render::model::ClusterMode::Desired,
+        ..RenderOptions::default()
+    };
+    let set = render_objects(objects, Vec::new(), &opts).unwrap();
     let units: Vec<_> = set
         .units
         .iter()

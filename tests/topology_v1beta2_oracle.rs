@@ -66,7 +66,7 @@ fn render_matches_cluster_api_desired_state() {
     let mut checked = 0;
     for c in cases() {
         let mut cmd = common::bin();
-        cmd.args(["render", "--stdout", "-q"]);
+        cmd.args(["render", "--stdout", "-q", "--clusters", "desired"]);
         for (i, f) in c.inputs.iter().enumerate() {
             let path = match f.strip_prefix("corpus:") {
                 Some(rel) => {

@@ -52,6 +52,7 @@ pub fn render_options(opts: &BundleOptions) -> RenderOptions {
         allow_empty: false,
         // The bundle carries cert-manager on its own (`repository/`, `rendered/`).
         cert_manager: false,
+        clusters: Default::default(),
     }
 }
 

@@ -76,6 +76,9 @@ fn report(kind: &capi_render::model::UnitKind, namespace: &str, name: &str, obje
         capi_render::model::UnitKind::Cluster => {
             ui::verbose(&format!("Cluster {namespace}/{name}: {objects} objects"))
         }
+        capi_render::model::UnitKind::Class => ui::verbose(&format!(
+            "ClusterClass {namespace}/{name}: {objects} objects (the class and its templates)"
+        )),
         capi_render::model::UnitKind::CertManager(p) => ui::verbose(&format!(
             "cert-manager {}: {objects} objects, from {}",
             p.version, p.source

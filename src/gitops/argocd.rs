@@ -5,7 +5,9 @@
 //! the units it depends on ([`super::flux::dependencies`]), so CRD owners and the core
 //! provider come first when the Applications are synced by an app of apps (the
 //! `argocd/` directory itself). Units with an object too large for client-side apply's
-//! `last-applied-configuration` annotation sync with `ServerSideApply=true`. CRDs and
+//! `last-applied-configuration` annotation sync with `ServerSideApply=true`; units that
+//! apply Cluster API templates (class units, flattened Clusters) with `PruneLast=true`,
+//! so a replaced template goes only once the rest is synced and healthy. CRDs and
 //! Namespaces are marked `Prune=false` through kustomize patches, so a unit dropped
 //! from the tree never deletes them (and with them every Cluster or every object in
 //! the namespace). The fields cert-manager's CA injector writes (CRD conversion and
@@ -112,6 +114,16 @@ fn ignore_differences(u: &UnitSummary) -> Vec<Value> {
     out
 }
 
+/// A unit that applies Cluster API templates (a class unit, a flattened Cluster): a
+/// template it drops is replaced by one of a new name, and old MachineSets may still
+/// name the old one while they scale down, so it is pruned last, once the rest of the
+/// sync is healthy (`PruneLast=true`).
+fn applies_templates(u: &UnitSummary) -> bool {
+    u.uses
+        .iter()
+        .any(|(g, k)| crate::topology::flatten::is_template_kind(g, k))
+}
+
 /// The Argo CD Applications of a set, as `(file name, object)` in unit order; `prefix`
 /// is OUT's path inside the repository.
 pub fn applications(
@@ -141,8 +153,15 @@ pub fn applications(
             source["kustomize"] = json!({ "patches": patches });
         }
         let mut sync = json!({"automated": {"prune": true, "selfHeal": true}});
+        let mut options = Vec::new();
         if u.largest_json + ANNOTATION_SLACK > CLIENT_SIDE_LIMIT {
-            sync["syncOptions"] = json!(["ServerSideApply=true"]);
+            options.push("ServerSideApply=true");
+        }
+        if applies_templates(u) {
+            options.push("PruneLast=true");
+        }
+        if !options.is_empty() {
+            sync["syncOptions"] = json!(options);
         }
         let mut spec = json!({
             "project": settings.project,
@@ -216,6 +235,8 @@ mod tests {
                 json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster", "metadata": {"name": "c1"}}),
                 json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "DockerCluster", "metadata": {"name": "c1"}}),
             ],
+            review: Vec::new(),
+            after: Vec::new(),
         });
         let apps = applications(&[core, docker, cluster], &settings(), "capi/rendered").unwrap();
         let wave =

@@ -24,6 +24,8 @@ pub struct RenderCommand {
     pub allow_empty: bool,
     /// `--cert-manager`.
     pub cert_manager: bool,
+    /// `--clusters` (recorded when not the default, `managed`).
+    pub clusters: crate::model::ClusterMode,
     /// `--flux`, with `--flux-source` and `--flux-path`.
     pub flux: Option<(String, String)>,
     /// `--flux-depends-on`, `--flux-interval`, `--flux-timeout` (with `flux`).
@@ -54,6 +56,9 @@ impl RenderCommand {
         }
         if self.cert_manager {
             m.insert("certManager".into(), Value::Bool(true));
+        }
+        if self.clusters != crate::model::ClusterMode::Managed {
+            m.insert("clusters".into(), Value::from(self.clusters.as_str()));
         }
         if let Some((source, path)) = &self.flux {
             let mut f = json!({"source": source, "path": path});
@@ -104,6 +109,7 @@ impl RenderCommand {
                 "noNamespaces",
                 "allowEmpty",
                 "certManager",
+                "clusters",
                 "flux",
                 "argocd",
             ]
@@ -146,6 +152,15 @@ impl RenderCommand {
             no_namespaces: flag("noNamespaces")?,
             allow_empty: flag("allowEmpty")?,
             cert_manager: flag("certManager")?,
+            clusters: match text("clusters")? {
+                None => crate::model::ClusterMode::Managed,
+                Some(c) => match crate::model::ClusterMode::parse(&c) {
+                    Some(crate::model::ClusterMode::Desired) | None => {
+                        return Err(format!("clusters: {c:?} is not managed or flatten"))
+                    }
+                    Some(mode) => mode,
+                },
+            },
             flux,
             flux_extras,
             argocd: match m.get("argocd") {

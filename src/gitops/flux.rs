@@ -147,6 +147,9 @@ pub struct UnitSummary {
     /// The largest compact JSON size among its CRDs, ConfigMaps and Secrets (the kinds
     /// that grow large): what client-side apply would store in its annotation.
     pub largest_json: usize,
+    /// The directories of the units it must follow beyond what its kinds imply
+    /// ([`RenderedUnit::after`]: a Cluster's class unit).
+    pub after: Vec<String>,
 }
 
 impl UnitSummary {
@@ -170,6 +173,7 @@ impl UnitSummary {
                 .map(|o| serde_json::to_vec(o).map_or(0, |b| b.len()))
                 .max()
                 .unwrap_or(0),
+            after: u.after.clone(),
         }
     }
 
@@ -185,6 +189,7 @@ pub fn flux_name(u: &UnitSummary) -> String {
     let full = match &u.kind {
         UnitKind::Provider(p) => format!("{}-{}-{}", u.namespace, p.provider_type, u.name),
         UnitKind::Cluster => format!("cluster-{}-{}", u.namespace, u.name),
+        UnitKind::Class => format!("class-{}-{}", u.namespace, u.name),
         UnitKind::CertManager(_) => "cert-manager".to_string(),
     };
     let full = full.replace('.', "-");
@@ -231,6 +236,11 @@ pub fn dependencies(units: &[UnitSummary]) -> Result<Vec<BTreeSet<usize>>> {
         }
     }
     let cores: Vec<usize> = (0..units.len()).filter(|&i| is_core(&units[i])).collect();
+    let by_dir: std::collections::HashMap<String, usize> = units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.dir(), i))
+        .collect();
     let mut deps = Vec::with_capacity(units.len());
     for (i, u) in units.iter().enumerate() {
         let mut d = BTreeSet::new();
@@ -244,6 +254,12 @@ pub fn dependencies(units: &[UnitSummary]) -> Result<Vec<BTreeSet<usize>>> {
                 }
             }
         }
+        d.extend(
+            u.after
+                .iter()
+                .filter_map(|a| by_dir.get(a))
+                .filter(|&&j| j != i),
+        );
         deps.push(d);
     }
     check_acyclic(units, &deps)?;
@@ -390,6 +406,8 @@ pub(super) mod tests {
             namespace: format!("{name}-system"),
             name: name.into(),
             objects,
+            review: Vec::new(),
+            after: Vec::new(),
         }
     }
 
@@ -415,6 +433,8 @@ pub(super) mod tests {
                     json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "DockerCluster", "metadata": {"name": "c1"}}),
                     json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}),
                 ],
+                review: Vec::new(),
+                after: Vec::new(),
             },
         ];
         let units: Vec<UnitSummary> = units.iter().map(UnitSummary::of).collect();
@@ -433,6 +453,74 @@ pub(super) mod tests {
         );
         assert!(ks[0].1["spec"].get("dependsOn").is_none());
         assert_eq!(ks[0].1["spec"]["wait"], true);
+    }
+
+    #[test]
+    fn a_cluster_follows_its_class_unit() {
+        let class = RenderedUnit::new(
+            UnitKind::Class,
+            "ns".into(),
+            "quick-start".into(),
+            vec![
+                json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "DockerMachineTemplate", "metadata": {"name": "t"}}),
+            ],
+        );
+        let mut cluster = RenderedUnit::new(
+            UnitKind::Cluster,
+            "ns".into(),
+            "a".into(),
+            vec![
+                json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster", "metadata": {"name": "a"}}),
+            ],
+        );
+        cluster.after = vec!["classes/ns/quick-start".into(), "classes/ns/missing".into()];
+        let units: Vec<UnitSummary> = [
+            provider(
+                "infrastructure",
+                "docker",
+                vec![crd(
+                    "infrastructure.cluster.x-k8s.io",
+                    "DockerMachineTemplate",
+                )],
+            ),
+            class,
+            cluster,
+        ]
+        .iter()
+        .map(UnitSummary::of)
+        .collect();
+        let deps = dependencies(&units).unwrap();
+        assert_eq!(deps[1], BTreeSet::from([0]));
+        assert_eq!(deps[2], BTreeSet::from([1]));
+        let ks = kustomizations(&units, "flux-system", "", &Extras::default()).unwrap();
+        assert_eq!(ks[1].0, "class-ns-quick-start.yaml");
+        assert_eq!(
+            ks[2].1["spec"]["dependsOn"],
+            json!([{"name": "class-ns-quick-start"}])
+        );
+        let apps = super::super::argocd::applications(
+            &units,
+            &super::super::argocd::Settings {
+                repo_url: "https://git.example/x.git".into(),
+                revision: "HEAD".into(),
+                project: "default".into(),
+                namespace: "argocd".into(),
+            },
+            "",
+        )
+        .unwrap();
+        let wave =
+            |i: usize| apps[i].1["metadata"]["annotations"]["argocd.argoproj.io/sync-wave"].clone();
+        assert_eq!(
+            (wave(0), wave(1), wave(2)),
+            (json!("0"), json!("1"), json!("2"))
+        );
+        // The class unit applies templates: a replaced one is pruned last.
+        assert_eq!(
+            apps[1].1["spec"]["syncPolicy"]["syncOptions"],
+            json!(["PruneLast=true"])
+        );
+        assert!(apps[2].1["spec"]["syncPolicy"].get("syncOptions").is_none());
     }
 
     #[test]

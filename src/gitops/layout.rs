@@ -10,7 +10,7 @@ use super::kustomization::{kustomization, FILE as KUSTOMIZATION};
 use super::names::{check_segment, object_file_names};
 use super::{flux, TreeOptions};
 use crate::error::{Error, Result};
-use crate::model::{RenderSet, RenderedUnit, UnitKind};
+use crate::model::{RenderSet, RenderedUnit, UnitKind, REVIEW_DIR};
 
 /// Directory of the Flux Kustomizations.
 pub const FLUX_DIR: &str = "flux";
@@ -29,6 +29,7 @@ fn describe(kind: &UnitKind, namespace: &str, name: &str) -> String {
     match kind {
         UnitKind::Provider(p) => format!("provider {} {namespace}/{name}", p.kind),
         UnitKind::Cluster => format!("cluster {namespace}/{name}"),
+        UnitKind::Class => format!("class {namespace}/{name}"),
         UnitKind::CertManager(p) => format!("cert-manager {}", p.version),
     }
 }
@@ -43,18 +44,28 @@ pub fn same_directory(kind: &UnitKind, namespace: &str, name: &str) -> Error {
 }
 
 /// Lay out one unit: a safe directory from its namespace and name, one file per
-/// object, its kustomization.
+/// object, its kustomization, then one file per review object in `<dir>/desired/`
+/// (listed by no kustomization, so never applied).
 pub fn unit_files(u: &RenderedUnit) -> Result<UnitFiles> {
     let what = describe(&u.kind, &u.namespace, &u.name);
     check_segment(&format!("{what}: namespace"), &u.namespace)?;
     check_segment(&format!("{what}: name"), &u.name)?;
     let dir = u.dir();
     let names = object_file_names(&u.objects);
-    let mut files = Vec::with_capacity(names.len() + 1);
-    for (o, n) in u.objects.iter().zip(&names) {
+    let review = object_file_names(&u.review);
+    let mut files = Vec::with_capacity(names.len() + review.len() + 1);
+    let mut write = |o: &serde_json::Value, at: &str, n: &str| -> Result<()> {
         let text = crate::yaml::emit::try_to_yaml(o)
             .map_err(|e| e.wrap(format!("{what}: object {n} cannot be written as YAML")))?;
-        files.push((format!("{dir}/{n}"), text));
+        files.push((format!("{at}/{n}"), text));
+        Ok(())
+    };
+    for (o, n) in u.objects.iter().zip(&names) {
+        write(o, &dir, n)?;
+    }
+    let review_dir = format!("{dir}/{REVIEW_DIR}");
+    for (o, n) in u.review.iter().zip(&review) {
+        write(o, &review_dir, n)?;
     }
     files.push((format!("{dir}/{KUSTOMIZATION}"), kustomization(&names)));
     Ok(UnitFiles {
@@ -181,6 +192,8 @@ mod tests {
                     json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "sa", "namespace": "capi-system"}}),
                     json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "system:x"}}),
                 ],
+                review: Vec::new(),
+                after: Vec::new(),
             }],
             warnings: vec![],
         }

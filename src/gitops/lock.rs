@@ -87,7 +87,7 @@ pub fn provider_entry(u: &UnitSummary, base: &Path) -> Option<Value> {
             "namespace": u.namespace, "name": u.name, "type": p.provider_type,
             "kind": p.kind, "version": p.version, "contract": p.contract, "source": source(&p.source),
         })),
-        UnitKind::Cluster => None,
+        UnitKind::Cluster | UnitKind::Class => None,
     }
 }
 
@@ -500,6 +500,8 @@ mod tests {
                 namespace: "capi-system".into(),
                 name: "cluster-api".into(),
                 objects: vec![],
+                review: Vec::new(),
+                after: Vec::new(),
             }],
             warnings: vec![],
         };
@@ -609,18 +611,20 @@ mod tests {
             no_namespaces: false,
             allow_empty: true,
             cert_manager: true,
+            clusters: crate::model::ClusterMode::Flatten,
             flux: Some(("flux-system".into(), "capi/rendered".into())),
             flux_extras: Default::default(),
             argocd: None,
         };
         let t = lock_text_of(&[], &[], &[], &[], Path::new("capi/rendered"), Some(&c));
-        assert!(t.contains("command:\n  allowEmpty: true\n  certManager: true\n  files:\n  - ../providers.yaml\n  - ../clusters\n  flux:\n    path: capi/rendered\n    source: flux-system\n  repository: ../repository\ninputs: []\n"), "{t}");
+        assert!(t.contains("command:\n  allowEmpty: true\n  certManager: true\n  clusters: flatten\n  files:\n  - ../providers.yaml\n  - ../clusters\n  flux:\n    path: capi/rendered\n    source: flux-system\n  repository: ../repository\ninputs: []\n"), "{t}");
         // The fast reader still reads the lock; the command reads back.
         assert!(read_canonical(&t).is_some());
         let back = read_command(&t, "l").unwrap().unwrap();
         assert_eq!(back.files, ["../providers.yaml", "../clusters"]);
         assert_eq!(back.repository.as_deref(), Some("../repository"));
         assert!(back.allow_empty && back.cert_manager && !back.no_namespaces);
+        assert_eq!(back.clusters, crate::model::ClusterMode::Flatten);
         assert_eq!(back.flux, c.flux);
         assert_eq!(back.flux_extras, Default::default());
         // The Flux options read back; a bad one recorded in a lock is an error.

@@ -65,6 +65,7 @@ pub mod argocd;
 pub mod check;
 pub mod command;
 pub mod flux;
+pub mod immutable;
 pub mod journal;
 pub mod kustomization;
 pub mod layout;
@@ -327,30 +328,32 @@ fn keepable(prev: &lock::Lock) -> Keepable<'_> {
 /// A unit's files are in OUT as the lock recorded them: regular files (no symbolic
 /// link on the way) whose sizes add up to the recorded total. Their bytes are not read:
 /// that is what makes a no-change run fast; `--full` compares every byte. One listing
-/// of the unit's directory (a unit's files are all directly in it) gives every size.
+/// of the unit's directory, and of its review directory when it has one (a unit's files
+/// are all directly in them), gives every size.
 fn still_in_place(out: &Path, dir: &str, files: &[&lock::Owned], bytes: u64) -> bool {
-    if files.is_empty() || writer::check_no_symlink(out, dir).is_err() {
-        return false;
-    }
-    let full = dir.split('/').fold(out.to_path_buf(), |p, s| p.join(s));
-    let Ok(listing) = std::fs::read_dir(&full) else {
-        return false;
-    };
-    let mut sizes: HashMap<std::ffi::OsString, u64> = HashMap::with_capacity(files.len());
-    for e in listing.flatten() {
-        if e.file_type().is_ok_and(|t| t.is_file()) {
-            if let Ok(m) = e.metadata() {
-                sizes.insert(e.file_name(), m.len());
+    let review = format!("{dir}/{}", crate::model::REVIEW_DIR);
+    let prefix = format!("{review}/");
+    let has_review = files.iter().any(|o| o.path.starts_with(&prefix));
+    let mut sizes: HashMap<String, u64> = HashMap::with_capacity(files.len());
+    for d in std::iter::once(dir).chain(has_review.then_some(review.as_str())) {
+        if files.is_empty() || writer::check_no_symlink(out, d).is_err() {
+            return false;
+        }
+        let full = d.split('/').fold(out.to_path_buf(), |p, s| p.join(s));
+        let Ok(listing) = std::fs::read_dir(&full) else {
+            return false;
+        };
+        for e in listing.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_file()) {
+                if let (Ok(m), Some(n)) = (e.metadata(), e.file_name().to_str()) {
+                    sizes.insert(format!("{d}/{n}"), m.len());
+                }
             }
         }
     }
     let mut total = 0u64;
     for o in files {
-        let name = &o.path[dir.len() + 1..];
-        if name.contains('/') {
-            return false;
-        }
-        match sizes.get(std::ffi::OsStr::new(name)) {
+        match sizes.get(o.path.as_str()) {
             Some(n) => total += n,
             None => return false,
         }
@@ -428,6 +431,7 @@ pub(crate) fn lay_out(
                     uses: Default::default(),
                     objects: owned.len().saturating_sub(1),
                     largest_json: 0,
+                    after: Vec::new(),
                 };
                 on_unit(&summary);
                 tree.kept(summary)

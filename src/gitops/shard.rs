@@ -124,12 +124,14 @@ impl Part {
 fn summary_json(u: &UnitSummary, base: &Path) -> Value {
     let (kind, info) = match &u.kind {
         UnitKind::Cluster => ("cluster", Value::Null),
+        UnitKind::Class => ("class", Value::Null),
         UnitKind::Provider(p) => ("provider", info_json(p, u, base)),
         UnitKind::CertManager(p) => ("certManager", info_json(p, u, base)),
     };
     json!({
         "kind": kind, "info": info, "namespace": u.namespace, "name": u.name,
         "defines": u.defines, "uses": u.uses, "objects": u.objects, "largestJson": u.largest_json,
+        "after": u.after,
     })
 }
 
@@ -160,6 +162,7 @@ fn summary_from(v: &Value) -> Option<UnitSummary> {
     };
     let kind = match v["kind"].as_str()? {
         "cluster" => UnitKind::Cluster,
+        "class" => UnitKind::Class,
         "provider" => UnitKind::Provider(info(&v["info"])?),
         "certManager" => UnitKind::CertManager(info(&v["info"])?),
         _ => return None,
@@ -172,6 +175,11 @@ fn summary_from(v: &Value) -> Option<UnitSummary> {
         uses: pairs(&v["uses"])?.into_iter().collect::<BTreeSet<_>>(),
         objects: usize::try_from(v["objects"].as_u64()?).ok()?,
         largest_json: usize::try_from(v["largestJson"].as_u64()?).ok()?,
+        after: v["after"]
+            .as_array()?
+            .iter()
+            .map(s)
+            .collect::<Option<Vec<_>>>()?,
     })
 }
 
@@ -597,6 +605,7 @@ mod tests {
             uses: [("apps".to_string(), "Deployment".to_string())].into(),
             objects: 3,
             largest_json: 1234,
+            after: vec!["classes/a/b".into()],
         };
         let back = summary_from(&summary_json(&u, Path::new("/"))).unwrap();
         assert_eq!(back, u);

@@ -248,6 +248,17 @@ impl<'a, 'h> Stager<'a, 'h> {
                         super::lock::FILE
                     ))));
                 }
+                if super::immutable::concerns(p, content) {
+                    let shown = full.display().to_string();
+                    let old = match cur {
+                        Some(b) => b,
+                        None => {
+                            crate::limits::read_file(&full, &shown, |e| io_err("read", &full, e))
+                                .map_err(Stop::Err)?
+                        }
+                    };
+                    super::immutable::check(p, &shown, &old, content).map_err(Stop::Err)?;
+                }
                 true
             }
         };

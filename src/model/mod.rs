@@ -9,6 +9,6 @@ pub mod unit;
 
 pub use hash::{hex, sha256_hex};
 pub use unit::{
-    unit_dir, InputFile, InputObject, ProviderInfo, RenderOptions, RenderSet, RenderedUnit,
-    UnitKind,
+    unit_dir, ClusterMode, InputFile, InputObject, ProviderInfo, RenderOptions, RenderSet,
+    RenderedUnit, UnitKind, REVIEW_DIR,
 };

@@ -20,6 +20,9 @@ pub enum UnitKind {
     Provider(ProviderInfo),
     /// A Cluster with `spec.topology`: `clusters/<namespace>/<name>/`.
     Cluster,
+    /// A ClusterClass with the templates it refers to (`--clusters managed`):
+    /// `classes/<namespace>/<name>/`, applied before the Clusters of the class.
+    Class,
     /// cert-manager as clusterctl installs it (`render --cert-manager`): `cert-manager/`,
     /// before every provider (`provider_type` "cert-manager", kind "CertManager").
     CertManager(ProviderInfo),
@@ -40,28 +43,48 @@ pub struct ProviderInfo {
     pub source: String,
 }
 
-/// The objects of one provider or one cluster, in apply order.
+/// The objects of one provider, class or cluster, in apply order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RenderedUnit {
     pub kind: UnitKind,
     pub namespace: String,
     pub name: String,
+    /// What the unit applies.
     pub objects: Vec<Value>,
+    /// Objects written for review only, never applied (`--clusters managed`: the
+    /// topology controller's desired objects, in `<dir>/desired/`).
+    pub review: Vec<Value>,
+    /// The directories of the units this one must be applied after, beyond what its
+    /// kinds imply (a Cluster's class unit).
+    pub after: Vec<String>,
 }
 
 impl RenderedUnit {
+    /// A unit that applies `objects`, with nothing for review and no explicit order.
+    pub fn new(kind: UnitKind, namespace: String, name: String, objects: Vec<Value>) -> Self {
+        RenderedUnit {
+            kind,
+            namespace,
+            name,
+            objects,
+            review: Vec::new(),
+            after: Vec::new(),
+        }
+    }
+
     /// The unit's directory inside the GitOps tree.
     pub fn dir(&self) -> String {
         unit_dir(&self.kind, &self.namespace, &self.name)
     }
 }
 
-/// A unit's directory inside the GitOps tree: `providers/<namespace>/<type>-<name>` or
-/// `clusters/<namespace>/<name>`.
+/// A unit's directory inside the GitOps tree: `providers/<namespace>/<type>-<name>`,
+/// `classes/<namespace>/<name>` or `clusters/<namespace>/<name>`.
 pub fn unit_dir(kind: &UnitKind, namespace: &str, name: &str) -> String {
     match kind {
         UnitKind::Provider(p) => format!("providers/{namespace}/{}-{name}", p.provider_type),
         UnitKind::Cluster => format!("clusters/{namespace}/{name}"),
+        UnitKind::Class => format!("classes/{namespace}/{name}"),
         UnitKind::CertManager(_) => "cert-manager".to_string(),
     }
 }
@@ -84,6 +107,46 @@ pub struct InputObject {
     pub value: Value,
 }
 
+/// Where a unit's review files go, inside its directory (outside every kustomization).
+pub const REVIEW_DIR: &str = "desired";
+
+/// How `render` turns a topology Cluster into what the tree applies (`--clusters`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClusterMode {
+    /// The topology controller reconciles: the tree applies the Cluster as given and a
+    /// class unit (the ClusterClass and its templates) it depends on; the desired
+    /// objects are written for review only.
+    #[default]
+    Managed,
+    /// No topology controller: the desired objects are what the tree applies, the
+    /// Cluster without `spec.topology`, every template named by its content.
+    Flatten,
+    /// The desired objects exactly as the topology controller computes them
+    /// (`--stdout` and `diff` only: review, never a tree to apply).
+    Desired,
+}
+
+impl ClusterMode {
+    pub const NAMES: [&'static str; 3] = ["managed", "flatten", "desired"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClusterMode::Managed => "managed",
+            ClusterMode::Flatten => "flatten",
+            ClusterMode::Desired => "desired",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ClusterMode> {
+        match s {
+            "managed" => Some(ClusterMode::Managed),
+            "flatten" => Some(ClusterMode::Flatten),
+            "desired" => Some(ClusterMode::Desired),
+            _ => None,
+        }
+    }
+}
+
 /// Options of a render run.
 #[derive(Debug, Clone, Default)]
 pub struct RenderOptions {
@@ -102,4 +165,6 @@ pub struct RenderOptions {
     /// Render cert-manager as the first unit (`--cert-manager`), from the release the
     /// config's `cert-manager:` section or `--repository` locates.
     pub cert_manager: bool,
+    /// `--clusters`: what a topology Cluster's unit applies.
+    pub clusters: ClusterMode,
 }

@@ -427,6 +427,8 @@ pub fn render_resolved_with(
                 namespace: r.cr.namespace.clone(),
                 name: r.cr.name.clone(),
                 objects: all,
+                review: Vec::new(),
+                after: Vec::new(),
             },
             image_moves: p.image_moves,
             replaced_images,
@@ -520,6 +522,8 @@ mod tests {
                 "spec": {"template": {"spec": {"containers": [{"name": "manager",
                     "args": ["--leader-elect", format!("--feature-gates={gates}")]}]}}}}),
             ],
+            review: Vec::new(),
+            after: Vec::new(),
         }
     }
 

@@ -13,11 +13,13 @@
 
 pub mod blueprint;
 pub mod builtins;
+pub mod class_unit;
 pub mod clone;
 pub mod desired;
 pub mod desired_view;
 pub mod diff;
 pub mod dryrun;
+pub mod flatten;
 pub mod input;
 pub mod intent;
 pub mod metadata_validation;

@@ -51,7 +51,7 @@ fn render(paths: &[PathBuf], opts: &RenderOptions) -> RenderSet {
 fn info(u: &RenderedUnit) -> &capi_render::model::ProviderInfo {
     match &u.kind {
         UnitKind::Provider(p) => p,
-        UnitKind::Cluster | UnitKind::CertManager(_) => panic!("not a provider unit"),
+        _ => panic!("not a provider unit"),
     }
 }
 
