@@ -191,6 +191,9 @@ impl Scanner {
             return false;
         }
         loop {
+            if self.accept == Accept::Any {
+                self.skip_plain();
+            }
             let r = self.read();
             if r == EOF {
                 self.unread();
@@ -212,6 +215,19 @@ impl Scanner {
             }
         }
         true
+    }
+
+    /// With `Accept::Any`, every rune continues the token except what `$`, `\\` and NUL
+    /// may start (`${`, an escape, the end): move past the bytes before the next of
+    /// them at once. None of the three bytes occurs inside a multi-byte UTF-8
+    /// sequence, and an invalid byte is accepted as `Any` accepts it rune by rune, so
+    /// the token is the same; `width` is set again by the next `read`.
+    fn skip_plain(&mut self) {
+        let rest = self.buf.get(self.pos..).unwrap_or_default();
+        self.pos += rest
+            .iter()
+            .position(|b| matches!(b, b'$' | b'\\' | 0))
+            .unwrap_or(rest.len());
     }
 
     fn scan_lbrack(&mut self, r: char) -> bool {
