@@ -33,15 +33,8 @@ pub struct DiffArgs {
     /// An OCI image layout holding the artifacts that `fetchConfig.oci` names.
     #[arg(long = "oci-layout", value_name = "DIR")]
     pub oci_layout: Option<PathBuf>,
-    /// What a topology Cluster's unit holds, as `render --clusters` (managed: the
-    /// Cluster and its class unit, the desired objects under review; flatten; desired).
-    #[arg(
-        long = "clusters",
-        value_name = "MODE",
-        default_value = "managed",
-        value_parser = clap::builder::PossibleValuesParser::new(capi_render::model::ClusterMode::NAMES)
-    )]
-    pub clusters: String,
+    #[command(flatten)]
+    pub clusters: super::ClustersArg,
 }
 
 pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {
@@ -51,7 +44,7 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
         oci_layout: a.oci_layout.clone(),
         // One side of a change may hold nothing yet (the first Cluster is added).
         allow_empty: true,
-        clusters: capi_render::model::ClusterMode::parse(&a.clusters).unwrap_or_default(),
+        clusters: a.clusters.mode(),
         ..RenderOptions::default()
     };
     let res = (|| -> Result<_, Error> {

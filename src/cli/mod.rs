@@ -85,3 +85,29 @@ fn report(kind: &capi_render::model::UnitKind, namespace: &str, name: &str, obje
         )),
     }
 }
+
+/// `--clusters MODE` (`render`, `diff`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct ClustersArg {
+    /// What a topology Cluster's unit applies. `managed`: the Cluster as given, after
+    /// its class unit (classes/<ns>/<class>/: the ClusterClass and its templates); the
+    /// topology controller's desired objects are written for review in the Cluster's
+    /// desired/ directory, applied by no kustomization. `flatten` (no topology
+    /// controller): the desired objects, the Cluster without spec.topology, every
+    /// template named by its content. `desired` (--stdout and diff only): the desired
+    /// objects exactly as the controller computes them, for review.
+    #[arg(
+        long = "clusters",
+        value_name = "MODE",
+        default_value = "managed",
+        value_parser = clap::builder::PossibleValuesParser::new(capi_render::model::ClusterMode::NAMES)
+    )]
+    pub clusters: String,
+}
+
+impl ClustersArg {
+    /// The mode (clap accepts only the mode names).
+    pub fn mode(&self) -> capi_render::model::ClusterMode {
+        capi_render::model::ClusterMode::parse(&self.clusters).unwrap_or_default()
+    }
+}

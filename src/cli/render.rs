@@ -126,20 +126,8 @@ pub struct RenderArgs {
     /// `--repository DIR/cert-manager/<version>/` holds.
     #[arg(long = "cert-manager")]
     pub cert_manager: bool,
-    /// What a topology Cluster's unit applies. `managed`: the Cluster as given, after
-    /// its class unit (classes/<ns>/<class>/: the ClusterClass and its templates); the
-    /// topology controller's desired objects are written for review in the Cluster's
-    /// desired/ directory, applied by no kustomization. `flatten` (no topology
-    /// controller): the desired objects, the Cluster without spec.topology, every
-    /// template named by its content. `desired` (--stdout only): the desired objects
-    /// exactly as the controller computes them, for review.
-    #[arg(
-        long = "clusters",
-        value_name = "MODE",
-        default_value = "managed",
-        value_parser = clap::builder::PossibleValuesParser::new(capi_render::model::ClusterMode::NAMES)
-    )]
-    pub clusters: String,
+    #[command(flatten)]
+    pub clusters: super::ClustersArg,
     /// `json`: print the result as one JSON object on stdout instead of text — with
     /// --check a CheckResult (the files that differ), else a RenderResult (the files
     /// written, unchanged, removed). The exit codes stay as they are.
@@ -194,11 +182,6 @@ fn flux_extras(a: &RenderArgs) -> gitops::flux::Extras {
     }
 }
 
-/// `--clusters` (clap accepts only the mode names).
-fn cluster_mode(a: &RenderArgs) -> capi_render::model::ClusterMode {
-    capi_render::model::ClusterMode::parse(&a.clusters).unwrap_or_default()
-}
-
 /// The command to record in OUT's lock for these arguments.
 fn command_of(
     a: &RenderArgs,
@@ -215,7 +198,7 @@ fn command_of(
         no_namespaces: a.no_namespaces,
         allow_empty: a.allow_empty,
         cert_manager: a.cert_manager,
-        clusters: cluster_mode(a),
+        clusters: a.clusters.mode(),
         flux: a
             .flux
             .then(|| (a.flux_source.clone(), topts.flux_path.clone())),
@@ -272,7 +255,9 @@ fn from_lock(
         oci_layout: c.oci_layout.map(PathBuf::from),
         allow_empty: c.allow_empty,
         cert_manager: c.cert_manager,
-        clusters: c.clusters.as_str().to_string(),
+        clusters: super::ClustersArg {
+            clusters: c.clusters.as_str().to_string(),
+        },
         output_format: a.output_format,
     };
     Ok((
@@ -335,7 +320,7 @@ fn prepare(
         oci_layout: a.oci_layout.clone(),
         allow_empty: a.allow_empty,
         cert_manager: a.cert_manager,
-        clusters: cluster_mode(a),
+        clusters: a.clusters.mode(),
         ..RenderOptions::default()
     };
     super::prepare_inputs(&a.files, &opts)
@@ -351,7 +336,7 @@ pub fn run(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -> 
             }
         };
     }
-    if !a.stdout && cluster_mode(a) == capi_render::model::ClusterMode::Desired {
+    if !a.stdout && a.clusters.mode() == capi_render::model::ClusterMode::Desired {
         print_error(&Error::new(
             "--clusters desired prints the topology controller's desired objects for review (with --stdout); a tree applies --clusters managed (the default: the Cluster and its class, the desired objects beside them for review) or --clusters flatten (no topology controller)",
         ));
