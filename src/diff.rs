@@ -55,6 +55,8 @@ fn object_files(set: &RenderSet) -> Result<BTreeMap<String, Objects>> {
     for u in &set.units {
         by_unit.entry(u.dir()).or_default();
     }
+    // A review file (`<unit>/desired/<file>`) belongs to its unit.
+    let review = format!("/{}", crate::model::REVIEW_DIR);
     for (path, text) in files {
         let Some((dir, file)) = path.rsplit_once('/') else {
             continue; // the root kustomization
@@ -62,8 +64,6 @@ fn object_files(set: &RenderSet) -> Result<BTreeMap<String, Objects>> {
         if file == crate::gitops::kustomization::FILE {
             continue;
         }
-        // A review file (`<unit>/desired/<file>`) belongs to its unit.
-        let review = format!("/{}", crate::model::REVIEW_DIR);
         let dir = dir.strip_suffix(review.as_str()).unwrap_or(dir);
         if let Some(unit) = by_unit.get_mut(dir) {
             unit.insert(path.clone(), text);

@@ -334,9 +334,12 @@ fn still_in_place(out: &Path, dir: &str, files: &[&lock::Owned], bytes: u64) -> 
     let review = format!("{dir}/{}", crate::model::REVIEW_DIR);
     let prefix = format!("{review}/");
     let has_review = files.iter().any(|o| o.path.starts_with(&prefix));
+    if files.is_empty() {
+        return false;
+    }
     let mut sizes: HashMap<String, u64> = HashMap::with_capacity(files.len());
     for d in std::iter::once(dir).chain(has_review.then_some(review.as_str())) {
-        if files.is_empty() || writer::check_no_symlink(out, d).is_err() {
+        if writer::check_no_symlink(out, d).is_err() {
             return false;
         }
         let full = d.split('/').fold(out.to_path_buf(), |p, s| p.join(s));

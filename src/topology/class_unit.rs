@@ -70,25 +70,23 @@ fn walk(v: &Value, path: &mut String, out: &mut Vec<TemplateRef>) {
 /// `spec.topology.class` (with `classNamespace`), v1beta2 `spec.topology.classRef`;
 /// the Cluster's own namespace when none is given.
 pub fn class_of(cluster: &Value) -> Option<(String, String)> {
-    let own = || obj::namespace(cluster).to_string();
-    let text = |path: &[&str]| {
-        obj::get(cluster, path)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
     let (name, ns) = if v1beta2::is_cluster(cluster) {
+        let ns = obj::str_at(cluster, &["spec", "topology", "classRef", "namespace"]);
         (
-            text(&["spec", "topology", "classRef", "name"])?,
-            text(&["spec", "topology", "classRef", "namespace"]),
+            obj::str_at(cluster, &["spec", "topology", "classRef", "name"]),
+            if ns.is_empty() {
+                obj::namespace(cluster)
+            } else {
+                ns
+            },
         )
     } else {
         (
-            text(&["spec", "topology", "class"])?,
-            text(&["spec", "topology", "classNamespace"]),
+            obj::str_at(cluster, &["spec", "topology", "class"]),
+            obj::class_namespace(cluster),
         )
     };
-    Some((ns.unwrap_or_else(own), name))
+    (!name.is_empty()).then(|| (ns.to_string(), name.to_string()))
 }
 
 #[cfg(test)]
