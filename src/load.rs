@@ -137,6 +137,30 @@ pub fn load_paths_with(
     meter: &Meter,
     sink: &mut dyn FnMut(InputObject) -> Result<()>,
 ) -> Result<Vec<InputFile>> {
+    load_paths_deferring(paths, meter, &|_, _| false, &mut |l| match l {
+        Item::Object(o) => sink(o),
+        Item::Deferred(_) => Ok(()),
+    })
+}
+
+/// What [`load_paths_deferring`] hands on, in file order.
+pub enum Item {
+    Object(InputObject),
+    /// A file read and summed but not parsed: `defer` accepted its path and sha256.
+    Deferred(InputFile),
+}
+
+/// [`load_paths_with`], except that a file for which `defer(path, sha256)` holds is
+/// read and summed but not parsed (the caller knows its objects from an earlier run:
+/// an unchanged file of Clusters). Such a file counts its bytes toward the run's
+/// total, not its documents or YAML nodes: it was parsed within the limits when it
+/// was recorded, and parsing it again is what this skips.
+pub fn load_paths_deferring(
+    paths: &[PathBuf],
+    meter: &Meter,
+    defer: &(dyn Fn(&str, &str) -> bool + Sync),
+    sink: &mut dyn FnMut(Item) -> Result<()>,
+) -> Result<Vec<InputFile>> {
     use rayon::prelude::*;
     let inputs = list_inputs(paths)?;
     let group = rayon::current_num_threads().max(1) * 2;
@@ -147,7 +171,7 @@ pub fn load_paths_with(
             .par_iter()
             .map(|(f, named)| {
                 let m = meter.starting_at(before);
-                let r = load_one(f, *named, &m);
+                let r = load_one(f, *named, &m, defer);
                 (r, m.counts())
             })
             .collect();
@@ -161,20 +185,28 @@ pub fn load_paths_with(
                 meter.restore(total);
                 loaded
             } else {
-                load_one(f, *named, meter)?
+                load_one(f, *named, meter, defer)?
             };
+            match objs {
+                None => sink(Item::Deferred(file.clone()))?,
+                Some(objs) => objs.into_iter().try_for_each(|o| sink(Item::Object(o)))?,
+            }
             files.push(file);
-            objs.into_iter().try_for_each(&mut *sink)?;
         }
     }
     Ok(files)
 }
 
-/// One input file read: its sum and its objects.
-type OneFile = (InputFile, Vec<InputObject>);
+/// One input file read: its sum and its objects (`None`: deferred, not parsed).
+type OneFile = (InputFile, Option<Vec<InputObject>>);
 
 /// Read and parse one input file (`named`: given itself, not found in a directory).
-fn load_one(f: &Path, named: bool, meter: &Meter) -> Result<OneFile> {
+fn load_one(
+    f: &Path,
+    named: bool,
+    meter: &Meter,
+    defer: &(dyn Fn(&str, &str) -> bool + Sync),
+) -> Result<OneFile> {
     let shown = f.display().to_string();
     let bytes = crate::limits::read_file_within(f, &shown, meter.limits().file_bytes, |e| {
         Error::new(format!("cannot read input {shown}: {e}"))
@@ -186,6 +218,9 @@ fn load_one(f: &Path, named: bool, meter: &Meter) -> Result<OneFile> {
         path: shown.clone(),
         sha256: sha256_hex(&bytes),
     };
+    if defer(&file.path, &file.sha256) {
+        return Ok((file, None));
+    }
     let text = String::from_utf8(bytes)
         .map_err(|_| Error::new(format!("{shown}: not valid UTF-8")).in_file(&shown))?;
     let objs = parse_file_in(&shown, &text, meter)?;
@@ -195,7 +230,7 @@ fn load_one(f: &Path, named: bool, meter: &Meter) -> Result<OneFile> {
         ))
         .in_file(&shown));
     }
-    Ok((file, objs))
+    Ok((file, Some(objs)))
 }
 
 #[cfg(test)]
@@ -240,8 +275,8 @@ mod tests {
             let mut objs = Vec::new();
             let mut r = Ok(());
             for (f, named) in list_inputs(&paths).unwrap() {
-                match load_one(&f, named, m) {
-                    Ok((_, o)) => objs.extend(o),
+                match load_one(&f, named, m, &|_, _| false) {
+                    Ok((_, o)) => objs.extend(o.unwrap_or_default()),
                     Err(e) => {
                         r = Err(e);
                         break;

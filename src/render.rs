@@ -42,14 +42,100 @@ pub struct Inputs {
     /// The first object `render` does not admit (reported once loading is over, so a
     /// file that fails to load is still reported first, as before).
     refused: Option<crate::Error>,
+    /// Per input file: how many topology Clusters it holds, and whether it holds
+    /// anything else.
+    counts: std::collections::BTreeMap<String, (usize, bool)>,
 }
 
 struct PendingCluster {
     namespace: String,
     name: String,
-    value: crate::model::compact::Compact,
-    file: std::sync::Arc<str>,
+    /// `None` for a Cluster of a deferred file until that file is parsed.
+    value: Option<crate::model::compact::Compact>,
+    /// sha256 of the compact form: what the fingerprint hashes of the Cluster.
+    hash: String,
+    file: Arc<str>,
     doc: usize,
+    /// The deferred file it is recorded in, and its position there.
+    deferred: Option<(Arc<DeferredFile>, usize)>,
+}
+
+/// A Cluster the previous run rendered from a file that is unchanged since: its
+/// namespace, name and the sha256 of its compact form, as the lock records them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedCluster {
+    pub namespace: String,
+    pub name: String,
+    pub hash: String,
+}
+
+/// An unchanged file of topology Clusters left unparsed ([`Inputs::defer`]); it is
+/// parsed (once) only when one of its Clusters has to render after all.
+struct DeferredFile {
+    file: InputFile,
+    parsed: std::sync::OnceLock<crate::Result<Vec<PendingCluster>>>,
+}
+
+impl DeferredFile {
+    fn parsed(&self) -> crate::Result<&[PendingCluster]> {
+        let r = self.parsed.get_or_init(|| {
+            let f = &self.file;
+            let changed = || {
+                crate::Error::new(format!(
+                    "{}: the input changed while capi-render was running; run it again",
+                    f.path
+                ))
+                .in_file(&f.path)
+            };
+            let meter = crate::limits::Meter::current();
+            let bytes = crate::limits::read_file_within(
+                std::path::Path::new(&f.path),
+                &f.path,
+                meter.limits().file_bytes,
+                |e| crate::Error::new(format!("cannot read input {}: {e}", f.path)),
+            )?;
+            if crate::model::sha256_hex(&bytes) != f.sha256 {
+                return Err(changed());
+            }
+            let text = String::from_utf8(bytes).map_err(|_| changed())?;
+            let mut out = Vec::new();
+            for o in crate::load::parse_file_in(&f.path, &text, &meter)? {
+                crate::admit::check_one(&o)?;
+                out.push(pending_of(o, Arc::from(f.path.as_str())).map_err(|_| changed())?);
+            }
+            Ok(out)
+        });
+        r.as_deref().map_err(Clone::clone)
+    }
+}
+
+type Arc<T> = std::sync::Arc<T>;
+
+/// A topology Cluster's pending form, or the object back when it is none.
+fn pending_of(o: InputObject, file: Arc<str>) -> std::result::Result<PendingCluster, InputObject> {
+    use crate::topology::{input, obj, v1beta2};
+    let v = &o.value;
+    let topology_cluster = (input::is_cluster(v) || v1beta2::is_cluster(v))
+        && obj::get(v, &["spec", "topology"]).is_some_and(|t| !t.is_null());
+    if !topology_cluster {
+        return Err(o);
+    }
+    let mut value = o.value;
+    input::set_missing_namespaces(std::slice::from_mut(&mut value), "");
+    let (namespace, name) = (
+        obj::namespace(&value).to_string(),
+        obj::name(&value).to_string(),
+    );
+    let value = crate::model::compact::Compact::encode(&value);
+    Ok(PendingCluster {
+        namespace,
+        name,
+        hash: crate::model::sha256_hex(value.as_bytes()),
+        value: Some(value),
+        file,
+        doc: o.doc,
+        deferred: None,
+    })
 }
 
 impl Inputs {
@@ -60,30 +146,47 @@ impl Inputs {
     }
 
     pub fn push(&mut self, o: InputObject) {
-        use crate::topology::{input, obj, v1beta2};
         if self.refused.is_none() {
             self.refused = crate::admit::check_one(&o).err();
         }
-        let v = &o.value;
-        let topology_cluster = (input::is_cluster(v) || v1beta2::is_cluster(v))
-            && obj::get(v, &["spec", "topology"]).is_some_and(|t| !t.is_null());
-        if !topology_cluster {
-            self.objects.push(o);
-            return;
-        }
-        let mut value = o.value;
-        input::set_missing_namespaces(std::slice::from_mut(&mut value), "");
         let file = match self.clusters.last() {
             Some(p) if *p.file == *o.file => p.file.clone(),
-            _ => std::sync::Arc::from(o.file.as_str()),
+            _ => Arc::from(o.file.as_str()),
         };
-        self.clusters.push(PendingCluster {
-            namespace: obj::namespace(&value).to_string(),
-            name: obj::name(&value).to_string(),
-            value: crate::model::compact::Compact::encode(&value),
+        let count = self.counts.entry(o.file.clone()).or_default();
+        match pending_of(o, file) {
+            Ok(p) => {
+                count.0 += 1;
+                self.clusters.push(p);
+            }
+            Err(o) => {
+                count.1 = true;
+                self.objects.push(o);
+            }
+        }
+    }
+
+    /// An input file left unparsed ([`crate::load::Item::Deferred`]): the Clusters
+    /// the previous run recorded for it, in file order.
+    pub fn defer(&mut self, file: InputFile, clusters: Vec<RecordedCluster>) {
+        self.counts
+            .insert(file.path.clone(), (clusters.len(), false));
+        let path: Arc<str> = Arc::from(file.path.as_str());
+        let d = Arc::new(DeferredFile {
             file,
-            doc: o.doc,
+            parsed: Default::default(),
         });
+        for (k, c) in clusters.into_iter().enumerate() {
+            self.clusters.push(PendingCluster {
+                namespace: c.namespace,
+                name: c.name,
+                value: None,
+                hash: c.hash,
+                file: path.clone(),
+                doc: k,
+                deferred: Some((d.clone(), k)),
+            });
+        }
     }
 }
 
@@ -99,16 +202,47 @@ pub struct Rendering {
     clusters: Vec<ClusterJob>,
     namespaces: Vec<Namespace>,
     mode: ClusterMode,
+    /// The input files that hold topology Clusters and nothing else, with how many
+    /// (the lock records them: [`crate::load::Item::Deferred`] next time).
+    pub clusters_only: std::collections::BTreeMap<String, usize>,
 }
 
 /// One topology Cluster to render (compact, namespace set), where it came from, and
 /// the index of its namespace in [`Rendering::namespaces`].
 struct ClusterJob {
     name: String,
-    value: crate::model::compact::Compact,
-    file: std::sync::Arc<str>,
+    value: Option<crate::model::compact::Compact>,
+    hash: String,
+    file: Arc<str>,
     doc: usize,
+    deferred: Option<(Arc<DeferredFile>, usize)>,
     namespace: usize,
+}
+
+impl ClusterJob {
+    /// The Cluster's compact form and document: its own, or its deferred file's
+    /// (parsed now, once per file; the recorded name and sum must still hold).
+    fn cluster(&self, ns: &str) -> crate::Result<(&crate::model::compact::Compact, usize)> {
+        if let Some(v) = &self.value {
+            return Ok((v, self.doc));
+        }
+        let (d, k) = self
+            .deferred
+            .as_ref()
+            .ok_or_else(|| crate::Error::new("internal error: a Cluster without its value"))?;
+        let p = d
+            .parsed()?
+            .get(*k)
+            .filter(|p| p.namespace == ns && p.name == self.name && p.hash == self.hash);
+        match p.and_then(|p| Some((p.value.as_ref()?, p.doc))) {
+            Some(v) => Ok(v),
+            None => Err(crate::Error::new(format!(
+                "{}: Cluster {ns}/{} is not where the lock recorded it (the input changed while capi-render was running?); run it again",
+                self.file, self.name
+            ))
+            .in_file(&self.file)),
+        }
+    }
 }
 
 /// The non-Cluster objects of one namespace (what its Clusters are rendered against)
@@ -150,6 +284,12 @@ pub fn prepare(
     if !inputs.clusters.is_empty() {
         warnings.extend(crate::operator::cluster_topology_gate_warning(&providers));
     }
+    let clusters_only = inputs
+        .counts
+        .into_iter()
+        .filter(|(_, (n, other))| *n > 0 && !other)
+        .map(|(f, (n, _))| (f, n))
+        .collect();
     let (clusters, namespaces) = index_clusters(inputs.objects, inputs.clusters);
     if opts.clusters == ClusterMode::Managed {
         providers.extend(class_units(&namespaces)?);
@@ -172,6 +312,7 @@ pub fn prepare(
         clusters,
         namespaces,
         mode: opts.clusters,
+        clusters_only,
     })
 }
 
@@ -263,8 +404,10 @@ fn index_clusters(
             namespace: ns_of(&p.namespace),
             name: p.name,
             value: p.value,
+            hash: p.hash,
             file: p.file,
             doc: p.doc,
+            deferred: p.deferred,
         })
         .collect();
     for (ns, value, origin) in placed {
@@ -335,18 +478,35 @@ fn class_units(namespaces: &[Namespace]) -> crate::Result<Vec<RenderedUnit>> {
 
 /// What a Cluster's unit is rendered from, as one sha256: the tool's version, the
 /// cluster mode, the limits in force (they decide whether a render fails), the objects
-/// of its namespace and the Cluster. Equal fingerprints give equal units.
-fn fingerprint(job: &ClusterJob, ns: &Namespace, mode: ClusterMode) -> String {
-    let mut b = format!(
+/// of its namespace and the Cluster (the sha256 of its compact form). Equal
+/// fingerprints give equal units. `prefix` is [`fingerprint_prefix`] of its namespace.
+fn fingerprint(prefix: &[u8], job: &ClusterJob) -> String {
+    let mut b = Vec::with_capacity(prefix.len() + job.hash.len());
+    b.extend_from_slice(prefix);
+    b.extend_from_slice(job.hash.as_bytes());
+    crate::model::sha256_hex(&b)
+}
+
+/// Everything of a fingerprint but the Cluster: one per namespace and run.
+fn fingerprint_prefix(ns: &Namespace, mode: ClusterMode) -> Vec<u8> {
+    format!(
         "capi-render {} cluster unit {}\n{:?}\n{}\n",
         env!("CARGO_PKG_VERSION"),
         mode.as_str(),
         crate::limits::Limits::current(),
         ns.fingerprint
     )
-    .into_bytes();
-    b.extend_from_slice(job.value.as_bytes());
-    crate::model::sha256_hex(&b)
+    .into_bytes()
+}
+
+/// What a rendered Cluster's unit carries for the lock ([`Produced::Made`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterFacts {
+    pub fingerprint: String,
+    /// sha256 of the Cluster's compact form.
+    pub cluster: String,
+    /// The input file it came from, as loaded.
+    pub source: Arc<str>,
 }
 
 /// A unit as [`Rendering::stream_keeping`] hands it on.
@@ -354,7 +514,7 @@ pub enum Produced<T> {
     /// Rendered and mapped; a Cluster's unit carries its fingerprint.
     Made {
         unit: T,
-        fingerprint: Option<String>,
+        fingerprint: Option<ClusterFacts>,
     },
     /// A Cluster not rendered because the caller's `keep` said its output still is
     /// what the fingerprint gave before.
@@ -368,7 +528,7 @@ pub struct KeptUnit {
     pub name: String,
     /// Its directory in the tree ([`RenderedUnit::dir`]).
     pub dir: String,
-    pub fingerprint: String,
+    pub facts: ClusterFacts,
 }
 
 impl Rendering {
@@ -455,22 +615,30 @@ impl Rendering {
         crate::progress::start("clusters", self.clusters.len());
         let namespaces = &self.namespaces;
         let mode = self.mode;
+        let prefixes: Vec<Vec<u8>> = namespaces
+            .iter()
+            .map(|ns| fingerprint_prefix(ns, mode))
+            .collect();
         let one = |job: &ClusterJob| -> crate::Result<Produced<T>> {
             let ns = &namespaces[job.namespace];
-            let fp = fingerprint(job, ns, mode);
+            let facts = ClusterFacts {
+                fingerprint: fingerprint(&prefixes[job.namespace], job),
+                cluster: job.hash.clone(),
+                source: job.file.clone(),
+            };
             let dir = unit_dir(&UnitKind::Cluster, &ns.name, &job.name);
-            if keep(&dir, &fp) {
+            if keep(&dir, &facts.fingerprint) {
                 crate::progress::step();
                 return Ok(Produced::Kept(KeptUnit {
                     namespace: ns.name.clone(),
                     name: job.name.clone(),
                     dir,
-                    fingerprint: fp,
+                    facts,
                 }));
             }
             Ok(Produced::Made {
                 unit: render_cluster(job, namespaces, mode).and_then(&map)?,
-                fingerprint: Some(fp),
+                fingerprint: Some(facts),
             })
         };
         // Two batches in flight: the workers render the next batch while this thread
@@ -520,15 +688,16 @@ fn render_cluster(
     mode: ClusterMode,
 ) -> crate::Result<RenderedUnit> {
     use crate::topology::obj;
-    let c = &job.value.decode();
-    let (ns, name) = (obj::namespace(c).to_string(), obj::name(c).to_string());
     let space = &namespaces[job.namespace];
+    let (value, doc) = job.cluster(&space.name)?;
+    let c = &value.decode();
+    let (ns, name) = (obj::namespace(c).to_string(), obj::name(c).to_string());
     let objs =
         crate::topology::render_cluster_with(c, &space.objects, &space.classes).map_err(|e| {
             e.wrap(format!(
                 "Cluster {ns}/{name} ({}, document {})",
                 job.file,
-                job.doc + 1
+                doc + 1
             ))
             .in_file(&job.file)
         })?;

@@ -32,14 +32,35 @@ thread_local! {
     static MODE: std::cell::Cell<ClusterMode> = const { std::cell::Cell::new(ClusterMode::Managed) };
 }
 
-fn rendering(input: &Path) -> capi_render::render::Rendering {
+thread_local! {
+    // How many input files the last rendering left unparsed (its lock's deferral).
+    static DEFERRED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The inputs loaded as `render -o` / `--check` load them: the files of Clusters the
+/// lock records unchanged are left unparsed (unless `full`).
+fn rendering(input: &Path, deferral: &gitops::Deferral) -> capi_render::render::Rendering {
+    use capi_render::load::Item;
     let mut inputs = Inputs::default();
-    let files =
-        capi_render::load::load_paths_with(&[input.to_path_buf()], &Meter::current(), &mut |o| {
-            inputs.push(o);
+    let mut deferred = 0;
+    let files = capi_render::load::load_paths_deferring(
+        &[input.to_path_buf()],
+        &Meter::current(),
+        &|p, sum| deferral.accepts(p, sum),
+        &mut |item| {
+            match item {
+                Item::Object(o) => inputs.push(o),
+                Item::Deferred(f) => {
+                    deferred += 1;
+                    let c = deferral.clusters(&f.path);
+                    inputs.defer(f, c)
+                }
+            }
             Ok(())
-        })
-        .unwrap();
+        },
+    )
+    .unwrap();
+    DEFERRED.set(deferred);
     let opts = RenderOptions {
         clusters: MODE.get(),
         ..RenderOptions::default()
@@ -48,10 +69,14 @@ fn rendering(input: &Path) -> capi_render::render::Rendering {
 }
 
 fn write(input: &Path, out: &Path, full: bool) -> WriteReport {
-    gitops::write_rendering(
-        rendering(input),
+    let opened = gitops::Opened::for_write(out).unwrap();
+    let opts = TreeOptions::default();
+    let deferral = opened.deferral(out, &opts, full);
+    gitops::write_opened(
+        opened,
+        rendering(input, &deferral),
         out,
-        &TreeOptions::default(),
+        &opts,
         full,
         &mut |_| {},
         &mut |_| Ok(()),
@@ -60,10 +85,14 @@ fn write(input: &Path, out: &Path, full: bool) -> WriteReport {
 }
 
 fn up_to_date(input: &Path, out: &Path, full: bool) -> bool {
-    gitops::check_rendering(
-        rendering(input),
+    let opened = gitops::Opened::for_check(out).unwrap();
+    let opts = TreeOptions::default();
+    let deferral = opened.deferral(out, &opts, full);
+    gitops::check_opened(
+        opened,
+        rendering(input, &deferral),
         out,
-        &TreeOptions::default(),
+        &opts,
         full,
         &mut |_| {},
     )
@@ -135,13 +164,21 @@ impl Fleet {
                 .replace(from, &to);
             fs::write(dir.join(format!("class-ns{i}.yaml")), text).unwrap();
         }
-        let mut clusters = String::new();
+        // Three files of Clusters, each Cluster always in the same one (by its number),
+        // namespaces mixed: an edit leaves the other files unchanged (left unparsed by
+        // the next incremental run), and a removal or addition changes only its file.
+        let mut clusters = vec![String::new(); 3];
         for (ns, name, cp, md, tag) in &self.clusters {
-            clusters.push_str(&format!(
+            let file = name[1..].parse::<usize>().unwrap() % 3;
+            clusters[file].push_str(&format!(
                 "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nmetadata:\n  name: {name}\n  namespace: ns{ns}\nspec:\n  clusterNetwork:\n    pods:\n      cidrBlocks: [\"192.168.0.0/16\"]\n  topology:\n    class: quickstart\n    version: v1.31.2\n    controlPlane:\n      replicas: {cp}\n    variables:\n    - name: registry\n      value: registry.example.com\n    - name: machine\n      value:\n        image: kindest/node:v1.31.{tag}\n        mounts:\n        - path: /data\n    workers:\n      machineDeployments:\n      - class: default-worker\n        name: md-0\n        replicas: {md}\n---\n"
             ));
         }
-        fs::write(dir.join("clusters.yaml"), clusters).unwrap();
+        for (i, text) in clusters.iter().enumerate() {
+            if !text.is_empty() {
+                fs::write(dir.join(format!("clusters-{i}.yaml")), text).unwrap();
+            }
+        }
     }
 }
 
@@ -178,7 +215,7 @@ fn incremental_equals_full(mode: ClusterMode, name: &str) {
     let mut rng = Lcg(0x5eed);
     fleet.write(&input);
     write(&input, &inc, false);
-    let (mut kept_some, mut edited) = (false, BTreeMap::new());
+    let (mut kept_some, mut deferred_some, mut edited) = (false, false, BTreeMap::new());
     for step in 0..24 {
         let what = rng.below(5);
         match what {
@@ -203,6 +240,7 @@ fn incremental_equals_full(mode: ClusterMode, name: &str) {
         *edited.entry(what).or_insert(0) += 1;
         fleet.write(&input);
         let rep = write(&input, &inc, false);
+        deferred_some |= DEFERRED.get() > 0;
         let full = d.join(format!("full-{step}"));
         write(&input, &full, true);
         assert_eq!(tree(&inc), tree(&full), "step {step}: edit {what}");
@@ -212,7 +250,7 @@ fn incremental_equals_full(mode: ClusterMode, name: &str) {
         assert!(up_to_date(&input, &inc, true), "step {step}");
         fs::remove_dir_all(&full).unwrap();
     }
-    assert!(kept_some);
+    assert!(kept_some && deferred_some);
     assert!(edited.len() >= 4, "{edited:?}");
     let _ = fs::remove_dir_all(&d);
 }
@@ -291,8 +329,16 @@ fn the_lock_records_each_clusters_fingerprint_and_size() {
     let text = fs::read_to_string(out.join("capi-render.lock")).unwrap();
     let lock = gitops::lock::read_lock(&text, "lock").unwrap();
     assert_eq!(lock.units.len(), fleet.clusters.len());
-    for (r, (ns, name, _, _, _)) in lock.units.iter().zip(&fleet.clusters) {
-        assert_eq!(r.dir, format!("clusters/ns{ns}/{name}"));
+    for (ns, name, _, _, _) in &fleet.clusters {
+        let dir = format!("clusters/ns{ns}/{name}");
+        let r = lock.units.iter().find(|r| r.dir == dir).unwrap();
+        // Its file, relative to OUT, and the sum of the Cluster (what the next run
+        // knows of it without parsing that file).
+        let file = name[1..].parse::<usize>().unwrap() % 3;
+        assert_eq!(r.source, format!("../in/clusters-{file}.yaml"));
+        assert!(r.cluster.len() == 64 && r.cluster != r.inputs);
+        let input = lock.inputs.iter().find(|i| i.path == r.source).unwrap();
+        assert_eq!(input.clusters, Some(3));
         let size: u64 = tree(&out.join(&r.dir))
             .values()
             .map(|n| match n {
@@ -302,5 +348,49 @@ fn the_lock_records_each_clusters_fingerprint_and_size() {
             .sum();
         assert_eq!(r.bytes, size);
     }
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn unchanged_files_of_clusters_are_not_parsed_and_render_when_their_class_changes() {
+    MODE.set(ClusterMode::Managed);
+    let d = scratch("deferred");
+    let (input, out) = (d.join("in"), d.join("out"));
+    let mut fleet = Fleet::new();
+    fleet.write(&input);
+    write(&input, &out, false);
+    // The first run had no lock: every file parsed.
+    assert_eq!(DEFERRED.get(), 0);
+    // Nothing changed: the three files of Clusters are left unparsed.
+    let rep = write(&input, &out, false);
+    assert_eq!(DEFERRED.get(), 3);
+    assert!(rep.written.is_empty(), "{rep:?}");
+    assert!(up_to_date(&input, &out, false));
+    assert_eq!(DEFERRED.get(), 3);
+    // The class of ns1 changes: its Clusters render again from the unparsed files,
+    // and the tree is the one a full render writes.
+    fleet.labels[1] += 1;
+    fleet.write(&input);
+    let rep = write(&input, &out, false);
+    assert_eq!(DEFERRED.get(), 3);
+    assert!(
+        rep.written.iter().any(|p| p.starts_with("clusters/ns1/")),
+        "{rep:?}"
+    );
+    let full = d.join("full");
+    write(&input, &full, true);
+    assert_eq!(DEFERRED.get(), 0);
+    assert_eq!(tree(&out), tree(&full));
+    // --full parses every file and finds the tree up to date.
+    assert!(up_to_date(&input, &out, true));
+    assert_eq!(DEFERRED.get(), 0);
+    // One Cluster edited: only its file is parsed.
+    fleet.clusters[4].2 += 1;
+    fleet.write(&input);
+    write(&input, &out, false);
+    assert_eq!(DEFERRED.get(), 2);
+    fs::remove_dir_all(&full).unwrap();
+    write(&input, &full, true);
+    assert_eq!(tree(&out), tree(&full));
     let _ = fs::remove_dir_all(&d);
 }

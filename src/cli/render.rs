@@ -308,6 +308,15 @@ fn prepare(
     config: Option<&Path>,
     repository: Option<&Path>,
 ) -> Result<Rendering, Error> {
+    prepare_deferring(a, config, repository, &Default::default())
+}
+
+fn prepare_deferring(
+    a: &RenderArgs,
+    config: Option<&Path>,
+    repository: Option<&Path>,
+    deferral: &gitops::Deferral,
+) -> Result<Rendering, Error> {
     if let Some(out) = &a.output {
         check_out_outside_inputs(&a.files, out)?;
     }
@@ -323,7 +332,7 @@ fn prepare(
         clusters: a.clusters.mode(),
         ..RenderOptions::default()
     };
-    super::prepare_inputs(&a.files, &opts)
+    super::prepare_deferring(&a.files, &opts, deferral)
 }
 
 pub fn run(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {
@@ -373,17 +382,24 @@ fn run_write(
         .as_deref()
         .map(gitops::shard::Shard::parse)
         .transpose()?;
-    let r = prepare(a, config, repository)?;
     let rep = match shard {
-        None => gitops::write_rendering(
-            r,
-            out,
-            &topts,
-            a.full,
-            &mut super::report_summary,
-            &mut |_| Ok(()),
-        )?,
+        None => {
+            check_out_outside_inputs(&a.files, out)?;
+            let opened = gitops::Opened::for_write(out)?;
+            let deferral = opened.deferral(out, &topts, a.full);
+            let r = prepare_deferring(a, config, repository, &deferral)?;
+            gitops::write_opened(
+                opened,
+                r,
+                out,
+                &topts,
+                a.full,
+                &mut super::report_summary,
+                &mut |_| Ok(()),
+            )?
+        }
         Some(s) => {
+            let r = prepare(a, config, repository)?;
             let rep =
                 gitops::shard::write(r, out, &topts, s, &mut super::report_summary, &mut |_| {
                     Ok(())
@@ -473,8 +489,11 @@ fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -
     let out = a.output.as_deref().expect("clap requires -o with --check");
     let res = tree_options(a).and_then(|mut topts| {
         topts.command = Some(command_of(a, &topts, config, repository));
-        let r = prepare(a, config, repository)?;
-        gitops::check_rendering(r, out, &topts, a.full, &mut super::report_summary)
+        check_out_outside_inputs(&a.files, out)?;
+        let opened = gitops::Opened::for_check(out)?;
+        let deferral = opened.deferral(out, &topts, a.full);
+        let r = prepare_deferring(a, config, repository, &deferral)?;
+        gitops::check_opened(opened, r, out, &topts, a.full, &mut super::report_summary)
     });
     let res = res.and_then(|rep| {
         if a.output_format == Format::Json {

@@ -1,7 +1,7 @@
 //! `--check`: compare the planned tree with OUT, without writing, and describe every
 //! changed, added or removed file as a unified diff with Secret values masked.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
@@ -126,7 +126,7 @@ fn same_bytes(out: &Path, rel: &str, want: &[u8]) -> Result<bool> {
 pub struct Checker<'a> {
     out: &'a Path,
     prev: &'a [Owned],
-    planned: HashSet<String>,
+    planned: rustc_hash::FxHashSet<String>,
     differ: Vec<(String, Option<String>, Option<String>)>,
 }
 
@@ -137,7 +137,7 @@ impl<'a> Checker<'a> {
         Checker {
             out,
             prev,
-            planned: HashSet::new(),
+            planned: Default::default(),
             differ: Vec::new(),
         }
     }

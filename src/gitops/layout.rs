@@ -3,7 +3,7 @@
 //! directory of Flux Kustomizations (not listed by the root kustomization, so that
 //! `kustomize build OUT` is exactly the rendered objects).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use super::flux::UnitSummary;
 use super::kustomization::{kustomization, FILE as KUSTOMIZATION};
@@ -79,7 +79,7 @@ pub fn unit_files(u: &RenderedUnit) -> Result<UnitFiles> {
 /// files. What stays is one summary per unit.
 #[derive(Default)]
 pub struct Layout {
-    dirs: HashSet<String>,
+    dirs: rustc_hash::FxHashSet<String>,
     units: Vec<UnitSummary>,
 }
 

@@ -304,7 +304,7 @@ impl Files for check::Checker<'_> {
 
 /// The Cluster units the previous lock lets a run skip: by directory, the record and
 /// the unit's files (path, sha256) as the lock lists them.
-type Keepable<'a> = HashMap<&'a str, (&'a lock::UnitRecord, Vec<&'a lock::Owned>)>;
+type Keepable<'a> = rustc_hash::FxHashMap<&'a str, (&'a lock::UnitRecord, Vec<&'a lock::Owned>)>;
 
 fn keepable(prev: &lock::Lock) -> Keepable<'_> {
     let mut k: Keepable = prev
@@ -329,36 +329,85 @@ fn keepable(prev: &lock::Lock) -> Keepable<'_> {
 /// link on the way) whose sizes add up to the recorded total. Their bytes are not read:
 /// that is what makes a no-change run fast; `--full` compares every byte. One listing
 /// of the unit's directory, and of its review directory when it has one (a unit's files
-/// are all directly in them), gives every size.
-fn still_in_place(out: &Path, dir: &str, files: &[&lock::Owned], bytes: u64) -> bool {
-    let review = format!("{dir}/{}", crate::model::REVIEW_DIR);
-    let prefix = format!("{review}/");
-    let has_review = files.iter().any(|o| o.path.starts_with(&prefix));
+/// are all directly in them), finds the files; only they are looked at. `parents`
+/// holds the directories above units already found to be no links (`clusters`,
+/// `clusters/<ns>`): each is looked at once per run.
+fn still_in_place(
+    out: &Path,
+    dir: &str,
+    files: &[&lock::Owned],
+    bytes: u64,
+    parents: &std::sync::Mutex<rustc_hash::FxHashSet<String>>,
+) -> bool {
     if files.is_empty() {
         return false;
     }
-    let mut sizes: HashMap<String, u64> = HashMap::with_capacity(files.len());
-    for d in std::iter::once(dir).chain(has_review.then_some(review.as_str())) {
-        if writer::check_no_symlink(out, d).is_err() {
+    let review = format!("{dir}/{}", crate::model::REVIEW_DIR);
+    // Each listed directory's expected names, sorted, with whether each was found.
+    let mut top: Vec<&str> = Vec::with_capacity(files.len());
+    let mut below: Vec<&str> = Vec::new();
+    for o in files {
+        match o.path.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) {
+            Some(rest) => match rest
+                .strip_prefix(crate::model::REVIEW_DIR)
+                .and_then(|r| r.strip_prefix('/'))
+            {
+                Some(name) if !name.contains('/') => below.push(name),
+                _ if !rest.contains('/') => top.push(rest),
+                _ => return false,
+            },
+            None => return false,
+        }
+    }
+    let is_real_dir = |rel: &str| {
+        let full = rel.split('/').fold(out.to_path_buf(), |p, s| p.join(s));
+        std::fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir())
+    };
+    // The directories above the unit's: no links (once per run each).
+    let mut at = 0;
+    while let Some(i) = dir[at..].find('/') {
+        let parent = &dir[..at + i];
+        at += i + 1;
+        let known = parents.lock().is_ok_and(|p| p.contains(parent));
+        if !known {
+            if !is_real_dir(parent) {
+                return false;
+            }
+            if let Ok(mut p) = parents.lock() {
+                p.insert(parent.to_string());
+            }
+        }
+    }
+    let mut total = 0u64;
+    for (d, names) in [(dir, &mut top), (review.as_str(), &mut below)] {
+        if names.is_empty() {
+            continue;
+        }
+        if !is_real_dir(d) {
             return false;
         }
+        names.sort_unstable();
+        let mut found = vec![false; names.len()];
         let full = d.split('/').fold(out.to_path_buf(), |p, s| p.join(s));
         let Ok(listing) = std::fs::read_dir(&full) else {
             return false;
         };
         for e in listing.flatten() {
-            if e.file_type().is_ok_and(|t| t.is_file()) {
-                if let (Ok(m), Some(n)) = (e.metadata(), e.file_name().to_str()) {
-                    sizes.insert(format!("{d}/{n}"), m.len());
-                }
+            let name = e.file_name();
+            let Some(i) = name.to_str().and_then(|n| names.binary_search(&n).ok()) else {
+                continue;
+            };
+            if !e.file_type().is_ok_and(|t| t.is_file()) {
+                return false;
             }
+            match e.metadata() {
+                Ok(m) => total += m.len(),
+                Err(_) => return false,
+            }
+            found[i] = true;
         }
-    }
-    let mut total = 0u64;
-    for o in files {
-        match sizes.get(o.path.as_str()) {
-            Some(n) => total += n,
-            None => return false,
+        if found.contains(&false) {
+            return false;
         }
     }
     total == bytes
@@ -382,11 +431,26 @@ pub(crate) fn lay_out(
 ) -> Result<()> {
     use crate::model::sha256_hex;
     let inputs = r.inputs.clone();
+    let clusters_only = r.clusters_only.clone();
+    // A unit's source as the lock writes it (relative to OUT); consecutive units
+    // mostly share theirs.
+    let mut last_source: Option<(std::sync::Arc<str>, String)> = None;
+    let mut source_of = |s: &std::sync::Arc<str>| -> String {
+        match &last_source {
+            Some((a, rel)) if std::sync::Arc::ptr_eq(a, s) || **a == **s => rel.clone(),
+            _ => {
+                let rel = crate::paths::relative_to(s, out);
+                last_source = Some((s.clone(), rel.clone()));
+                rel
+            }
+        }
+    };
     let keepable = keep.map(keepable).unwrap_or_default();
+    let parents = std::sync::Mutex::default();
     let may_keep = |dir: &str, fp: &str| {
-        keepable
-            .get(dir)
-            .is_some_and(|(rec, fs)| rec.inputs == fp && still_in_place(out, dir, fs, rec.bytes))
+        keepable.get(dir).is_some_and(|(rec, fs)| {
+            rec.inputs == fp && still_in_place(out, dir, fs, rec.bytes, &parents)
+        })
     };
     let mut tree = layout::Layout::default();
     let mut outputs: Vec<(String, String)> =
@@ -408,11 +472,13 @@ pub(crate) fn lay_out(
                 unit: (uf, sums),
                 fingerprint,
             } => {
-                if let Some(fp) = fingerprint {
+                if let Some(f) = fingerprint {
                     records.push(lock::UnitRecord {
                         dir: uf.summary.dir(),
-                        inputs: fp,
+                        inputs: f.fingerprint,
                         bytes: uf.files.iter().map(|(_, t)| t.len() as u64).sum(),
+                        cluster: f.cluster,
+                        source: source_of(&f.source),
                     });
                 }
                 outputs.extend(uf.files.iter().map(|(p, _)| p.clone()).zip(sums));
@@ -425,7 +491,13 @@ pub(crate) fn lay_out(
                     files.kept(&o.path);
                     outputs.push((o.path.clone(), o.sha256.clone()));
                 }
-                records.push((*rec).clone());
+                records.push(lock::UnitRecord {
+                    dir: k.dir,
+                    inputs: k.facts.fingerprint,
+                    bytes: rec.bytes,
+                    cluster: k.facts.cluster,
+                    source: source_of(&k.facts.source),
+                });
                 let summary = flux::UnitSummary {
                     kind: UnitKind::Cluster,
                     namespace: k.namespace,
@@ -451,16 +523,18 @@ pub(crate) fn lay_out(
         None => tree.finish(opts, &mut sink)?,
         Some(part) => {
             let units = tree.into_units();
-            let side = part.sidecar(&units, &inputs, opts, out)?;
+            let side = part.sidecar(&units, &inputs, &clusters_only, opts, out)?;
             sink(shard::SIDECAR.to_string(), side)?;
             units
         }
     };
-    outputs.sort();
+    // Paths are unique: an unstable sort gives the same order, faster.
+    outputs.sort_unstable();
     files.file(
         lock::FILE.to_string(),
         lock::lock_text_of(
             &inputs,
+            &clusters_only,
             &units,
             &outputs,
             &records,
@@ -484,7 +558,131 @@ pub fn write_rendering(
     on_unit: &mut dyn FnMut(&flux::UnitSummary),
     hook: &mut Hook,
 ) -> Result<WriteReport> {
-    let (_held, prev) = open_out(out)?;
+    write_opened(Opened::for_write(out)?, r, out, opts, full, on_unit, hook)
+}
+
+/// OUT opened before its inputs are read (so that an unchanged file of Clusters need
+/// not be parsed: [`Opened::deferral`]): its advisory lock held and an interrupted run
+/// recovered when OUT exists (a missing OUT is created only when the tree is written),
+/// and the outputs and records of its lock.
+pub struct Opened {
+    held: Option<std::fs::File>,
+    prev: lock::Lock,
+}
+
+impl Opened {
+    /// For `render -o`.
+    pub fn for_write(out: &Path) -> Result<Opened> {
+        if std::fs::symlink_metadata(out).is_err() {
+            return Ok(Opened {
+                held: None,
+                prev: lock::Lock::default(),
+            });
+        }
+        let (held, prev) = open_out(out)?;
+        Ok(Opened {
+            held: Some(held),
+            prev,
+        })
+    }
+
+    /// For `render --check`.
+    pub fn for_check(out: &Path) -> Result<Opened> {
+        let (held, prev) = open_check(out)?;
+        Ok(Opened { held, prev })
+    }
+
+    /// The input files the run may leave unparsed (none with `full`, or with Flux or
+    /// Argo CD files, which need every unit rendered).
+    pub fn deferral(&self, out: &Path, opts: &TreeOptions, full: bool) -> Deferral {
+        if full || opts.flux || opts.argocd.is_some() {
+            return Deferral::default();
+        }
+        Deferral::new(&self.prev, out)
+    }
+}
+
+/// The input files of the previous run that held only topology Clusters, as its lock
+/// records them: path (relative to OUT), sha256 and the Clusters it rendered from
+/// each (every one with its recorded sum). A file whose bytes still have that sha256
+/// holds exactly those Clusters, so it need not be parsed: its Clusters are kept
+/// when their fingerprints match, and the file is parsed only when one has to render
+/// (`render::Inputs::defer`). Like the fingerprints, this trusts the lock; `--full`
+/// parses every file.
+#[derive(Default)]
+pub struct Deferral {
+    out: std::path::PathBuf,
+    files: HashMap<String, (String, Vec<crate::render::RecordedCluster>)>,
+}
+
+impl Deferral {
+    fn new(prev: &lock::Lock, out: &Path) -> Deferral {
+        let mut by_source: HashMap<&str, Vec<crate::render::RecordedCluster>> = HashMap::new();
+        for u in &prev.units {
+            if u.source.is_empty() || u.cluster.is_empty() {
+                continue;
+            }
+            let mut segs = u.dir.splitn(3, '/').skip(1);
+            let (Some(ns), Some(name)) = (segs.next(), segs.next()) else {
+                continue;
+            };
+            by_source
+                .entry(u.source.as_str())
+                .or_default()
+                .push(crate::render::RecordedCluster {
+                    namespace: ns.to_string(),
+                    name: name.to_string(),
+                    hash: u.cluster.clone(),
+                });
+        }
+        let files = prev
+            .inputs
+            .iter()
+            .filter_map(|i| {
+                let n = i.clusters?;
+                let recorded = by_source.remove(i.path.as_str())?;
+                (recorded.len() == n).then(|| (i.path.clone(), (i.sha256.clone(), recorded)))
+            })
+            .collect();
+        Deferral {
+            out: out.to_path_buf(),
+            files,
+        }
+    }
+
+    /// Whether the input file at `path` (as loaded) with these bytes' `sha256` may be
+    /// left unparsed.
+    pub fn accepts(&self, path: &str, sha256: &str) -> bool {
+        !self.files.is_empty()
+            && self
+                .files
+                .get(&crate::paths::relative_to(path, &self.out))
+                .is_some_and(|(s, _)| s == sha256)
+    }
+
+    /// The Clusters recorded for a file [`Deferral::accepts`], in file order.
+    pub fn clusters(&self, path: &str) -> Vec<crate::render::RecordedCluster> {
+        self.files
+            .get(&crate::paths::relative_to(path, &self.out))
+            .map(|(_, c)| c.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// [`write_rendering`] on an OUT opened before the inputs were read.
+pub fn write_opened(
+    opened: Opened,
+    r: Rendering,
+    out: &Path,
+    opts: &TreeOptions,
+    full: bool,
+    on_unit: &mut dyn FnMut(&flux::UnitSummary),
+    hook: &mut Hook,
+) -> Result<WriteReport> {
+    let (_held, prev) = match opened.held {
+        Some(h) => (h, opened.prev),
+        None => open_out(out)?,
+    };
     let keep = (!full && !opts.flux && opts.argocd.is_none()).then_some(&prev);
     let mut st = writer::Stager::new(out, &prev.outputs, hook);
     if let Err(e) = lay_out(r, opts, out, keep, on_unit, &mut st, None) {
@@ -515,7 +713,19 @@ pub fn check_rendering(
     full: bool,
     on_unit: &mut dyn FnMut(&flux::UnitSummary),
 ) -> Result<CheckReport> {
-    let (_held, prev) = open_check(out)?;
+    check_opened(Opened::for_check(out)?, r, out, opts, full, on_unit)
+}
+
+/// [`check_rendering`] on an OUT opened before the inputs were read.
+pub fn check_opened(
+    opened: Opened,
+    r: Rendering,
+    out: &Path,
+    opts: &TreeOptions,
+    full: bool,
+    on_unit: &mut dyn FnMut(&flux::UnitSummary),
+) -> Result<CheckReport> {
+    let (_held, prev) = (opened.held, opened.prev);
     let keep = (!full && !opts.flux && opts.argocd.is_none()).then_some(&prev);
     let mut c = check::Checker::new(out, &prev.outputs);
     lay_out(r, opts, out, keep, on_unit, &mut c, None)?;

@@ -92,6 +92,7 @@ impl Part {
         &self,
         units: &[UnitSummary],
         inputs: &[InputFile],
+        clusters_only: &std::collections::BTreeMap<String, usize>,
         opts: &TreeOptions,
         base: &Path,
     ) -> Result<String> {
@@ -113,7 +114,7 @@ impl Part {
             "tool": lock::tool(),
             "shard": {"index": self.shard.index, "count": self.shard.count},
             "units": self.total,
-            "lock": lock::head(inputs, base, opts.command.as_ref()),
+            "lock": lock::head(inputs, clusters_only, base, opts.command.as_ref()),
             "tree": options_json(opts),
             "parts": parts,
         });

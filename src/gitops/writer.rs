@@ -168,14 +168,14 @@ pub struct Stager<'a, 'h> {
     out: PathBuf,
     staging: PathBuf,
     prev: &'a [Owned],
-    prev_paths: HashSet<&'a str>,
+    prev_paths: rustc_hash::FxHashSet<&'a str>,
     hook: &'a mut Hook<'h>,
     /// This run made the staging directory.
     made: bool,
     /// A hook injected a crash: the staging directory stays, as after a kill.
     crashed: bool,
     changes: Changes,
-    planned: HashSet<String>,
+    planned: rustc_hash::FxHashSet<String>,
     /// Directories made under `new/` (synced before the commit where no `syncfs`).
     dirs: BTreeSet<PathBuf>,
 }
@@ -192,7 +192,7 @@ impl<'a, 'h> Stager<'a, 'h> {
             made: false,
             crashed: false,
             changes: Changes::default(),
-            planned: HashSet::new(),
+            planned: Default::default(),
             dirs: BTreeSet::new(),
         }
     }

@@ -9,13 +9,14 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::flux::UnitSummary;
-use super::names::is_safe_relative;
-use crate::error::{Error, Result};
 use crate::model::sha256_hex;
 use crate::model::{InputFile, RenderSet, UnitKind};
 use crate::paths::relative_to;
 
 pub use super::command::{read_command, RenderCommand};
+pub use read::{read_lock, read_outputs};
+
+mod read;
 
 pub const FILE: &str = "capi-render.lock";
 /// Format version of the lock file.
@@ -39,7 +40,15 @@ pub fn lock_text(
         .iter()
         .map(|(p, c)| (p.clone(), sha256_hex(c.as_bytes())))
         .collect();
-    lock_text_of(&set.inputs, &units, &outputs, &[], base, command)
+    lock_text_of(
+        &set.inputs,
+        &BTreeMap::new(),
+        &units,
+        &outputs,
+        &[],
+        base,
+        command,
+    )
 }
 
 /// The lock's text from the inputs, the units (their provider facts) and the tree's
@@ -49,6 +58,7 @@ pub fn lock_text(
 /// from every working directory.
 pub fn lock_text_of(
     inputs: &[InputFile],
+    clusters_only: &BTreeMap<String, usize>,
     units: &[UnitSummary],
     outputs: &[(String, String)],
     records: &[UnitRecord],
@@ -59,14 +69,33 @@ pub fn lock_text_of(
         .iter()
         .filter_map(|u| provider_entry(u, base))
         .collect();
-    assemble(&head(inputs, base, command), outputs, &providers, records)
+    assemble(
+        &head(inputs, clusters_only, base, command),
+        outputs,
+        &providers,
+        records,
+    )
 }
 
 /// The lock's `lockVersion`, `inputs` and `command`, paths relative to `base` (OUT).
-pub fn head(inputs: &[InputFile], base: &Path, command: Option<&RenderCommand>) -> Value {
+/// An input file that holds only topology Clusters carries `clusters: N` (its number
+/// of Clusters): the next run may leave it unparsed while its sha256 is unchanged
+/// ([`Deferrable`]).
+pub fn head(
+    inputs: &[InputFile],
+    clusters_only: &BTreeMap<String, usize>,
+    base: &Path,
+    command: Option<&RenderCommand>,
+) -> Value {
     let inputs: Vec<Value> = inputs
         .iter()
-        .map(|i| json!({"path": relative_to(&i.path, base), "sha256": i.sha256}))
+        .map(|i| {
+            let mut v = json!({"path": relative_to(&i.path, base), "sha256": i.sha256});
+            if let Some(n) = clusters_only.get(&i.path) {
+                v["clusters"] = json!(n);
+            }
+            v
+        })
         .collect();
     let mut head = json!({"lockVersion": LOCK_VERSION, "inputs": inputs});
     if let Some(c) = command {
@@ -121,9 +150,7 @@ pub fn assemble(
     if !records.is_empty() {
         text.push_str("units:\n");
         for r in records {
-            let item = json!({"units": [{"dir": r.dir, "inputs": r.inputs, "bytes": r.bytes}]});
-            let one = crate::yaml::to_yaml(&item);
-            text.push_str(one.strip_prefix("units:\n").unwrap_or(&one));
+            unit_entry(r, &mut text);
         }
     }
     text
@@ -131,31 +158,72 @@ pub fn assemble(
 
 /// What the lock records of a Cluster's unit, for the next run to skip it when
 /// nothing it is rendered from changed: its directory, the fingerprint of its inputs
-/// (`render::Produced`) and the total size of its files.
+/// (`render::Produced`), the total size of its files, the sha256 of the Cluster itself
+/// (`cluster`, what the fingerprint hashes of it) and the input file it came from
+/// (`source`, relative to OUT as the inputs are; empty when unknown). With the last two
+/// the next run can skip an unchanged file of Clusters without parsing it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnitRecord {
     pub dir: String,
     pub inputs: String,
     pub bytes: u64,
+    pub cluster: String,
+    pub source: String,
 }
 
-/// What a lock says: the files capi-render owns and the units it can skip.
+/// What a lock says: the files capi-render owns, the units it can skip and its input
+/// files.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Lock {
     pub outputs: Vec<Owned>,
     pub units: Vec<UnitRecord>,
+    pub inputs: Vec<LockInput>,
+}
+
+/// An `inputs` item: a path relative to OUT, its sha256 and, for a file of topology
+/// Clusters only, how many it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockInput {
+    pub path: String,
+    pub sha256: String,
+    pub clusters: Option<usize>,
+}
+
+/// Text the YAML writer prints as a plain scalar that reads back as the same string
+/// (the line reader's condition too); anything else goes through the writer.
+fn plain(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-'))
+        && s.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'.')
+        && s.len() < 80
+        && crate::yaml::resolve::plain_resolves_to_str(s)
+}
+
+/// One `units` item as the YAML writer writes it inside the lock (keys in go-yaml's
+/// order).
+fn unit_entry(r: &UnitRecord, text: &mut String) {
+    let fields = [&r.cluster, &r.dir, &r.inputs, &r.source];
+    if fields.iter().all(|f| plain(f)) {
+        use std::fmt::Write;
+        let _ = write!(
+            text,
+            "- bytes: {}\n  cluster: {}\n  dir: {}\n  inputs: {}\n  source: {}\n",
+            r.bytes, r.cluster, r.dir, r.inputs, r.source
+        );
+        return;
+    }
+    let item = json!({"units": [{"dir": r.dir, "inputs": r.inputs, "bytes": r.bytes,
+                                 "cluster": r.cluster, "source": r.source}]});
+    let one = crate::yaml::to_yaml(&item);
+    text.push_str(one.strip_prefix("units:\n").unwrap_or(&one));
 }
 
 /// One `outputs` item as the YAML writer writes it inside the lock: plain scalars
 /// written directly, anything that needs quoting through the writer itself.
 fn output_entry(path: &str, sha: &str, text: &mut String) {
-    let plain = |s: &str| {
-        s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-'))
-            && s.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
-            && crate::yaml::resolve::plain_resolves_to_str(s)
-    };
-    if plain(path) && plain(sha) && path.len() < 80 {
+    if plain(path) && plain(sha) {
         text.push_str("- path: ");
         text.push_str(path);
         text.push_str("\n  sha256: ");
@@ -175,227 +243,9 @@ pub struct Owned {
     pub sha256: String,
 }
 
-/// The outputs a lock lists. `shown` names the file in errors. Every path must be a
-/// safe relative path (a lock is never trusted to point outside OUT) and every entry
-/// must carry the sha256 of what was written.
-///
-/// A lock in the shape [`lock_text`] writes is read by a dedicated line reader
-/// (linear, no YAML node budget: a 100,000-Cluster tree lists over a million
-/// files); anything else (a hand-edited lock) goes through the YAML reader and its
-/// limits.
-pub fn read_outputs(text: &str, shown: &str) -> Result<Vec<Owned>> {
-    Ok(read_lock(text, shown)?.outputs)
-}
-
-/// [`read_outputs`] and the unit records: each a Cluster's directory, a sha256 and a
-/// size.
-pub fn read_lock(text: &str, shown: &str) -> Result<Lock> {
-    let bad = |what: &str| {
-        Error::new(format!(
-            "{shown}: {what}; fix or delete the lock (capi-render then only writes files that do not exist yet)"
-        ))
-        .in_file(shown)
-    };
-    let facts = match read_canonical(text) {
-        Some(c) => c,
-        None => read_general(text).map_err(|e| bad(&e))?,
-    };
-    let (version, entries) = (facts.version, facts.outputs);
-    match version {
-        Some(LOCK_VERSION) => {}
-        Some(n) => {
-            return Err(bad(&format!(
-                "lockVersion: {n} is not supported (this capi-render writes {LOCK_VERSION})"
-            )))
-        }
-        None => return Err(bad("lockVersion: missing")),
-    }
-    let mut out = Vec::with_capacity(entries.len());
-    for (i, (p, sum)) in entries.into_iter().enumerate() {
-        let p = p.ok_or_else(|| bad(&format!("outputs[{i}].path: missing or not a string")))?;
-        if !is_safe_relative(&p)
-            || p == FILE
-            || p.split('/').next() == Some(super::journal::STAGING)
-        {
-            return Err(bad(&format!(
-                "outputs[{i}].path: {p:?} is not a relative path inside OUT"
-            )));
-        }
-        let sha256 = sum.filter(|s| is_sha256_hex(s)).ok_or_else(|| {
-            bad(&format!(
-                "outputs[{i}].sha256: missing or not a sha256 (64 lowercase hex digits)"
-            ))
-        })?;
-        out.push(Owned { path: p, sha256 });
-    }
-    let mut units = Vec::with_capacity(facts.units.len());
-    for (i, [dir, inputs, bytes]) in facts.units.into_iter().enumerate() {
-        let dir = dir
-            .filter(|d| {
-                is_safe_relative(d) && d.split('/').count() == 3 && d.starts_with("clusters/")
-            })
-            .ok_or_else(|| {
-                bad(&format!(
-                    "units[{i}].dir: missing or not a Cluster's directory"
-                ))
-            })?;
-        let inputs = inputs
-            .filter(|s| is_sha256_hex(s))
-            .ok_or_else(|| bad(&format!("units[{i}].inputs: missing or not a sha256")))?;
-        let bytes = bytes
-            .and_then(|b| b.parse::<u64>().ok())
-            .ok_or_else(|| bad(&format!("units[{i}].bytes: missing or not a size")))?;
-        units.push(UnitRecord { dir, inputs, bytes });
-    }
-    Ok(Lock {
-        outputs: out,
-        units,
-    })
-}
-
-fn is_sha256_hex(s: &str) -> bool {
-    s.len() == 64
-        && s.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
-/// What the readers find: `lockVersion`, `(outputs[*].path, outputs[*].sha256)` and
-/// `units[*].dir`, `.inputs`, `.bytes` (as text).
-#[derive(Default)]
-struct LockFacts {
-    version: Option<u64>,
-    outputs: Vec<(Option<String>, Option<String>)>,
-    units: Vec<[Option<String>; 3]>,
-}
-
-/// The dedicated reader: `None` unless `text` has exactly the shape go-yaml gives
-/// [`lock_text`]'s value (comment lines, top-level keys at column 0, block sequences
-/// of `- key: value` / `  key: value` items, plain scalars).
-fn read_canonical(text: &str) -> Option<LockFacts> {
-    let mut facts = LockFacts::default();
-    let mut section = "";
-    for line in text.lines() {
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (item_start, body) = if let Some(b) = line.strip_prefix("- ") {
-            (true, b)
-        } else if let Some(b) = line.strip_prefix("  ") {
-            (false, b)
-        } else {
-            // A top-level key.
-            let (k, v) = line.split_once(':')?;
-            let v = v.trim_start();
-            match (k, v) {
-                ("lockVersion", n) => facts.version = Some(n.parse::<u64>().ok()?),
-                ("tool", _) => {}
-                ("command" | "inputs" | "outputs" | "providers" | "units", "") => {}
-                ("inputs" | "outputs" | "providers" | "units", "[]") => {}
-                _ => return None,
-            }
-            section = k;
-            continue;
-        };
-        if section == "command" {
-            continue; // read by [`read_command`]
-        }
-        if section.is_empty() || body.starts_with(' ') {
-            return None;
-        }
-        let (k, v) = body.split_once(": ")?;
-        let slot = match section {
-            "outputs" => {
-                if item_start {
-                    facts.outputs.push((None, None));
-                }
-                let e = facts.outputs.last_mut()?;
-                match k {
-                    "path" => &mut e.0,
-                    "sha256" => &mut e.1,
-                    _ => continue,
-                }
-            }
-            "units" => {
-                if item_start {
-                    facts.units.push(Default::default());
-                }
-                let e = facts.units.last_mut()?;
-                match k {
-                    "dir" => &mut e[0],
-                    "inputs" => &mut e[1],
-                    // A size: digits, which YAML reads as the number they are.
-                    "bytes" if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
-                        if e[2].is_some() {
-                            return None;
-                        }
-                        e[2] = Some(v.to_string());
-                        continue;
-                    }
-                    "bytes" => return None,
-                    _ => continue,
-                }
-            }
-            _ => continue,
-        };
-        // Only text the writer prints plain and the reader reads back as the same
-        // string; anything else (and a repeated key) goes to the YAML reader.
-        let plain = !v.is_empty()
-            && v.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"._/-".contains(&b))
-            && crate::yaml::resolve::plain_resolves_to_str(v);
-        if !plain || slot.is_some() {
-            return None;
-        }
-        *slot = Some(v.to_string());
-    }
-    Some(facts)
-}
-
-/// Any other lock, through the YAML reader (and its limits).
-fn read_general(text: &str) -> std::result::Result<LockFacts, String> {
-    let v = crate::yaml::parse_value(text).map_err(|e| e.message().to_string())?;
-    let version = v.get("lockVersion").and_then(Value::as_u64).or_else(|| {
-        v.get("lockVersion")
-            .and_then(Value::as_f64)
-            .filter(|f| f.fract() == 0.0 && *f >= 0.0)
-            .map(|f| f as u64)
-    });
-    let mut facts = LockFacts {
-        version,
-        ..LockFacts::default()
-    };
-    let list = |k: &str| -> std::result::Result<Option<&Vec<Value>>, String> {
-        match v.get(k) {
-            Some(Value::Array(a)) => Ok(Some(a)),
-            None | Some(Value::Null) => Ok(None),
-            Some(_) if version != Some(LOCK_VERSION) => Ok(None),
-            Some(_) => Err(format!("{k}: not a list")),
-        }
-    };
-    let field = |o: &Value, k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
-    if let Some(outs) = list("outputs")? {
-        facts.outputs = outs
-            .iter()
-            .map(|o| (field(o, "path"), field(o, "sha256")))
-            .collect();
-    }
-    if let Some(units) = list("units")? {
-        let size = |o: &Value| {
-            o.get("bytes")
-                .and_then(Value::as_f64)
-                .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 9.0e15)
-                .map(|f| (f as u64).to_string())
-        };
-        facts.units = units
-            .iter()
-            .map(|o| [field(o, "dir"), field(o, "inputs"), size(o)])
-            .collect();
-    }
-    Ok(facts)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::read::{read_canonical, read_general};
     use super::*;
 
     #[test]
@@ -426,45 +276,67 @@ mod tests {
         // An all-digit sum reads as a number: quoted.
         outputs.push(("d/n.yaml".into(), "1".repeat(64)));
         outputs.sort();
+        let rec = |dir: &str, i: usize, bytes: u64, source: &str| UnitRecord {
+            dir: dir.into(),
+            inputs: sha(i),
+            bytes,
+            cluster: sha(i + 10),
+            source: source.into(),
+        };
+        // Sources as the writer prints them plain, and as it has to quote them.
         let records = [
-            UnitRecord {
-                dir: "clusters/default/dev".into(),
-                inputs: sha(3),
-                bytes: 12345,
-            },
-            UnitRecord {
-                dir: "clusters/x/y".into(),
-                inputs: sha(4),
-                bytes: 0,
-            },
+            rec("clusters/default/dev", 3, 12345, "../in/a.yaml"),
+            rec("clusters/x/y", 4, 0, "in/b c.yaml"),
+            rec("clusters/x/z", 5, 7, ".5"),
+            rec("clusters/x/w", 6, 7, ""),
         ];
+        let clusters_only = BTreeMap::from([("in/a.yaml".to_string(), 2)]);
         for (outs, recs) in [(&outputs[..], &records[..]), (&[], &[])] {
             let mut whole = json!({
                 "lockVersion": LOCK_VERSION,
                 "tool": tool(),
-                "inputs": [{"path": "in/a.yaml", "sha256": "ab".repeat(32)}],
+                "inputs": [{"path": "in/a.yaml", "sha256": "ab".repeat(32), "clusters": 2}],
                 "providers": [],
                 "outputs": outs.iter().map(|(p, s)| json!({"path": p, "sha256": s})).collect::<Vec<_>>(),
             });
             if !recs.is_empty() {
                 whole["units"] = recs
                     .iter()
-                    .map(|r| json!({"dir": r.dir, "inputs": r.inputs, "bytes": r.bytes}))
+                    .map(|r| {
+                        json!({"dir": r.dir, "inputs": r.inputs, "bytes": r.bytes,
+                                    "cluster": r.cluster, "source": r.source})
+                    })
                     .collect();
             }
-            let text = lock_text_of(&inputs, &[], outs, recs, Path::new("."), None);
+            let text = lock_text_of(
+                &inputs,
+                &clusters_only,
+                &[],
+                outs,
+                recs,
+                Path::new("."),
+                None,
+            );
             let body = text.splitn(3, '\n').nth(2).unwrap();
             assert_eq!(body, crate::yaml::to_yaml(&whole));
             let lock = read_lock(&text, "lock").unwrap();
             assert_eq!(lock.units, recs);
+            let input = LockInput {
+                path: "in/a.yaml".into(),
+                sha256: "ab".repeat(32),
+                clusters: Some(2),
+            };
+            assert_eq!(lock.inputs, [input]);
             // The general reader (a lock in another shape) reads the same.
             let general = read_general(&text).unwrap();
             assert_eq!(general.units.len(), recs.len());
             if let Some(c) = read_canonical(&text) {
                 assert_eq!(c.units, general.units);
+                assert_eq!(c.inputs, general.inputs);
             }
             let plain = lock_text_of(
                 &inputs,
+                &clusters_only,
                 &[],
                 &[("a/b.yaml".into(), "cd".repeat(32))],
                 recs,
@@ -475,7 +347,15 @@ mod tests {
                 read_canonical(&plain).unwrap(),
                 read_general(&plain).unwrap(),
             );
-            assert_eq!((c.units, c.outputs.len()), (g.units, 1));
+            assert_eq!(c.outputs.len(), 1);
+            // Quoted sums and sources are left unread by the line reader (their files are then
+            // parsed): the rest of every record is read.
+            for (c, g) in c.units.iter().zip(&g.units) {
+                assert_eq!(c[..3], g[..3]);
+                for i in [3, 4] {
+                    assert!(c[i] == g[i] || c[i].is_none(), "{c:?} {g:?}");
+                }
+            }
             let read = read_outputs(&text, "lock").unwrap();
             assert_eq!(read.len(), outs.len());
         }
@@ -616,7 +496,15 @@ mod tests {
             flux_extras: Default::default(),
             argocd: None,
         };
-        let t = lock_text_of(&[], &[], &[], &[], Path::new("capi/rendered"), Some(&c));
+        let t = lock_text_of(
+            &[],
+            &BTreeMap::new(),
+            &[],
+            &[],
+            &[],
+            Path::new("capi/rendered"),
+            Some(&c),
+        );
         assert!(t.contains("command:\n  allowEmpty: true\n  certManager: true\n  clusters: flatten\n  files:\n  - ../providers.yaml\n  - ../clusters\n  flux:\n    path: capi/rendered\n    source: flux-system\n  repository: ../repository\ninputs: []\n"), "{t}");
         // The fast reader still reads the lock; the command reads back.
         assert!(read_canonical(&t).is_some());
@@ -636,7 +524,15 @@ mod tests {
             },
             ..c.clone()
         };
-        let t2 = lock_text_of(&[], &[], &[], &[], Path::new("capi/rendered"), Some(&with));
+        let t2 = lock_text_of(
+            &[],
+            &BTreeMap::new(),
+            &[],
+            &[],
+            &[],
+            Path::new("capi/rendered"),
+            Some(&with),
+        );
         assert!(t2.contains("  flux:\n    dependsOn:\n    - cert-manager\n    interval: 5m\n    path: capi/rendered\n"), "{t2}");
         assert_eq!(
             read_command(&t2, "l").unwrap().unwrap().flux_extras,
