@@ -176,8 +176,12 @@ pub struct Stager<'a, 'h> {
     crashed: bool,
     changes: Changes,
     planned: rustc_hash::FxHashSet<String>,
-    /// Directories made under `new/` (synced before the commit where no `syncfs`).
-    dirs: BTreeSet<PathBuf>,
+    /// Directories made under `new/` (synced before the commit where no `syncfs`), by
+    /// their path relative to it.
+    dirs: rustc_hash::FxHashSet<String>,
+    /// Directories of OUT (relative) already found to be directories, not links: each
+    /// is looked at once per run, not once per file below it.
+    real_dirs: rustc_hash::FxHashSet<String>,
 }
 
 impl<'a, 'h> Stager<'a, 'h> {
@@ -193,8 +197,39 @@ impl<'a, 'h> Stager<'a, 'h> {
             crashed: false,
             changes: Changes::default(),
             planned: Default::default(),
-            dirs: BTreeSet::new(),
+            dirs: Default::default(),
+            real_dirs: Default::default(),
         }
+    }
+
+    /// [`check_no_symlink`] for a planned file, with the directories above it looked at
+    /// once per run: `false` when one of them does not exist (nor does the file).
+    fn no_link_above(&mut self, p: &str) -> std::result::Result<bool, Stop> {
+        let mut at = 0;
+        while let Some(i) = p[at..].find('/') {
+            let dir = &p[..at + i];
+            at += i + 1;
+            if self.real_dirs.contains(dir) {
+                continue;
+            }
+            let full = rel_path(&self.out, dir);
+            match fs::symlink_metadata(&full) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(Stop::Err(Error::new(format!(
+                        "{} is a symbolic link; capi-render does not write through links",
+                        full.display()
+                    ))))
+                }
+                Ok(m) if m.is_dir() => {
+                    self.real_dirs.insert(dir.to_string());
+                }
+                // A file where a directory is planned: the write fails below with the
+                // error that names it, as before.
+                Ok(_) => return Ok(true),
+                Err(_) => return Ok(false),
+            }
+        }
+        Ok(true)
     }
 
     /// A planned file known to be in place (a kept unit's): not read, not written.
@@ -220,11 +255,21 @@ impl<'a, 'h> Stager<'a, 'h> {
                 "internal error: {p} is planned twice"
             ))));
         }
-        let out = &self.out;
-        check_no_symlink(out, p)?;
-        let full = rel_path(out, p);
-        let had_old = match fs::symlink_metadata(&full) {
+        let above = self.no_link_above(p)?;
+        let full = rel_path(&self.out, p);
+        let meta = if above {
+            fs::symlink_metadata(&full)
+        } else {
+            Err(std::io::ErrorKind::NotFound.into())
+        };
+        let had_old = match meta {
             Err(_) => false,
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(Stop::Err(Error::new(format!(
+                    "{} is a symbolic link; capi-render does not write through links",
+                    full.display()
+                ))))
+            }
             Ok(m) if m.is_dir() => {
                 return Err(Stop::Err(Error::new(format!(
                     "{} is a directory, but capi-render has to write a file there",
@@ -266,17 +311,27 @@ impl<'a, 'h> Stager<'a, 'h> {
             self.begin()?;
         }
         step(self.hook, Step::Stage(p.to_string()))?;
-        let f = rel_path(&self.staging.join(NEW), p);
-        if let Some(d) = f.parent() {
-            if !self.dirs.contains(d) {
-                fs::create_dir_all(d).map_err(|e| io_err("create directory", d, e))?;
-                let mut x = Some(d);
-                while let Some(d) = x.filter(|d| *d != self.staging) {
-                    if !self.dirs.insert(d.to_path_buf()) {
-                        break;
-                    }
-                    x = d.parent();
+        let new = self.staging.join(NEW);
+        let f = rel_path(&new, p);
+        // The file's directory relative to `new/` ("" for `new/` itself).
+        let dir = p.rsplit_once('/').map_or("", |(d, _)| d);
+        if !self.dirs.contains(dir) {
+            let d = if dir.is_empty() {
+                new.clone()
+            } else {
+                rel_path(&new, dir)
+            };
+            fs::create_dir_all(&d).map_err(|e| io_err("create directory", &d, e))?;
+            let mut x = Some(dir);
+            while let Some(d) = x {
+                if !self.dirs.insert(d.to_string()) {
+                    break;
                 }
+                x = match d.rsplit_once('/') {
+                    Some((up, _)) => Some(up),
+                    None if !d.is_empty() => Some(""),
+                    None => None,
+                };
             }
         }
         write_unsynced(&f, content)?;
@@ -372,8 +427,11 @@ impl<'a, 'h> Stager<'a, 'h> {
                     .and_then(|f| f.sync_all())
                     .map_err(|e| io_err("sync", &f, e))?;
             }
-            for d in &self.dirs {
-                fsync_dir(d)?;
+            let mut dirs: Vec<&String> = self.dirs.iter().collect();
+            dirs.sort();
+            fsync_dir(&new)?;
+            for d in dirs.into_iter().filter(|d| !d.is_empty()) {
+                fsync_dir(&rel_path(&new, d))?;
             }
         }
         fsync_dir(&self.staging)?;
