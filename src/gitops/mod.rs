@@ -529,7 +529,10 @@ pub(crate) fn lay_out(
         }
     };
     // Paths are unique: an unstable sort gives the same order, faster.
-    outputs.sort_unstable();
+    {
+        use rayon::slice::ParallelSliceMut;
+        outputs.par_sort_unstable();
+    }
     files.file(
         lock::FILE.to_string(),
         lock::lock_text_of(

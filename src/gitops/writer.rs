@@ -89,6 +89,25 @@ fn step(hook: &mut Hook, s: Step) -> std::result::Result<(), Stop> {
     }
 }
 
+/// Whether `r` holds exactly `want`, read in pieces (a 20 MB lock is not held twice)
+/// and never past one byte more than `want`.
+fn same_bytes(r: impl std::io::Read, want: &[u8]) -> std::io::Result<bool> {
+    use std::io::Read;
+    let mut r = r.take(want.len() as u64 + 1);
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut at = 0;
+    loop {
+        let n = r.read(&mut buf)?;
+        if n == 0 {
+            return Ok(at == want.len());
+        }
+        if at + n > want.len() || buf[..n] != want[at..at + n] {
+            return Ok(false);
+        }
+        at += n;
+    }
+}
+
 fn write_unsynced(p: &Path, bytes: &[u8]) -> Result<()> {
     let mut f = fs::File::create(p).map_err(|e| io_err("create", p, e))?;
     f.write_all(bytes).map_err(|e| io_err("write", p, e))
@@ -196,7 +215,10 @@ impl<'a, 'h> Stager<'a, 'h> {
             made: false,
             crashed: false,
             changes: Changes::default(),
-            planned: Default::default(),
+            planned: rustc_hash::FxHashSet::with_capacity_and_hasher(
+                prev.len(),
+                Default::default(),
+            ),
             dirs: Default::default(),
             real_dirs: Default::default(),
         }
@@ -276,13 +298,14 @@ impl<'a, 'h> Stager<'a, 'h> {
                     full.display()
                 ))))
             }
-            Ok(_) => {
-                // Never more than the planned size plus one byte: OUT is untrusted, and a
-                // longer file differs anyway.
-                let cur = fs::File::open(&full)
-                    .and_then(|f| crate::limits::read_bounded(f, content.len() as u64))
-                    .map_err(|e| io_err("read", &full, e))?;
-                if cur.as_deref() == Some(content) {
+            Ok(m) => {
+                // Compared piece by piece, never more than the planned size plus one
+                // byte read: OUT is untrusted, and a longer file differs anyway.
+                let same = m.len() == content.len() as u64
+                    && fs::File::open(&full)
+                        .and_then(|f| same_bytes(f, content))
+                        .map_err(|e| io_err("read", &full, e))?;
+                if same {
                     self.changes.unchanged.push(p.to_string());
                     return Ok(());
                 }
@@ -295,13 +318,8 @@ impl<'a, 'h> Stager<'a, 'h> {
                 }
                 if super::immutable::concerns(p, content) {
                     let shown = full.display().to_string();
-                    let old = match cur {
-                        Some(b) => b,
-                        None => {
-                            crate::limits::read_file(&full, &shown, |e| io_err("read", &full, e))
-                                .map_err(Stop::Err)?
-                        }
-                    };
+                    let old = crate::limits::read_file(&full, &shown, |e| io_err("read", &full, e))
+                        .map_err(Stop::Err)?;
                     super::immutable::check(p, &shown, &old, content).map_err(Stop::Err)?;
                 }
                 true

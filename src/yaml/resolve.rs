@@ -113,11 +113,16 @@ fn parses_finite(s: &str) -> bool {
 /// The int / uint / float steps of go-yaml's resolver for a string starting with a
 /// sign or a digit (underscores are removed first).
 fn resolves_to_number(s: &str) -> bool {
-    let plain: String = s.chars().filter(|c| *c != '_').collect();
-    if go_parse_int(&plain, 0) || go_parse_uint(&plain, 0).is_some() {
+    let plain: std::borrow::Cow<str> = if s.contains('_') {
+        s.chars().filter(|c| *c != '_').collect::<String>().into()
+    } else {
+        s.into()
+    };
+    let plain: &str = &plain;
+    if go_parse_int(plain, 0) || go_parse_uint(plain, 0).is_some() {
         return true;
     }
-    if yaml_style_float(&plain) && parses_finite(&plain) {
+    if yaml_style_float(plain) && parses_finite(plain) {
         return true;
     }
     if let Some(rest) = plain.strip_prefix("0b") {
