@@ -237,9 +237,10 @@ impl ClusterJob {
         match p.and_then(|p| Some((p.value.as_ref()?, p.doc))) {
             Some(v) => Ok(v),
             None => Err(crate::Error::new(format!(
-                "{}: Cluster {ns}/{} is not where the lock recorded it (the input changed while capi-render was running?); run it again",
+                "{}: Cluster {ns}/{} is not where OUT's lock records it (the lock was edited, or the file changed during the run)",
                 self.file, self.name
             ))
+            .with_hint("run again with --full: it parses every input and rewrites the lock")
             .in_file(&self.file)),
         }
     }

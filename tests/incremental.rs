@@ -394,3 +394,54 @@ fn unchanged_files_of_clusters_are_not_parsed_and_render_when_their_class_change
     assert_eq!(tree(&out), tree(&full));
     let _ = fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_lock_that_misdescribes_an_unparsed_file_is_an_error_naming_full() {
+    MODE.set(ClusterMode::Managed);
+    let d = scratch("misdescribed");
+    let (input, out) = (d.join("in"), d.join("out"));
+    let fleet = Fleet::new();
+    fleet.write(&input);
+    write(&input, &out, false);
+    // Two Clusters of one file swap their recorded sums in the lock.
+    let lock_path = out.join("capi-render.lock");
+    let text = fs::read_to_string(&lock_path).unwrap();
+    let lock = gitops::lock::read_lock(&text, "lock").unwrap();
+    let (a, b) = {
+        let mut same = lock
+            .units
+            .iter()
+            .filter(|u| u.source == "../in/clusters-0.yaml");
+        (same.next().unwrap(), same.next().unwrap())
+    };
+    let edited = text
+        .replace(&a.cluster, "SWAP")
+        .replace(&b.cluster, &a.cluster)
+        .replace("SWAP", &b.cluster);
+    assert_ne!(edited, text);
+    fs::write(&lock_path, edited).unwrap();
+    let opened = gitops::Opened::for_write(&out).unwrap();
+    let opts = TreeOptions::default();
+    let deferral = opened.deferral(&out, &opts, false);
+    let e = gitops::write_opened(
+        opened,
+        rendering(&input, &deferral),
+        &out,
+        &opts,
+        false,
+        &mut |_| {},
+        &mut |_| Ok(()),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("is not where OUT's lock records it")
+            && e.hint().is_some_and(|h| h.contains("--full")),
+        "{e}"
+    );
+    // --full parses the file and rewrites the lock; the next run is incremental again.
+    write(&input, &out, true);
+    let rep = write(&input, &out, false);
+    assert_eq!(DEFERRED.get(), 3);
+    assert!(rep.written.is_empty(), "{rep:?}");
+    let _ = fs::remove_dir_all(&d);
+}
