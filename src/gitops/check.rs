@@ -127,6 +127,7 @@ pub struct Checker<'a> {
     out: &'a Path,
     prev: &'a [Owned],
     planned: rustc_hash::FxHashSet<String>,
+    kept_dirs: rustc_hash::FxHashSet<String>,
     differ: Vec<(String, Option<String>, Option<String>)>,
 }
 
@@ -138,13 +139,15 @@ impl<'a> Checker<'a> {
             out,
             prev,
             planned: Default::default(),
+            kept_dirs: Default::default(),
             differ: Vec::new(),
         }
     }
 
-    /// A planned file known to be in place (a kept unit's): up to date.
-    pub fn kept(&mut self, p: &str) {
-        self.planned.insert(p.to_string());
+    /// A unit known to be in place (kept): its files (every previous output under
+    /// `dir`) are up to date.
+    pub fn kept_unit(&mut self, dir: &str) {
+        self.kept_dirs.insert(dir.to_string());
     }
 
     /// Compare one planned file with OUT.
@@ -166,7 +169,11 @@ impl<'a> Checker<'a> {
         for o in self.prev {
             // What `render -o` would remove; it refuses a file whose bytes changed, and
             // so does the check.
-            if !self.planned.contains(&o.path) && super::writer::still_as_written(self.out, o)? {
+            let kept = super::unit_dir_of(&o.path).is_some_and(|d| self.kept_dirs.contains(d));
+            if !self.planned.contains(&o.path)
+                && !kept
+                && super::writer::still_as_written(self.out, o)?
+            {
                 if let Some(cur) = read_existing(self.out, &o.path)? {
                     self.differ.push((o.path.clone(), Some(cur), None));
                 }

@@ -75,6 +75,7 @@ pub mod names;
 pub mod shard;
 pub mod writer;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -280,16 +281,26 @@ pub(crate) fn open_out(out: &Path) -> Result<(std::fs::File, lock::Lock)> {
 /// [`check::Checker`]); a kept unit's files are known by path only.
 pub(crate) trait Files {
     fn file(&mut self, path: String, text: String) -> Result<()>;
-    /// A file of a unit that was not rendered ([`render::Produced::Kept`]): it stays.
-    fn kept(&mut self, path: &str);
+    /// A unit that was not rendered ([`render::Produced::Kept`]): its directory and
+    /// files (all the previous lock lists under it) stay.
+    fn kept_unit(&mut self, dir: &str, files: &[&lock::Owned]);
+}
+
+/// The unit directory (`<top>/<namespace>/<name>`) a path of the tree is in, if any.
+pub(crate) fn unit_dir_of(path: &str) -> Option<&str> {
+    let mut segs = path.splitn(4, '/');
+    match (segs.next(), segs.next(), segs.next(), segs.next()) {
+        (Some(a), Some(b), Some(c), Some(_)) => Some(&path[..a.len() + b.len() + c.len() + 2]),
+        _ => None,
+    }
 }
 
 impl Files for writer::Stager<'_, '_> {
     fn file(&mut self, path: String, text: String) -> Result<()> {
         writer::Stager::file(self, &path, text.as_bytes())
     }
-    fn kept(&mut self, path: &str) {
-        writer::Stager::kept(self, path)
+    fn kept_unit(&mut self, dir: &str, files: &[&lock::Owned]) {
+        writer::Stager::kept_unit(self, dir, files)
     }
 }
 
@@ -297,8 +308,8 @@ impl Files for check::Checker<'_> {
     fn file(&mut self, path: String, text: String) -> Result<()> {
         check::Checker::file(self, path, text)
     }
-    fn kept(&mut self, path: &str) {
-        check::Checker::kept(self, path)
+    fn kept_unit(&mut self, dir: &str, _files: &[&lock::Owned]) {
+        check::Checker::kept_unit(self, dir)
     }
 }
 
@@ -313,12 +324,7 @@ fn keepable(prev: &lock::Lock) -> Keepable<'_> {
         .map(|r| (r.dir.as_str(), (r, Vec::new())))
         .collect();
     for o in &prev.outputs {
-        let mut segs = o.path.splitn(4, '/');
-        let dir_len = match (segs.next(), segs.next(), segs.next(), segs.next()) {
-            (Some(a), Some(b), Some(c), Some(_)) => a.len() + b.len() + c.len() + 2,
-            _ => continue,
-        };
-        if let Some((_, files)) = k.get_mut(&o.path[..dir_len]) {
+        if let Some((_, files)) = unit_dir_of(&o.path).and_then(|d| k.get_mut(d)) {
             files.push(o);
         }
     }
@@ -453,7 +459,8 @@ pub(crate) fn lay_out(
         })
     };
     let mut tree = layout::Layout::default();
-    let mut outputs: Vec<(String, String)> =
+    // A kept unit's paths and sums are borrowed from the previous lock.
+    let mut outputs: Vec<(Cow<str>, Cow<str>)> =
         Vec::with_capacity(keep.map_or(0, |l| l.outputs.len()));
     let mut records: Vec<lock::UnitRecord> = Vec::with_capacity(keep.map_or(0, |l| l.units.len()));
     r.stream_keeping(
@@ -481,16 +488,24 @@ pub(crate) fn lay_out(
                         source: source_of(&f.source),
                     });
                 }
-                outputs.extend(uf.files.iter().map(|(p, _)| p.clone()).zip(sums));
+                outputs.extend(
+                    uf.files
+                        .iter()
+                        .map(|(p, _)| Cow::Owned(p.clone()))
+                        .zip(sums.into_iter().map(Cow::Owned)),
+                );
                 on_unit(&uf.summary);
                 tree.unit(uf, &mut |p, t| files.file(p, t))
             }
             Produced::Kept(k) => {
                 let (rec, owned) = &keepable[k.dir.as_str()];
-                for o in owned {
-                    files.kept(&o.path);
-                    outputs.push((o.path.clone(), o.sha256.clone()));
-                }
+                files.kept_unit(&k.dir, owned);
+                outputs.extend(owned.iter().map(|o| {
+                    (
+                        Cow::Borrowed(o.path.as_str()),
+                        Cow::Borrowed(o.sha256.as_str()),
+                    )
+                }));
                 records.push(lock::UnitRecord {
                     dir: k.dir,
                     inputs: k.facts.fingerprint,
@@ -514,7 +529,7 @@ pub(crate) fn lay_out(
         },
     )?;
     let mut sink = |p: String, t: String| {
-        outputs.push((p.clone(), sha256_hex(t.as_bytes())));
+        outputs.push((Cow::Owned(p.clone()), Cow::Owned(sha256_hex(t.as_bytes()))));
         files.file(p, t)
     };
     // A shard has no root kustomization or Flux / Argo CD files (they need every

@@ -201,6 +201,8 @@ pub struct Stager<'a, 'h> {
     /// Directories of OUT (relative) already found to be directories, not links: each
     /// is looked at once per run, not once per file below it.
     real_dirs: rustc_hash::FxHashSet<String>,
+    /// Units kept as they are ([`Stager::kept_unit`]).
+    kept_dirs: rustc_hash::FxHashSet<String>,
 }
 
 impl<'a, 'h> Stager<'a, 'h> {
@@ -221,6 +223,7 @@ impl<'a, 'h> Stager<'a, 'h> {
             ),
             dirs: Default::default(),
             real_dirs: Default::default(),
+            kept_dirs: Default::default(),
         }
     }
 
@@ -254,10 +257,13 @@ impl<'a, 'h> Stager<'a, 'h> {
         Ok(true)
     }
 
-    /// A planned file known to be in place (a kept unit's): not read, not written.
-    pub fn kept(&mut self, p: &str) {
-        self.planned.insert(p.to_string());
-        self.changes.unchanged.push(p.to_string());
+    /// A unit known to be in place (kept): its files (every previous output under
+    /// `dir`) are not read, not written, and not removed.
+    pub fn kept_unit(&mut self, dir: &str, files: &[&Owned]) {
+        self.kept_dirs.insert(dir.to_string());
+        self.changes
+            .unchanged
+            .extend(files.iter().map(|o| o.path.clone()));
     }
 
     /// Compare one planned file with OUT; stage it when its bytes differ.
@@ -381,7 +387,8 @@ impl<'a, 'h> Stager<'a, 'h> {
     pub fn commit(mut self) -> Result<Changes> {
         let prev = self.prev;
         for o in prev {
-            if self.planned.contains(&o.path) {
+            let kept = || super::unit_dir_of(&o.path).is_some_and(|d| self.kept_dirs.contains(d));
+            if self.planned.contains(&o.path) || kept() {
                 continue;
             }
             match still_as_written(&self.out, o) {

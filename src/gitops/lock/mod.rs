@@ -56,11 +56,11 @@ pub fn lock_text(
 /// in directory `base` (OUT): input paths and repository sources are written relative
 /// to it ([`crate::paths::relative_to`]), so the lock is the same in every clone and
 /// from every working directory.
-pub fn lock_text_of(
+pub fn lock_text_of<P: AsRef<str>, S: AsRef<str>>(
     inputs: &[InputFile],
     clusters_only: &BTreeMap<String, usize>,
     units: &[UnitSummary],
-    outputs: &[(String, String)],
+    outputs: &[(P, S)],
     records: &[UnitRecord],
     base: &Path,
     command: Option<&RenderCommand>,
@@ -123,9 +123,9 @@ pub fn provider_entry(u: &UnitSummary, base: &Path) -> Option<Value> {
 /// The lock's text from its [`head`], the tree's files as `(path, sha256)` sorted by
 /// path (the lock itself excluded), the [`provider_entry`]s in unit order and the
 /// Cluster records.
-pub fn assemble(
+pub fn assemble<P: AsRef<str>, S: AsRef<str>>(
     head: &Value,
-    outputs: &[(String, String)],
+    outputs: &[(P, S)],
     providers: &[Value],
     records: &[UnitRecord],
 ) -> String {
@@ -146,7 +146,7 @@ pub fn assemble(
     } else {
         text.push_str("outputs:\n");
         for (p, sha) in outputs {
-            output_entry(p, sha, &mut text);
+            output_entry(p.as_ref(), sha.as_ref(), &mut text);
         }
     }
     text.push_str(&crate::yaml::to_yaml(&tail));
@@ -341,7 +341,7 @@ mod tests {
                 &inputs,
                 &clusters_only,
                 &[],
-                &[("a/b.yaml".into(), "cd".repeat(32))],
+                &[("a/b.yaml".to_string(), "cd".repeat(32))],
                 recs,
                 Path::new("."),
                 None,
@@ -503,7 +503,7 @@ mod tests {
             &[],
             &BTreeMap::new(),
             &[],
-            &[],
+            &[] as &[(String, String)],
             &[],
             Path::new("capi/rendered"),
             Some(&c),
@@ -531,7 +531,7 @@ mod tests {
             &[],
             &BTreeMap::new(),
             &[],
-            &[],
+            &[] as &[(String, String)],
             &[],
             Path::new("capi/rendered"),
             Some(&with),
