@@ -8,14 +8,17 @@
 #   no-change -o  render -o again, nothing changed
 #   check         render --check on the tree
 #   one changed   render -o after one Cluster's replicas changed
-# Usage: benches/fleet.sh [N...]   (default: 100 1000 10000; FLEET_RUNS runs each, median)
+# Usage: benches/fleet.sh [N...]   (default: 100 1000 10000; FLEET_RUNS runs each, median;
+#   FLEET_DIR: where the fleet and OUT go, default $TMPDIR or /tmp. A fresh tree is mostly
+#   the filesystem creating one file per object: FLEET_DIR=/dev/shm (tmpfs) measures
+#   capi-render's own cost without the disk's)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd)
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(100 1000 10000)
 runs=${FLEET_RUNS:-3}
 (cd "$root" && cargo build --release --quiet)
 capi="$root/target/release/capi-render"
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d -p "${FLEET_DIR:-${TMPDIR:-/tmp}}"); trap 'rm -rf "$work"' EXIT
 # median wall seconds and the max RSS (MB) of $runs runs of a command; `prep` (a shell
 # snippet) runs before each run, untimed.
 measure() { # prep cmd...
