@@ -54,8 +54,9 @@ pub struct RenderArgs {
     /// 1 with a unified diff per file when not, 2 on errors.
     #[arg(long, requires = "output")]
     pub check: bool,
-    /// Render every Cluster and compare every file byte for byte (-o, --check).
-    /// Without it, a Cluster whose inputs hash to the fingerprint OUT's lock records,
+    /// Parse every input, render every Cluster and compare every file byte for byte
+    /// (-o, --check). Without it, a file of Clusters whose sha256 OUT's lock records is
+    /// not parsed, and a Cluster whose inputs hash to the fingerprint the lock records,
     /// and whose files are still in place with their recorded sizes, is not rendered.
     #[arg(long)]
     pub full: bool,
