@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use capi_render::gitops::{self, TreeOptions, WriteReport};
 use capi_render::limits::Meter;
 use capi_render::model::{ClusterMode, RenderOptions};
-use capi_render::render::{prepare, Inputs};
+use capi_render::render::prepare;
 
 mod common;
 
@@ -40,26 +40,9 @@ thread_local! {
 /// The inputs loaded as `render -o` / `--check` load them: the files of Clusters the
 /// lock records unchanged are left unparsed (unless `full`).
 fn rendering(input: &Path, deferral: &gitops::Deferral) -> capi_render::render::Rendering {
-    use capi_render::load::Item;
-    let mut inputs = Inputs::default();
-    let mut deferred = 0;
-    let files = capi_render::load::load_paths_deferring(
-        &[input.to_path_buf()],
-        &Meter::current(),
-        &|p, sum| deferral.accepts(p, sum),
-        &mut |item| {
-            match item {
-                Item::Object(o) => inputs.push(o),
-                Item::Deferred(f) => {
-                    deferred += 1;
-                    let c = deferral.clusters(&f.path);
-                    inputs.defer(f, c)
-                }
-            }
-            Ok(())
-        },
-    )
-    .unwrap();
+    let (inputs, files, deferred) = deferral
+        .load(&[input.to_path_buf()], &Meter::current())
+        .unwrap();
     DEFERRED.set(deferred);
     let opts = RenderOptions {
         clusters: MODE.get(),
@@ -69,7 +52,11 @@ fn rendering(input: &Path, deferral: &gitops::Deferral) -> capi_render::render::
 }
 
 fn write(input: &Path, out: &Path, full: bool) -> WriteReport {
-    let opened = gitops::Opened::for_write(out).unwrap();
+    try_write(input, out, full).unwrap()
+}
+
+fn try_write(input: &Path, out: &Path, full: bool) -> capi_render::Result<WriteReport> {
+    let opened = gitops::Opened::for_write(out)?;
     let opts = TreeOptions::default();
     let deferral = opened.deferral(out, &opts, full);
     gitops::write_opened(
@@ -81,7 +68,6 @@ fn write(input: &Path, out: &Path, full: bool) -> WriteReport {
         &mut |_| {},
         &mut |_| Ok(()),
     )
-    .unwrap()
 }
 
 fn up_to_date(input: &Path, out: &Path, full: bool) -> bool {
@@ -420,19 +406,7 @@ fn a_lock_that_misdescribes_an_unparsed_file_is_an_error_naming_full() {
         .replace("SWAP", &b.cluster);
     assert_ne!(edited, text);
     fs::write(&lock_path, edited).unwrap();
-    let opened = gitops::Opened::for_write(&out).unwrap();
-    let opts = TreeOptions::default();
-    let deferral = opened.deferral(&out, &opts, false);
-    let e = gitops::write_opened(
-        opened,
-        rendering(&input, &deferral),
-        &out,
-        &opts,
-        false,
-        &mut |_| {},
-        &mut |_| Ok(()),
-    )
-    .unwrap_err();
+    let e = try_write(&input, &out, false).unwrap_err();
     assert!(
         e.to_string().contains("is not where OUT's lock records it")
             && e.hint().is_some_and(|h| h.contains("--full")),

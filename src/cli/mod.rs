@@ -46,24 +46,8 @@ pub fn prepare_deferring(
     opts: &capi_render::model::RenderOptions,
     deferral: &capi_render::gitops::Deferral,
 ) -> Result<capi_render::render::Rendering, Error> {
-    use capi_render::load::Item;
-    let mut inputs = capi_render::render::Inputs::default();
     let meter = capi_render::limits::Meter::current();
-    let files = capi_render::load::load_paths_deferring(
-        paths,
-        &meter,
-        &|p, sum| deferral.accepts(p, sum),
-        &mut |item| {
-            match item {
-                Item::Object(o) => inputs.push(o),
-                Item::Deferred(f) => {
-                    let clusters = deferral.clusters(&f.path);
-                    inputs.defer(f, clusters)
-                }
-            }
-            Ok(())
-        },
-    )?;
+    let (inputs, files, _) = deferral.load(paths, &meter)?;
     let r = capi_render::render::prepare(inputs, files, opts)?;
     if ui::is_verbose() {
         for f in &r.inputs {

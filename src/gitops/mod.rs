@@ -610,14 +610,19 @@ impl Opened {
         Ok(Opened { held, prev })
     }
 
-    /// The input files the run may leave unparsed (none with `full`, or with Flux or
-    /// Argo CD files, which need every unit rendered).
+    /// The input files the run may leave unparsed (none unless [`incremental`]).
     pub fn deferral(&self, out: &Path, opts: &TreeOptions, full: bool) -> Deferral {
-        if full || opts.flux || opts.argocd.is_some() {
+        if !incremental(opts, full) {
             return Deferral::default();
         }
         Deferral::new(&self.prev, out)
     }
+}
+
+/// Whether a run may skip what the lock says is unchanged: not with `full`, nor with
+/// Flux or Argo CD files, which depend on every unit.
+fn incremental(opts: &TreeOptions, full: bool) -> bool {
+    !full && !opts.flux && opts.argocd.is_none()
 }
 
 /// The input files of the previous run that held only topology Clusters, as its lock
@@ -685,6 +690,36 @@ impl Deferral {
             .map(|(_, c)| c.clone())
             .unwrap_or_default()
     }
+
+    /// Load `paths` into [`crate::render::Inputs`], leaving the files this accepts
+    /// unparsed ([`crate::render::Inputs::defer`]): the inputs, the files read (with
+    /// their sums) and how many were left unparsed.
+    pub fn load(
+        &self,
+        paths: &[std::path::PathBuf],
+        meter: &crate::limits::Meter,
+    ) -> Result<(crate::render::Inputs, Vec<crate::model::InputFile>, usize)> {
+        use crate::load::Item;
+        let mut inputs = crate::render::Inputs::default();
+        let mut deferred = 0;
+        let files = crate::load::load_paths_deferring(
+            paths,
+            meter,
+            &|p, sum| self.accepts(p, sum),
+            &mut |item| {
+                match item {
+                    Item::Object(o) => inputs.push(o),
+                    Item::Deferred(f) => {
+                        deferred += 1;
+                        let recorded = self.clusters(&f.path);
+                        inputs.defer(f, recorded)
+                    }
+                }
+                Ok(())
+            },
+        )?;
+        Ok((inputs, files, deferred))
+    }
 }
 
 /// [`write_rendering`] on an OUT opened before the inputs were read.
@@ -701,7 +736,7 @@ pub fn write_opened(
         Some(h) => (h, opened.prev),
         None => open_out(out)?,
     };
-    let keep = (!full && !opts.flux && opts.argocd.is_none()).then_some(&prev);
+    let keep = incremental(opts, full).then_some(&prev);
     let mut st = writer::Stager::new(out, &prev.outputs, hook);
     if let Err(e) = lay_out(r, opts, out, keep, on_unit, &mut st, None) {
         st.abandon();
@@ -744,7 +779,7 @@ pub fn check_opened(
     on_unit: &mut dyn FnMut(&flux::UnitSummary),
 ) -> Result<CheckReport> {
     let (_held, prev) = (opened.held, opened.prev);
-    let keep = (!full && !opts.flux && opts.argocd.is_none()).then_some(&prev);
+    let keep = incremental(opts, full).then_some(&prev);
     let mut c = check::Checker::new(out, &prev.outputs);
     lay_out(r, opts, out, keep, on_unit, &mut c, None)?;
     c.finish()
