@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Whole-process timing: capi-render vs clusterctl v1.10.10 on the corpus.
-# Prints one line per workload with the mean wall time of each tool and the ratio.
-# Needs clusterctl (conformance/run.sh installs it). No target yet: this is a measurement.
+# Prints one line per workload with the median wall time of each tool (RUNS runs, default
+# 9) and the ratio. The issue's targets: >= 20x for `generate provider`, >= 30x for
+# `topology plan` of one Cluster.
+# Needs clusterctl (conformance/run.sh installs it). Each command runs once untimed first
+# and must succeed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd)
 CAPI_CORPUS=$(cd "${CAPI_CORPUS:-$root/../shared/corpus}" && pwd)
 clusterctl=${CLUSTERCTL:-$(go env GOPATH)/bin/clusterctl}
-runs=${RUNS:-5}
+runs=${RUNS:-9}
 (cd "$root" && cargo build --release --quiet)
 capi="$root/target/release/capi-render"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -21,21 +24,42 @@ providers:
   - {name: aws, type: InfrastructureProvider, url: $CAPI_CORPUS/stress/repository/infrastructure-aws/v2.10.3/infrastructure-components.yaml}
 AWS_B64ENCODED_CREDENTIALS: Cg==
 CFG
-time_cmd() { # tool args... -> mean seconds over $runs
-  local start end
-  start=$(date +%s.%N)
-  for _ in $(seq "$runs"); do
-    env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/home" CLUSTERCTL_DISABLE_VERSIONCHECK=true "$@" --config "$work/cfg.yaml" >/dev/null 2>&1 || true
+time_cmd() { # tool args... -> median wall seconds over $runs (each run in a fresh, empty
+  # working directory, made before its clock starts; `-o .` output goes there)
+  local t=() i start end
+  for i in $(seq "$runs"); do
+    mkdir "$work/run.$i"
+    start=$(date +%s%N)
+    (cd "$work/run.$i" && env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/home" CLUSTERCTL_DISABLE_VERSIONCHECK=true "$@" >/dev/null 2>&1) || true
+    end=$(date +%s%N)
+    rm -rf "$work/run.$i"
+    t+=("$(( end - start ))")
   done
-  end=$(date +%s.%N)
-  echo "($end - $start) / $runs" | bc -l
+  printf '%s\n' "${t[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p" | awk '{printf "%.4f", $1 / 1e9}'
 }
+qs="$R/infrastructure-docker/v1.10.10/clusterclass-quick-start.yaml"
+plan_cluster="$root/fixtures/topology/corpus-quick-start/cluster.yaml"
 printf '%-44s %12s %12s %8s\n' workload clusterctl capi-render ratio
+compare() { # label, clusterctl's args, capi-render's args (one string each)
+  local a b tc tr
+  read -r -a a <<<"$2"; read -r -a b <<<"$3"
+  for cmd in "$clusterctl ${a[*]}" "$capi ${b[*]}"; do
+    mkdir "$work/check"
+    (cd "$work/check" && env -i PATH="$PATH" HOME="$work/home" CLUSTERCTL_DISABLE_VERSIONCHECK=true $cmd >/dev/null 2>"$work/err") ||
+      { echo "failed: $cmd" >&2; cat "$work/err" >&2; exit 1; }
+    rm -rf "$work/check"
+  done
+  tc=$(time_cmd "$clusterctl" "${a[@]}"); tr=$(time_cmd "$capi" "${b[@]}")
+  printf '%-44s %11.4fs %11.4fs %7.1fx\n' "${1:0:44}" "$tc" "$tr" "$(echo "$tc / $tr" | bc -l)"
+}
 for w in "generate provider --core cluster-api:v1.10.10" \
+         "generate provider -b kubeadm:v1.10.10" \
          "generate provider -c kubeadm:v1.10.10" \
+         "generate provider -i docker:v1.10.10" \
          "generate provider -i aws:v2.10.3" \
          "generate cluster c1 -i docker:v1.10.10 -f development -n ns --kubernetes-version v1.32.0"; do
-  read -r -a a <<<"$w"
-  tc=$(time_cmd "$clusterctl" "${a[@]}"); tr=$(time_cmd "$capi" "${a[@]}")
-  printf '%-44s %11.3fs %11.3fs %7.1fx\n' "${w:0:44}" "$tc" "$tr" "$(echo "$tc / $tr" | bc -l)"
+  compare "$w" "$w --config $work/cfg.yaml" "$w --config $work/cfg.yaml"
 done
+# One Cluster of the quick-start ClusterClass (the conformance case corpus-quick-start).
+compare "topology plan (one Cluster)" \
+  "alpha topology plan -f $qs -f $plan_cluster -o ." "topology plan -f $qs -f $plan_cluster -o ."

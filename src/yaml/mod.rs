@@ -48,8 +48,14 @@ pub fn join_documents<S: AsRef<str>>(docs: &[S]) -> String {
 }
 
 /// clusterctl's `FromUnstructured`: marshal every object and join them (R9.1).
+/// Several objects are written on the thread pool (the order of the result is theirs).
 pub fn from_objects(objs: &[Value]) -> String {
-    let docs: Vec<String> = objs.iter().map(to_yaml).collect();
+    use rayon::prelude::*;
+    let docs: Vec<String> = if objs.len() >= 4 {
+        objs.par_iter().map(to_yaml).collect()
+    } else {
+        objs.iter().map(to_yaml).collect()
+    };
     join_documents(&docs)
 }
 

@@ -423,17 +423,64 @@ pub fn ordinalize(n: usize) -> String {
 /// (repeated keys: the last wins), drop documents that are null, fail on documents that
 /// are not mappings.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
-    let mut out = Vec::new();
+    parse_documents_within(text, crate::limits::Limits::current())
+}
+
+/// [`parse_documents`] under the given limits (one run: the documents share them).
+fn parse_documents_within(text: &str, limits: crate::limits::Limits) -> Result<Vec<Value>> {
     let docs = split_documents(text).map_err(|e| e.wrap("failed to read yaml"))?;
-    // One text is one run for the YAML limits: its documents share the budget.
-    let meter = Meter::current();
+    // A text of several documents is parsed on all cores first; the result is the
+    // sequential one whenever every document parses (see `parse_all_parallel`), and
+    // on any error the text is parsed again in order, so the error (and which limit
+    // it names) is the sequential run's too.
+    if docs.len() > 1 && text.len() >= PARALLEL_MIN_BYTES {
+        if let Some(values) = parse_all_parallel(&docs, limits) {
+            return collect_objects(&docs, values.into_iter().map(Ok));
+        }
+    }
+    parse_all_in_order(&docs, limits)
+}
+
+/// The documents parsed one after the other against one meter, up to the first error.
+fn parse_all_in_order(docs: &[String], limits: crate::limits::Limits) -> Result<Vec<Value>> {
+    let meter = Meter::new(limits);
     meter.charge(Limit::Documents, docs.len() as u64)?;
-    for doc in docs {
-        let v = parse_value_lenient_in(&doc, &meter).map_err(|e| {
+    collect_objects(
+        docs,
+        docs.iter().map(|doc| parse_value_lenient_in(doc, &meter)),
+    )
+}
+
+/// Below this many bytes a text is parsed on one thread (waking the pool costs more).
+const PARALLEL_MIN_BYTES: usize = 64 * 1024;
+
+/// Every document parsed on the thread pool against one meter, or `None` when any
+/// document failed (a syntax error or a breached limit). When none failed, each value
+/// is what the sequential parse gives: a parse depends on the meter only through its
+/// caps, and the run's total stayed within every limit, so no document could have
+/// met a cap in order either (what was left before it is at least what it used).
+fn parse_all_parallel(docs: &[String], limits: crate::limits::Limits) -> Option<Vec<Value>> {
+    use rayon::prelude::*;
+    let meter = Meter::new(limits);
+    meter.charge(Limit::Documents, docs.len() as u64).ok()?;
+    docs.par_iter()
+        .map(|doc| parse_value_lenient_in(doc, &meter).ok())
+        .collect()
+}
+
+/// The objects of parsed documents in order: nulls dropped, the first error or
+/// non-mapping document (by position) reported.
+fn collect_objects(
+    docs: &[String],
+    values: impl Iterator<Item = Result<Value>>,
+) -> Result<Vec<Value>> {
+    let mut out = Vec::with_capacity(docs.len());
+    for (doc, v) in docs.iter().zip(values) {
+        let v = v.map_err(|e| {
             e.wrap(format!(
                 "failed to unmarshal the {} yaml document: {}",
                 ordinalize(out.len() + 1),
-                crate::go::quote::quote(&crate::limits::excerpt(&doc))
+                crate::go::quote::quote(&crate::limits::excerpt(doc))
             ))
         })?;
         match v {
@@ -449,7 +496,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
                 return Err(Error::new(format!(
                     "failed to unmarshal the {} yaml document: {}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {what} into Go value of type map[string]interface {{}}",
                     ordinalize(out.len() + 1),
-                    crate::go::quote::quote(&crate::limits::excerpt(&doc))
+                    crate::go::quote::quote(&crate::limits::excerpt(doc))
                 )));
             }
         }
@@ -460,6 +507,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits::Limits;
     use serde_json::json;
 
     #[test]
@@ -567,6 +615,76 @@ mod tests {
         assert_eq!(ordinalize(11), "11st");
         assert_eq!(ordinalize(12), "12nd");
         assert_eq!(ordinalize(4), "4th");
+    }
+
+    /// A text over the parallel threshold: `n` documents of varied shapes (anchors and
+    /// aliases, nulls, comments, block scalars), `edit` changing some.
+    fn many_documents(n: usize, edit: impl Fn(usize) -> Option<String>) -> String {
+        let mut t = String::new();
+        for i in 0..n {
+            let doc = edit(i).unwrap_or_else(|| match i % 4 {
+                0 => format!("kind: A\nmetadata: {{name: a{i}}}\nspec:\n  x: &x {{k: v{i}}}\n  w: *x\n  z: [1, yes, '0{i}']\n"),
+                1 => "# nothing but a comment\n".to_string(),
+                2 => format!("kind: B\ndata:\n  script: |\n    echo {i}\n    exit 0\n  n: {i}\n"),
+                _ => format!("{{kind: C, list: [{i}, {}], m: {{a: ~}}}}\n", i + 1),
+            });
+            t.push_str(&doc);
+            t.push_str("---\n");
+        }
+        assert!(
+            t.len() >= PARALLEL_MIN_BYTES,
+            "the text must take the parallel path"
+        );
+        t
+    }
+
+    fn in_order(text: &str, limits: Limits) -> Result<Vec<Value>> {
+        parse_all_in_order(&split_documents(text).unwrap(), limits)
+    }
+
+    #[test]
+    fn documents_parsed_in_parallel_equal_the_parse_in_order() {
+        let ok = many_documents(1500, |_| None);
+        let docs = split_documents(&ok).unwrap();
+        assert!(parse_all_parallel(&docs, Limits::default()).is_some());
+        let got = parse_documents_within(&ok, Limits::default()).unwrap();
+        assert_eq!(got, in_order(&ok, Limits::default()).unwrap());
+        assert_eq!(got.len(), 1125);
+        assert_eq!(got[0]["spec"]["w"], json!({"k": "v0"}));
+    }
+
+    #[test]
+    fn a_failing_document_gives_the_in_order_error() {
+        let d = Limits::default();
+        // A syntax error late, then a non-mapping document before it: the error is
+        // the first failing document's, as in order.
+        let late = many_documents(1500, |i| (i == 1300).then(|| "a: [\n".to_string()));
+        let both = many_documents(1500, |i| match i {
+            300 => Some("- a list\n".to_string()),
+            1300 => Some("a: [\n".to_string()),
+            _ => None,
+        });
+        for text in [&late, &both] {
+            assert!(parse_all_parallel(&split_documents(text).unwrap(), d).is_none());
+            let par = parse_documents_within(text, d).unwrap_err().to_string();
+            assert_eq!(par, in_order(text, d).unwrap_err().to_string());
+        }
+        assert!(parse_documents_within(&both, d)
+            .unwrap_err()
+            .to_string()
+            .contains("226th yaml document"));
+        // The run's node limit met part way: the same document and total are named.
+        let text = many_documents(1500, |_| None);
+        let small = Limits {
+            yaml_nodes: 8_000,
+            ..d
+        };
+        assert!(parse_all_parallel(&split_documents(&text).unwrap(), small).is_none());
+        let par = parse_documents_within(&text, small)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(par, in_order(&text, small).unwrap_err().to_string());
+        assert!(par.contains("--max-yaml-nodes"), "{par}");
     }
 
     #[test]
