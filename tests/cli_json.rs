@@ -185,6 +185,11 @@ fn render_and_check_report_files_as_json() {
     let v = json(&qs(&out, &["--output-format", "json"]));
     assert!(strings(&v["written"]).is_empty(), "{v:#}");
     assert_eq!(strings(&v["unchanged"]), on_disk);
+    // Without JSON the kept Clusters' files are counted, not listed: the same number.
+    let o = qs(&out, &[]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let summary = format!("0 written, {} unchanged, 0 removed", on_disk.len());
+    assert!(text(&o.stderr).contains(&summary), "{}", text(&o.stderr));
 
     // Up to date: exit 0, an empty list.
     let o = qs(&out, &["--check", "--output-format", "json"]);

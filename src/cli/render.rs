@@ -386,7 +386,8 @@ fn run_write(
     let rep = match shard {
         None => {
             check_out_outside_inputs(&a.files, out)?;
-            let opened = gitops::Opened::for_write(out)?;
+            let opened =
+                gitops::Opened::for_write(out)?.listing_unchanged(a.output_format == Format::Json);
             let deferral = opened.deferral(out, &topts, a.full);
             let r = prepare_deferring(a, config, repository, &deferral)?;
             gitops::write_opened(
@@ -433,7 +434,7 @@ fn run_write(
         "{}: {} written, {} unchanged, {} removed",
         out.display(),
         rep.written.len(),
-        rep.unchanged.len(),
+        rep.unchanged_count(),
         rep.removed.len()
     ));
     Ok(())

@@ -106,17 +106,15 @@ fn read_existing(out: &Path, rel: &str) -> Result<Option<String>> {
     }
 }
 
-/// Whether OUT holds exactly `want` at `rel` (reading at most its size plus one byte).
+/// Whether OUT holds exactly `want` at `rel` (reading at most its size plus one byte,
+/// in pieces: a 250 MB lock is not held twice).
 fn same_bytes(out: &Path, rel: &str, want: &[u8]) -> Result<bool> {
     check_no_symlink(out, rel)?;
     let full = rel.split('/').fold(out.to_path_buf(), |p, s| p.join(s));
     match fs::symlink_metadata(&full) {
-        Ok(m) if m.is_file() && m.len() == want.len() as u64 => {
-            let cur = fs::File::open(&full)
-                .and_then(|f| crate::limits::read_bounded(f, want.len() as u64))
-                .map_err(|e| Error::new(format!("failed to read {}: {e}", full.display())))?;
-            Ok(cur.as_deref() == Some(want))
-        }
+        Ok(m) if m.is_file() && m.len() == want.len() as u64 => fs::File::open(&full)
+            .and_then(|f| super::writer::same_bytes(f, want))
+            .map_err(|e| Error::new(format!("failed to read {}: {e}", full.display()))),
         _ => Ok(false),
     }
 }

@@ -14,6 +14,9 @@ use crate::error::Result;
 pub struct Opened {
     pub(super) held: Option<std::fs::File>,
     pub(super) prev: lock::Lock,
+    /// Whether the report of a write lists the files of kept units (the default) or
+    /// only counts them ([`Opened::listing_unchanged`]).
+    pub(super) list_unchanged: bool,
 }
 
 impl Opened {
@@ -23,19 +26,34 @@ impl Opened {
             return Ok(Opened {
                 held: None,
                 prev: lock::Lock::default(),
+                list_unchanged: true,
             });
         }
         let (held, prev) = open_out(out)?;
         Ok(Opened {
             held: Some(held),
             prev,
+            list_unchanged: true,
         })
     }
 
     /// For `render --check`.
     pub fn for_check(out: &Path) -> Result<Opened> {
         let (held, prev) = open_check(out)?;
-        Ok(Opened { held, prev })
+        Ok(Opened {
+            held,
+            prev,
+            list_unchanged: true,
+        })
+    }
+
+    /// `false`: the write's report counts the unchanged files of kept units
+    /// ([`super::WriteReport::unchanged_unlisted`]) instead of listing them, which
+    /// keeps a 100,000-Cluster no-change run from holding 1.5 million paths that only
+    /// a JSON report prints.
+    pub fn listing_unchanged(mut self, yes: bool) -> Opened {
+        self.list_unchanged = yes;
+        self
     }
 
     /// The input files the run may leave unparsed (none unless [`incremental`]).

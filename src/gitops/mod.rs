@@ -259,6 +259,7 @@ pub fn write_tree_with_hook(
         written: changes.writes.into_iter().map(|(p, _)| p).collect(),
         unchanged: changes.unchanged,
         removed: changes.removes,
+        unchanged_unlisted: changes.kept_unlisted,
     })
 }
 
@@ -598,6 +599,7 @@ pub fn write_opened(
     };
     let keep = incremental(opts, full).then_some(&prev);
     let mut st = writer::Stager::new(out, &prev.outputs, hook);
+    st.list_kept(opened.list_unchanged);
     if let Err(e) = lay_out(r, opts, out, keep, on_unit, &mut st, None) {
         st.abandon();
         return Err(e);
@@ -612,6 +614,7 @@ pub fn write_opened(
         written: sorted(changes.writes.into_iter().map(|(p, _)| p).collect()),
         unchanged: sorted(changes.unchanged),
         removed: sorted(changes.removes),
+        unchanged_unlisted: changes.kept_unlisted,
     })
 }
 

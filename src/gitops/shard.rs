@@ -264,6 +264,7 @@ fn sorted_report(c: writer::Changes) -> writer::WriteReport {
         written,
         unchanged,
         removed,
+        unchanged_unlisted: c.kept_unlisted,
     }
 }
 

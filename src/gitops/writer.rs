@@ -65,6 +65,16 @@ pub struct WriteReport {
     pub written: Vec<String>,
     pub unchanged: Vec<String>,
     pub removed: Vec<String>,
+    /// Unchanged files not in `unchanged`: the files of kept units when the caller
+    /// asked for their number only ([`Stager::list_kept`]).
+    pub unchanged_unlisted: usize,
+}
+
+impl WriteReport {
+    /// Every unchanged file, listed or not.
+    pub fn unchanged_count(&self) -> usize {
+        self.unchanged.len() + self.unchanged_unlisted
+    }
 }
 
 /// Why a phase stopped.
@@ -91,7 +101,7 @@ fn step(hook: &mut Hook, s: Step) -> std::result::Result<(), Stop> {
 
 /// Whether `r` holds exactly `want`, read in pieces (a 20 MB lock is not held twice)
 /// and never past one byte more than `want`.
-fn same_bytes(r: impl std::io::Read, want: &[u8]) -> std::io::Result<bool> {
+pub(super) fn same_bytes(r: impl std::io::Read, want: &[u8]) -> std::io::Result<bool> {
     use std::io::Read;
     let mut r = r.take(want.len() as u64 + 1);
     let mut buf = vec![0u8; 256 * 1024];
@@ -149,6 +159,8 @@ pub struct Changes {
     pub unchanged: Vec<String>,
     /// Files of the previous lock that are not produced any more and still exist.
     pub removes: Vec<String>,
+    /// Files of kept units, when they are counted instead of listed.
+    pub kept_unlisted: usize,
 }
 
 /// Whether a file the lock lists is in OUT as a regular file with the bytes the lock
@@ -203,6 +215,8 @@ pub struct Stager<'a, 'h> {
     real_dirs: rustc_hash::FxHashSet<String>,
     /// Units kept as they are ([`Stager::kept_unit`]).
     kept_dirs: rustc_hash::FxHashSet<String>,
+    /// Whether a kept unit's files are listed as unchanged, or counted.
+    list_kept: bool,
 }
 
 impl<'a, 'h> Stager<'a, 'h> {
@@ -224,6 +238,7 @@ impl<'a, 'h> Stager<'a, 'h> {
             dirs: Default::default(),
             real_dirs: Default::default(),
             kept_dirs: Default::default(),
+            list_kept: true,
         }
     }
 
@@ -261,9 +276,20 @@ impl<'a, 'h> Stager<'a, 'h> {
     /// `dir`) are not read, not written, and not removed.
     pub fn kept_unit(&mut self, dir: &str, files: &[&Owned]) {
         self.kept_dirs.insert(dir.to_string());
-        self.changes
-            .unchanged
-            .extend(files.iter().map(|o| o.path.clone()));
+        if self.list_kept {
+            self.changes
+                .unchanged
+                .extend(files.iter().map(|o| o.path.clone()));
+        } else {
+            self.changes.kept_unlisted += files.len();
+        }
+    }
+
+    /// Whether the files of kept units are listed in [`Changes::unchanged`] (the
+    /// default) or only counted: at 100,000 Clusters the list is 1.5 million paths,
+    /// which only a JSON report prints.
+    pub fn list_kept(&mut self, yes: bool) {
+        self.list_kept = yes;
     }
 
     /// Compare one planned file with OUT; stage it when its bytes differ.
@@ -591,4 +617,24 @@ fn commit(
     // The new tree is final from here on; a failed sync cannot be undone any more.
     let _ = fsync_dir(staging);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_bytes;
+
+    #[test]
+    fn same_bytes_compares_in_pieces_and_reads_at_most_one_byte_more() {
+        // Over one piece (256 KiB), so that a difference in the second piece counts.
+        let want: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
+        assert!(same_bytes(&want[..], &want).unwrap());
+        assert!(same_bytes(&b""[..], b"").unwrap());
+        let mut other = want.clone();
+        other[400_000] ^= 1;
+        assert!(!same_bytes(&other[..], &want).unwrap());
+        assert!(!same_bytes(&want[..want.len() - 1], &want).unwrap());
+        // A longer reader differs, and is not read past want's size plus one byte.
+        let endless = std::io::repeat(7u8);
+        assert!(!same_bytes(endless, &[7u8; 1000]).unwrap());
+    }
 }
