@@ -195,6 +195,9 @@ pub struct LockInput {
 /// Text the YAML writer prints as a plain scalar that reads back as the same string
 /// (the line reader's condition too); anything else goes through the writer.
 fn plain(s: &str) -> bool {
+    if surely_plain_sum(s) {
+        return true;
+    }
     s.bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-'))
         && s.bytes()
@@ -236,6 +239,19 @@ fn output_entry(path: &str, sha: &str, text: &mut String) {
     }
     let one = crate::yaml::to_yaml(&json!({"outputs": [{"path": path, "sha256": sha}]}));
     text.push_str(one.strip_prefix("outputs:\n").unwrap_or(&one));
+}
+
+/// A sha256 in hex that YAML surely reads as a string (most of a lock's values, so the
+/// writer and the line reader check it in one pass): 64 lowercase hex digits with a
+/// letter other than `e` (without one it may be a number: `1e5…`), not a binary
+/// int (`0b` and binary digits). Anything else goes through the full rule.
+pub(super) fn surely_plain_sum(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 64
+        && !s.starts_with("0b")
+        && b.iter()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
+        && b.iter().any(|c| matches!(c, b'a'..=b'd' | b'f'))
 }
 
 /// A file the lock says capi-render wrote: its path in OUT and the sha256 of the
@@ -403,6 +419,35 @@ mod tests {
         assert_eq!(v["inputs"][0]["path"], "in/p.yaml");
         assert_eq!(v["outputs"][0]["sha256"], sha256_hex(b""));
         assert_eq!(v["tool"], tool());
+    }
+
+    #[test]
+    fn a_sum_surely_plain_is_plain_by_the_full_rule() {
+        let full = |s: &str| {
+            s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._/-".contains(&b))
+                && crate::yaml::resolve::plain_resolves_to_str(s)
+        };
+        let mut sums: Vec<String> = (0..20_000u32)
+            .map(|i| crate::model::hash::sha256_hex(&i.to_le_bytes()))
+            .collect();
+        // Edge cases: a binary int, digits and `e` only (a float), digits only.
+        sums.push(format!("0b{}", "01".repeat(31)));
+        sums.push(format!("0b{}a", "1".repeat(61)));
+        sums.push(format!("1e{}7", "0".repeat(61)));
+        sums.push("9".repeat(64));
+        sums.push(format!("{}e5", "1".repeat(62)));
+        let mut surely = 0;
+        for s in &sums {
+            if surely_plain_sum(s) {
+                surely += 1;
+                assert!(full(s), "{s}");
+            }
+        }
+        assert!(!full(&sums[20_000]) && !surely_plain_sum(&sums[20_000]));
+        assert!(!full(&sums[20_002]) && !surely_plain_sum(&sums[20_002]));
+        // Nearly every real sum takes the fast path (not those starting with `0b`).
+        assert!(surely >= 19_800, "{surely}");
     }
 
     #[test]
