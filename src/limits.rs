@@ -296,7 +296,21 @@ pub fn parse_amount(s: &str) -> std::result::Result<u64, String> {
 
 /// Read at most `limit` bytes of `r`; `Ok(None)` when there is more.
 pub fn read_bounded(r: impl Read, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
-    let mut buf = Vec::new();
+    read_bounded_sized(r, limit, 0)
+}
+
+/// [`read_bounded`] into a buffer sized for `expected` bytes (a file's size), so that a
+/// large file (a 100,000-Cluster lock is 250 MB) is read without regrowing and
+/// copying the buffer. The limit still applies to what is read, whatever the size said.
+pub fn read_bounded_sized(
+    r: impl Read,
+    limit: u64,
+    expected: u64,
+) -> std::io::Result<Option<Vec<u8>>> {
+    // One byte more than the file's size: `read_to_end` stops at end of file without
+    // growing the buffer.
+    let cap = expected.min(limit).saturating_add(1);
+    let mut buf = Vec::with_capacity(usize::try_from(cap).unwrap_or(0));
     r.take(limit.saturating_add(1)).read_to_end(&mut buf)?;
     if buf.len() as u64 > limit {
         return Ok(None);
@@ -327,12 +341,16 @@ pub fn read_file_within(
         Err(e) => return Err(io_err(e)),
     };
     // A regular file says its size: refuse before reading anything.
+    let mut expected = 0;
     if let Ok(m) = f.metadata() {
         if m.is_file() && m.len() > limit {
             return Err(file_too_large(shown, limit, Some(m.len())));
         }
+        if m.is_file() {
+            expected = m.len();
+        }
     }
-    match read_bounded(f, limit) {
+    match read_bounded_sized(f, limit, expected) {
         Ok(Some(b)) => Ok(b),
         Ok(None) => Err(file_too_large(shown, limit, None)),
         Err(e) => Err(io_err(e)),
@@ -609,6 +627,15 @@ mod tests {
         let zeros = std::io::repeat(0);
         assert_eq!(read_bounded(zeros, 10).unwrap(), None);
         assert_eq!(read_bounded(&b"abc"[..], 3).unwrap(), Some(b"abc".to_vec()));
+        // A size that says less or more than the reader gives changes nothing but the
+        // buffer's first capacity; the limit still holds.
+        for expected in [0, 1, 3, 4, 1 << 20] {
+            assert_eq!(
+                read_bounded_sized(&b"abc"[..], 3, expected).unwrap(),
+                Some(b"abc".to_vec())
+            );
+            assert_eq!(read_bounded_sized(&b"abcd"[..], 3, expected).unwrap(), None);
+        }
     }
 
     #[test]

@@ -269,7 +269,7 @@ fn only_the_changed_cluster_is_rendered_and_written() {
 }
 
 #[test]
-fn a_kept_unit_whose_files_were_touched_is_rendered_again() {
+fn a_kept_units_directory_is_looked_at_and_its_files_by_full() {
     let d = scratch("touched");
     let (input, out) = (d.join("in"), d.join("out"));
     let fleet = Fleet::new();
@@ -283,25 +283,50 @@ fn a_kept_unit_whose_files_were_touched_is_rendered_again() {
         .find(|p| p.file_name().unwrap() != "kustomization.yaml")
         .unwrap();
     let original = fs::read_to_string(&file).unwrap();
-    // A change of size is seen without --full: the unit renders again and the file
-    // is restored.
-    fs::write(&file, format!("{original}# edited\n")).unwrap();
+    // The unit's directory deleted: seen without --full, the unit renders again.
+    fs::remove_dir_all(&unit).unwrap();
+    assert!(!up_to_date(&input, &out, false));
+    let rep = write(&input, &out, false);
+    assert!(
+        rep.written
+            .iter()
+            .all(|p| p.starts_with("clusters/ns0/c0/")),
+        "{rep:?}"
+    );
+    assert_eq!(tree(&out), want);
+    // Its review directory deleted: the same.
+    let review = unit.join("desired");
+    assert!(review.is_dir());
+    fs::remove_dir_all(&review).unwrap();
     assert!(!up_to_date(&input, &out, false));
     write(&input, &out, false);
     assert_eq!(tree(&out), want);
-    // A deleted file too.
-    fs::remove_file(&file).unwrap();
-    assert!(!up_to_date(&input, &out, false));
-    write(&input, &out, false);
-    assert_eq!(tree(&out), want);
-    // A same-size edit is only seen by --full, which compares every byte.
-    let same_size = original.replacen("kind", "KIND", 1);
-    assert_eq!(same_size.len(), original.len());
-    fs::write(&file, &same_size).unwrap();
+    // The unit's directory replaced by a link to a copy: not in place, and the writer
+    // refuses to write through the link.
+    let copy = d.join("copy");
+    fs::rename(&unit, &copy).unwrap();
+    std::os::unix::fs::symlink(&copy, &unit).unwrap();
+    let before = tree(&copy);
+    let err = try_write(&input, &out, false).unwrap_err();
+    assert!(err.to_string().contains("is a symbolic link"), "{err}");
+    assert_eq!(tree(&copy), before);
+    fs::remove_file(&unit).unwrap();
+    fs::rename(&copy, &unit).unwrap();
     assert!(up_to_date(&input, &out, false));
-    assert!(!up_to_date(&input, &out, true));
-    write(&input, &out, true);
-    assert_eq!(tree(&out), want);
+    // A file inside edited (whatever its size) or deleted is not looked at without
+    // --full (a no-change run over 100,000 Clusters must not look at 1.5 million
+    // files); --full compares every byte and restores it.
+    let same_size = original.replacen("kind", "KIND", 1);
+    for edit in [Some(format!("{original}# edited\n")), Some(same_size), None] {
+        match &edit {
+            Some(text) => fs::write(&file, text).unwrap(),
+            None => fs::remove_file(&file).unwrap(),
+        }
+        assert!(up_to_date(&input, &out, false), "{edit:?}");
+        assert!(!up_to_date(&input, &out, true), "{edit:?}");
+        write(&input, &out, true);
+        assert_eq!(tree(&out), want);
+    }
     let _ = fs::remove_dir_all(&d);
 }
 

@@ -148,6 +148,12 @@ impl<'a> Checker<'a> {
         self.kept_dirs.insert(dir.to_string());
     }
 
+    /// A planned file known to be in OUT byte for byte.
+    pub fn same(&mut self, p: String) -> Result<()> {
+        self.planned.insert(p);
+        Ok(())
+    }
+
     /// Compare one planned file with OUT.
     pub fn file(&mut self, p: String, want: String) -> Result<()> {
         if same_bytes(self.out, &p, want.as_bytes())? {
@@ -164,10 +170,10 @@ impl<'a> Checker<'a> {
 
     /// Every planned file was given: add what `render -o` would remove, and report.
     pub fn finish(mut self) -> Result<CheckReport> {
-        for o in self.prev {
+        let kept_dirs = std::mem::take(&mut self.kept_dirs);
+        for (o, kept) in super::keep::in_kept_dirs(self.prev, &kept_dirs) {
             // What `render -o` would remove; it refuses a file whose bytes changed, and
             // so does the check.
-            let kept = super::unit_dir_of(&o.path).is_some_and(|d| self.kept_dirs.contains(d));
             if !self.planned.contains(&o.path)
                 && !kept
                 && super::writer::still_as_written(self.out, o)?

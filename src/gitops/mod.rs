@@ -68,6 +68,7 @@ pub mod flux;
 pub mod immutable;
 mod incremental;
 pub mod journal;
+mod keep;
 pub mod kustomization;
 pub mod layout;
 pub mod lock;
@@ -83,6 +84,7 @@ use std::path::Path;
 pub use check::CheckReport;
 use incremental::incremental;
 pub use incremental::{Deferral, Opened};
+use keep::{keepable, sorted_by_blocks, still_in_place};
 pub use writer::{Hook, Injected, Step, WriteReport};
 
 use crate::error::{Error, Result};
@@ -285,9 +287,12 @@ pub(crate) fn open_out(out: &Path) -> Result<(std::fs::File, lock::Lock)> {
 /// [`check::Checker`]); a kept unit's files are known by path only.
 pub(crate) trait Files {
     fn file(&mut self, path: String, text: String) -> Result<()>;
+    /// A planned file that OUT already holds byte for byte (the lock, compared as it
+    /// was written: [`lock::same_as_file`]).
+    fn same(&mut self, path: String) -> Result<()>;
     /// A unit that was not rendered ([`render::Produced::Kept`]): its directory and
     /// files (all the previous lock lists under it) stay.
-    fn kept_unit(&mut self, dir: &str, files: &[&lock::Owned]);
+    fn kept_unit(&mut self, dir: &str, files: &[lock::Owned]);
 }
 
 /// The unit directory (`<top>/<namespace>/<name>`) a path of the tree is in, if any.
@@ -303,7 +308,10 @@ impl Files for writer::Stager<'_, '_> {
     fn file(&mut self, path: String, text: String) -> Result<()> {
         writer::Stager::file(self, &path, text.as_bytes())
     }
-    fn kept_unit(&mut self, dir: &str, files: &[&lock::Owned]) {
+    fn same(&mut self, path: String) -> Result<()> {
+        writer::Stager::same(self, &path)
+    }
+    fn kept_unit(&mut self, dir: &str, files: &[lock::Owned]) {
         writer::Stager::kept_unit(self, dir, files)
     }
 }
@@ -312,115 +320,12 @@ impl Files for check::Checker<'_> {
     fn file(&mut self, path: String, text: String) -> Result<()> {
         check::Checker::file(self, path, text)
     }
-    fn kept_unit(&mut self, dir: &str, _files: &[&lock::Owned]) {
+    fn same(&mut self, path: String) -> Result<()> {
+        check::Checker::same(self, path)
+    }
+    fn kept_unit(&mut self, dir: &str, _files: &[lock::Owned]) {
         check::Checker::kept_unit(self, dir)
     }
-}
-
-/// The Cluster units the previous lock lets a run skip: by directory, the record and
-/// the unit's files (path, sha256) as the lock lists them.
-type Keepable<'a> = rustc_hash::FxHashMap<&'a str, (&'a lock::UnitRecord, Vec<&'a lock::Owned>)>;
-
-fn keepable(prev: &lock::Lock) -> Keepable<'_> {
-    let mut k: Keepable = prev
-        .units
-        .iter()
-        .map(|r| (r.dir.as_str(), (r, Vec::new())))
-        .collect();
-    for o in &prev.outputs {
-        if let Some((_, files)) = unit_dir_of(&o.path).and_then(|d| k.get_mut(d)) {
-            files.push(o);
-        }
-    }
-    k
-}
-
-/// A unit's files are in OUT as the lock recorded them: regular files (no symbolic
-/// link on the way) whose sizes add up to the recorded total. Their bytes are not read:
-/// that is what makes a no-change run fast; `--full` compares every byte. One listing
-/// of the unit's directory, and of its review directory when it has one (a unit's files
-/// are all directly in them), finds the files; only they are looked at. `parents`
-/// holds the directories above units already found to be no links (`clusters`,
-/// `clusters/<ns>`): each is looked at once per run.
-fn still_in_place(
-    out: &Path,
-    dir: &str,
-    files: &[&lock::Owned],
-    bytes: u64,
-    parents: &std::sync::Mutex<rustc_hash::FxHashSet<String>>,
-) -> bool {
-    if files.is_empty() {
-        return false;
-    }
-    let review = format!("{dir}/{}", crate::model::REVIEW_DIR);
-    // Each listed directory's expected names, sorted, with whether each was found.
-    let mut top: Vec<&str> = Vec::with_capacity(files.len());
-    let mut below: Vec<&str> = Vec::new();
-    for o in files {
-        match o.path.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) {
-            Some(rest) => match rest
-                .strip_prefix(crate::model::REVIEW_DIR)
-                .and_then(|r| r.strip_prefix('/'))
-            {
-                Some(name) if !name.contains('/') => below.push(name),
-                _ if !rest.contains('/') => top.push(rest),
-                _ => return false,
-            },
-            None => return false,
-        }
-    }
-    let is_real_dir = |rel: &str| {
-        let full = rel.split('/').fold(out.to_path_buf(), |p, s| p.join(s));
-        std::fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir())
-    };
-    // The directories above the unit's: no links (once per run each).
-    let mut at = 0;
-    while let Some(i) = dir[at..].find('/') {
-        let parent = &dir[..at + i];
-        at += i + 1;
-        let known = parents.lock().is_ok_and(|p| p.contains(parent));
-        if !known {
-            if !is_real_dir(parent) {
-                return false;
-            }
-            if let Ok(mut p) = parents.lock() {
-                p.insert(parent.to_string());
-            }
-        }
-    }
-    let mut total = 0u64;
-    for (d, names) in [(dir, &mut top), (review.as_str(), &mut below)] {
-        if names.is_empty() {
-            continue;
-        }
-        if !is_real_dir(d) {
-            return false;
-        }
-        names.sort_unstable();
-        let mut found = vec![false; names.len()];
-        let full = d.split('/').fold(out.to_path_buf(), |p, s| p.join(s));
-        let Ok(listing) = std::fs::read_dir(&full) else {
-            return false;
-        };
-        for e in listing.flatten() {
-            let name = e.file_name();
-            let Some(i) = name.to_str().and_then(|n| names.binary_search(&n).ok()) else {
-                continue;
-            };
-            if !e.file_type().is_ok_and(|t| t.is_file()) {
-                return false;
-            }
-            match e.metadata() {
-                Ok(m) => total += m.len(),
-                Err(_) => return false,
-            }
-            found[i] = true;
-        }
-        if found.contains(&false) {
-            return false;
-        }
-    }
-    total == bytes
 }
 
 /// Lay out a rendering unit by unit as it streams ([`Rendering::stream_keeping`]:
@@ -458,15 +363,17 @@ pub(crate) fn lay_out(
     let keepable = keep.map(keepable).unwrap_or_default();
     let parents = std::sync::Mutex::default();
     let may_keep = |dir: &str, fp: &str| {
-        keepable.get(dir).is_some_and(|(rec, fs)| {
-            rec.inputs == fp && still_in_place(out, dir, fs, rec.bytes, &parents)
-        })
+        keepable
+            .get(dir)
+            .is_some_and(|(rec, fs)| rec.inputs == fp && still_in_place(out, dir, fs, &parents))
     };
     let mut tree = layout::Layout::default();
     // A kept unit's paths and sums are borrowed from the previous lock.
     let mut outputs: Vec<(Cow<str>, Cow<str>)> =
         Vec::with_capacity(keep.map_or(0, |l| l.outputs.len()));
     let mut records: Vec<lock::UnitRecord> = Vec::with_capacity(keep.map_or(0, |l| l.units.len()));
+    // Each unit's outputs (and each other file) as a range of `outputs`.
+    let mut blocks: Vec<std::ops::Range<usize>> = Vec::new();
     r.stream_keeping(
         &may_keep,
         |u| {
@@ -492,24 +399,28 @@ pub(crate) fn lay_out(
                         source: source_of(&f.source),
                     });
                 }
+                let at = outputs.len();
                 outputs.extend(
                     uf.files
                         .iter()
                         .map(|(p, _)| Cow::Owned(p.clone()))
                         .zip(sums.into_iter().map(Cow::Owned)),
                 );
+                blocks.push(at..outputs.len());
                 on_unit(&uf.summary);
                 tree.unit(uf, &mut |p, t| files.file(p, t))
             }
             Produced::Kept(k) => {
                 let (rec, owned) = &keepable[k.dir.as_str()];
                 files.kept_unit(&k.dir, owned);
+                let at = outputs.len();
                 outputs.extend(owned.iter().map(|o| {
                     (
                         Cow::Borrowed(o.path.as_str()),
                         Cow::Borrowed(o.sha256.as_str()),
                     )
                 }));
+                blocks.push(at..outputs.len());
                 records.push(lock::UnitRecord {
                     dir: k.dir,
                     inputs: k.facts.fingerprint,
@@ -533,6 +444,7 @@ pub(crate) fn lay_out(
         },
     )?;
     let mut sink = |p: String, t: String| {
+        blocks.push(outputs.len()..outputs.len() + 1);
         outputs.push((Cow::Owned(p.clone()), Cow::Owned(sha256_hex(t.as_bytes()))));
         files.file(p, t)
     };
@@ -547,23 +459,22 @@ pub(crate) fn lay_out(
             units
         }
     };
-    // Paths are unique: an unstable sort gives the same order, faster.
-    {
-        use rayon::slice::ParallelSliceMut;
-        outputs.par_sort_unstable();
+    let outputs = sorted_by_blocks(outputs, blocks);
+    // The lock is compared with OUT's as it is written, piece by piece: a no-change
+    // run over 100,000 Clusters never holds its 250 MB.
+    let head = lock::head(&inputs, &clusters_only, out, opts.command.as_ref());
+    let providers: Vec<serde_json::Value> = units
+        .iter()
+        .filter_map(|u| lock::provider_entry(u, out))
+        .collect();
+    let same = lock::same_as_file(&out.join(lock::FILE), |each| {
+        lock::assemble_pieces(&head, &outputs, &providers, &records, each)
+    });
+    if same {
+        return files.same(lock::FILE.to_string());
     }
-    files.file(
-        lock::FILE.to_string(),
-        lock::lock_text_of(
-            &inputs,
-            &clusters_only,
-            &units,
-            &outputs,
-            &records,
-            out,
-            opts.command.as_ref(),
-        ),
-    )
+    let text = lock::assemble(&head, &outputs, &providers, &records);
+    files.file(lock::FILE.to_string(), text)
 }
 
 /// `render -o`, streaming: each unit is rendered, laid out and compared with OUT as it

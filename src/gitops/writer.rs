@@ -188,6 +188,30 @@ pub fn still_as_written(out: &Path, o: &Owned) -> Result<bool> {
     .with_hint("if the file is no longer wanted, delete it yourself; to keep it, move it out of the output directory; then run again"))
 }
 
+/// How the previous lock's paths are looked up: by binary search when they are sorted
+/// (as the writer writes them), else in a set.
+enum PrevPaths<'a> {
+    Sorted,
+    Set(rustc_hash::FxHashSet<&'a str>),
+}
+
+impl<'a> PrevPaths<'a> {
+    fn of(prev: &'a [Owned]) -> Self {
+        if prev.windows(2).all(|w| w[0].path < w[1].path) {
+            PrevPaths::Sorted
+        } else {
+            PrevPaths::Set(prev.iter().map(|o| o.path.as_str()).collect())
+        }
+    }
+
+    fn contains(&self, prev: &[Owned], p: &str) -> bool {
+        match self {
+            PrevPaths::Sorted => prev.binary_search_by(|o| o.path.as_str().cmp(p)).is_ok(),
+            PrevPaths::Set(s) => s.contains(p),
+        }
+    }
+}
+
 /// Phase A, file by file as the tree is laid out: each planned file is compared with
 /// OUT and, when its bytes differ, staged under `new/` at once (so only one unit's
 /// files are in memory). [`Stager::commit`] then finds the removals and runs the
@@ -199,7 +223,9 @@ pub struct Stager<'a, 'h> {
     out: PathBuf,
     staging: PathBuf,
     prev: &'a [Owned],
-    prev_paths: rustc_hash::FxHashSet<&'a str>,
+    /// The previous outputs' paths, made when first needed (a no-change run over
+    /// 100,000 Clusters never needs its 1.5 million).
+    prev_paths: std::cell::OnceCell<PrevPaths<'a>>,
     hook: &'a mut Hook<'h>,
     /// This run made the staging directory.
     made: bool,
@@ -226,20 +252,24 @@ impl<'a, 'h> Stager<'a, 'h> {
             out: out.to_path_buf(),
             staging: out.join(STAGING),
             prev,
-            prev_paths: prev.iter().map(|o| o.path.as_str()).collect(),
+            prev_paths: Default::default(),
             hook,
             made: false,
             crashed: false,
             changes: Changes::default(),
-            planned: rustc_hash::FxHashSet::with_capacity_and_hasher(
-                prev.len(),
-                Default::default(),
-            ),
+            planned: Default::default(),
             dirs: Default::default(),
             real_dirs: Default::default(),
             kept_dirs: Default::default(),
             list_kept: true,
         }
+    }
+
+    /// Whether the previous lock lists `p`.
+    fn was_written(&self, p: &str) -> bool {
+        self.prev_paths
+            .get_or_init(|| PrevPaths::of(self.prev))
+            .contains(self.prev, p)
     }
 
     /// [`check_no_symlink`] for a planned file, with the directories above it looked at
@@ -274,7 +304,7 @@ impl<'a, 'h> Stager<'a, 'h> {
 
     /// A unit known to be in place (kept): its files (every previous output under
     /// `dir`) are not read, not written, and not removed.
-    pub fn kept_unit(&mut self, dir: &str, files: &[&Owned]) {
+    pub fn kept_unit(&mut self, dir: &str, files: &[Owned]) {
         self.kept_dirs.insert(dir.to_string());
         if self.list_kept {
             self.changes
@@ -290,6 +320,15 @@ impl<'a, 'h> Stager<'a, 'h> {
     /// which only a JSON report prints.
     pub fn list_kept(&mut self, yes: bool) {
         self.list_kept = yes;
+    }
+
+    /// A planned file known to be in OUT byte for byte, as a regular file: unchanged.
+    pub fn same(&mut self, p: &str) -> Result<()> {
+        if !self.planned.insert(p.to_string()) {
+            return Err(Error::new(format!("internal error: {p} is planned twice")));
+        }
+        self.changes.unchanged.push(p.to_string());
+        Ok(())
     }
 
     /// Compare one planned file with OUT; stage it when its bytes differ.
@@ -341,7 +380,7 @@ impl<'a, 'h> Stager<'a, 'h> {
                     self.changes.unchanged.push(p.to_string());
                     return Ok(());
                 }
-                if !(self.prev_paths.contains(p) || p == super::lock::FILE) {
+                if !(self.was_written(p) || p == super::lock::FILE) {
                     return Err(Stop::Err(Error::new(format!(
                         "{} exists and capi-render did not write it (it is not listed in {}); move it away or delete it",
                         full.display(),
@@ -412,9 +451,9 @@ impl<'a, 'h> Stager<'a, 'h> {
     /// (journal, moves, journal deleted).
     pub fn commit(mut self) -> Result<Changes> {
         let prev = self.prev;
-        for o in prev {
-            let kept = || super::unit_dir_of(&o.path).is_some_and(|d| self.kept_dirs.contains(d));
-            if self.planned.contains(&o.path) || kept() {
+        let kept_dirs = std::mem::take(&mut self.kept_dirs);
+        for (o, kept) in super::keep::in_kept_dirs(prev, &kept_dirs) {
+            if kept || self.planned.contains(&o.path) {
                 continue;
             }
             match still_as_written(&self.out, o) {
@@ -621,7 +660,28 @@ fn commit(
 
 #[cfg(test)]
 mod tests {
-    use super::same_bytes;
+    use super::{same_bytes, Owned, PrevPaths};
+
+    #[test]
+    fn previous_paths_are_found_sorted_or_not() {
+        let owned = |p: &str| Owned {
+            path: p.to_string(),
+            sha256: String::new(),
+        };
+        let sorted: Vec<Owned> = ["a", "b/c", "b/d", "e"].map(owned).to_vec();
+        let mut unsorted = sorted.clone();
+        unsorted.swap(0, 3);
+        for prev in [&sorted, &unsorted] {
+            let index = PrevPaths::of(prev);
+            assert_eq!(matches!(index, PrevPaths::Sorted), prev == &sorted);
+            for p in ["a", "b/c", "b/d", "e"] {
+                assert!(index.contains(prev, p), "{p}");
+            }
+            for p in ["", "b", "b/", "c", "f"] {
+                assert!(!index.contains(prev, p), "{p}");
+            }
+        }
+    }
 
     #[test]
     fn same_bytes_compares_in_pieces_and_reads_at_most_one_byte_more() {

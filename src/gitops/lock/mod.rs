@@ -14,8 +14,10 @@ use crate::model::{InputFile, RenderSet, UnitKind};
 use crate::paths::relative_to;
 
 pub use super::command::{read_command, RenderCommand};
+pub use pieces::{assemble_pieces, same_as_file};
 pub use read::{read_lock, read_outputs};
 
+mod pieces;
 mod read;
 
 pub const FILE: &str = "capi-render.lock";
@@ -56,7 +58,7 @@ pub fn lock_text(
 /// in directory `base` (OUT): input paths and repository sources are written relative
 /// to it ([`crate::paths::relative_to`]), so the lock is the same in every clone and
 /// from every working directory.
-pub fn lock_text_of<P: AsRef<str>, S: AsRef<str>>(
+pub fn lock_text_of<P: AsRef<str> + Sync, S: AsRef<str> + Sync>(
     inputs: &[InputFile],
     clusters_only: &BTreeMap<String, usize>,
     units: &[UnitSummary],
@@ -123,39 +125,19 @@ pub fn provider_entry(u: &UnitSummary, base: &Path) -> Option<Value> {
 /// The lock's text from its [`head`], the tree's files as `(path, sha256)` sorted by
 /// path (the lock itself excluded), the [`provider_entry`]s in unit order and the
 /// Cluster records.
-pub fn assemble<P: AsRef<str>, S: AsRef<str>>(
+pub fn assemble<P: AsRef<str> + Sync, S: AsRef<str> + Sync>(
     head: &Value,
     outputs: &[(P, S)],
     providers: &[Value],
     records: &[UnitRecord],
 ) -> String {
-    // The document's keys in go-yaml's order are inputs, lockVersion, outputs,
-    // providers, tool, units; each top-level entry is written on its own, and
-    // `outputs` and `units` item by item (a 100,000-Cluster tree lists over a million
-    // files), which gives the bytes of writing the whole document at once.
-    let tail = json!({"tool": tool(), "providers": providers});
     // About what a plain entry takes, so that a 10,000-Cluster lock (20 MB) is not
     // copied as it grows.
     let mut text = String::with_capacity(4096 + outputs.len() * 160 + records.len() * 280);
-    text.push_str(
-        "# capi-render lock file: written by `capi-render render`, do not edit.\n# capi-render only ever replaces or removes the files listed under outputs.\n",
-    );
-    text.push_str(&crate::yaml::to_yaml(head));
-    if outputs.is_empty() {
-        text.push_str("outputs: []\n");
-    } else {
-        text.push_str("outputs:\n");
-        for (p, sha) in outputs {
-            output_entry(p.as_ref(), sha.as_ref(), &mut text);
-        }
-    }
-    text.push_str(&crate::yaml::to_yaml(&tail));
-    if !records.is_empty() {
-        text.push_str("units:\n");
-        for r in records {
-            unit_entry(r, &mut text);
-        }
-    }
+    assemble_pieces(head, outputs, providers, records, &mut |p| {
+        text.push_str(p);
+        true
+    });
     text
 }
 
@@ -198,8 +180,7 @@ fn plain(s: &str) -> bool {
     if surely_plain_sum(s) {
         return true;
     }
-    s.bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-'))
+    plain_bytes(s)
         && s.bytes()
             .next()
             .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'.')
@@ -209,7 +190,7 @@ fn plain(s: &str) -> bool {
 
 /// One `units` item as the YAML writer writes it inside the lock (keys in go-yaml's
 /// order).
-fn unit_entry(r: &UnitRecord, text: &mut String) {
+pub(super) fn unit_entry(r: &UnitRecord, text: &mut String) {
     let fields = [&r.cluster, &r.dir, &r.inputs, &r.source];
     if fields.iter().all(|f| plain(f)) {
         use std::fmt::Write;
@@ -228,7 +209,7 @@ fn unit_entry(r: &UnitRecord, text: &mut String) {
 
 /// One `outputs` item as the YAML writer writes it inside the lock: plain scalars
 /// written directly, anything that needs quoting through the writer itself.
-fn output_entry(path: &str, sha: &str, text: &mut String) {
+pub(super) fn output_entry(path: &str, sha: &str, text: &mut String) {
     if plain(path) && plain(sha) {
         text.push_str("- path: ");
         text.push_str(path);
@@ -241,17 +222,44 @@ fn output_entry(path: &str, sha: &str, text: &mut String) {
     text.push_str(one.strip_prefix("outputs:\n").unwrap_or(&one));
 }
 
+/// Whether every byte of `s` is one a lock value may have plain: ASCII letters and
+/// digits, `.`, `_`, `/` and `-` (one table lookup per byte: a 100,000-Cluster lock
+/// checks 250 MB of them).
+pub(super) fn plain_bytes(s: &str) -> bool {
+    s.bytes().all(plain_byte)
+}
+
+/// One byte of [`plain_bytes`].
+pub(super) fn plain_byte(b: u8) -> bool {
+    const OK: [bool; 256] = {
+        let mut t = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            let c = b as u8;
+            t[b] = c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'/' | b'-');
+            b += 1;
+        }
+        t
+    };
+    OK[usize::from(b)]
+}
+
 /// A sha256 in hex that YAML surely reads as a string (most of a lock's values, so the
 /// writer and the line reader check it in one pass): 64 lowercase hex digits with a
 /// letter other than `e` (without one it may be a number: `1e5…`), not a binary
 /// int (`0b` and binary digits). Anything else goes through the full rule.
 pub(super) fn surely_plain_sum(s: &str) -> bool {
     let b = s.as_bytes();
-    b.len() == 64
-        && !s.starts_with("0b")
-        && b.iter()
-            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
-        && b.iter().any(|c| matches!(c, b'a'..=b'd' | b'f'))
+    if b.len() != 64 || s.starts_with("0b") {
+        return false;
+    }
+    // One pass: every byte a lowercase hex digit, one a letter other than `e`.
+    let (mut hex, mut letter) = (true, false);
+    for &c in b {
+        hex &= c.is_ascii_digit() || (b'a'..=b'f').contains(&c);
+        letter |= matches!(c, b'a'..=b'd' | b'f');
+    }
+    hex && letter
 }
 
 /// A file the lock says capi-render wrote: its path in OUT and the sha256 of the
@@ -448,6 +456,20 @@ mod tests {
         assert!(!full(&sums[20_002]) && !surely_plain_sum(&sums[20_002]));
         // Nearly every real sum takes the fast path (not those starting with `0b`).
         assert!(surely >= 19_800, "{surely}");
+    }
+
+    #[test]
+    fn the_plain_byte_table_is_the_rule() {
+        for b in 0..=255u8 {
+            let s = [b];
+            let Ok(s) = std::str::from_utf8(&s) else {
+                continue;
+            };
+            let rule = b.is_ascii_alphanumeric() || b".-_/".contains(&b);
+            assert_eq!(plain_bytes(s), rule, "{b}");
+            assert_eq!(plain_bytes(&format!("ab/{s}c")), rule, "{b}");
+        }
+        assert!(plain_bytes("") && !plain_bytes("a\u{e9}") && !plain_bytes("a b"));
     }
 
     #[test]

@@ -30,9 +30,15 @@ pub fn read_lock(text: &str, shown: &str) -> Result<Lock> {
         ))
         .in_file(shown)
     };
-    let facts = match read_canonical(text) {
-        Some(c) => c,
-        None => read_general(text).map_err(|e| bad(&e))?,
+    // The outputs of a lock in the writer's shape, read on all cores; anything
+    // unexpected in them leaves the whole text to the readers below (which then give
+    // the in-order result or error).
+    let (facts, fast) = match outputs_on_all_cores(text) {
+        Some((before, after, outputs)) => match (read_canonical(before), read_canonical(after)) {
+            (Some(a), Some(b)) => (a.join(b), Some(outputs)),
+            _ => (read_any(text).map_err(|e| bad(&e))?, None),
+        },
+        None => (read_any(text).map_err(|e| bad(&e))?, None),
     };
     let (version, entries) = (facts.version, facts.outputs);
     match version {
@@ -44,13 +50,11 @@ pub fn read_lock(text: &str, shown: &str) -> Result<Lock> {
         }
         None => return Err(bad("lockVersion: missing")),
     }
-    let mut out = Vec::with_capacity(entries.len());
+    let mut out = fast.unwrap_or_default();
+    out.reserve(entries.len());
     for (i, (p, sum)) in entries.into_iter().enumerate() {
         let p = p.ok_or_else(|| bad(&format!("outputs[{i}].path: missing or not a string")))?;
-        if !is_safe_relative(&p)
-            || p == FILE
-            || p.split('/').next() == Some(super::super::journal::STAGING)
-        {
+        if !owned_path(&p) {
             return Err(bad(&format!(
                 "outputs[{i}].path: {p:?} is not a relative path inside OUT"
             )));
@@ -112,6 +116,125 @@ pub fn read_lock(text: &str, shown: &str) -> Result<Lock> {
     })
 }
 
+/// The dedicated reader, else the YAML reader.
+fn read_any(text: &str) -> std::result::Result<LockFacts, String> {
+    match read_canonical(text) {
+        Some(c) => Ok(c),
+        None => read_general(text),
+    }
+}
+
+/// Whether `p` may be an `outputs` path: a safe relative path inside OUT that is
+/// neither the lock nor in the staging directory.
+fn owned_path(p: &str) -> bool {
+    is_safe_relative(p) && p != FILE && p.split('/').next() != Some(super::super::journal::STAGING)
+}
+
+/// Bytes of `outputs` items per piece read on the pool: a 100,000-Cluster lock lists 1.5
+/// million files (250 MB).
+const OUTPUTS_PIECE: usize = 1 << 20;
+
+/// A lock in the writer's shape, its `outputs` read on all cores: the text before the
+/// items (up to `outputs:`), the text from the next top-level key on, and the items as
+/// [`Owned`]s in order. `None` (the caller reads the whole text in order) unless every
+/// item is exactly the writer's `- path: P` / `  sha256: S` pair of plain scalars with
+/// a path inside OUT and a sha256: what the in-order reader reads, and accepts, the
+/// same way.
+fn outputs_on_all_cores(text: &str) -> Option<(&str, &str, Vec<Owned>)> {
+    use rayon::prelude::*;
+    const KEY: &str = "\noutputs:\n";
+    let start = text.find(KEY)? + KEY.len();
+    // The writer's next key is `providers`; any other line between (a comment, another
+    // key) fails the items below.
+    // Searched from the end: the section is most of the text (one `providers:` past
+    // the items fails them as any other line would).
+    let end = start + text[start..].rfind("\nproviders:")? + 1;
+    let items = &text[start..end];
+    // Pieces start at an item (a line starting `- `).
+    let mut cuts = vec![0];
+    let mut at = OUTPUTS_PIECE;
+    while at < items.len() {
+        match items[at..].find("\n- ") {
+            Some(i) => {
+                cuts.push(at + i + 1);
+                at += i + 1 + OUTPUTS_PIECE;
+            }
+            None => break,
+        }
+    }
+    cuts.push(items.len());
+    let pieces: Vec<Option<Vec<Owned>>> = cuts
+        .par_windows(2)
+        .map(|w| read_output_items(&items[w[0]..w[1]]))
+        .collect();
+    let mut all = Vec::with_capacity(pieces.iter().flatten().map(Vec::len).sum());
+    for p in pieces {
+        all.extend(p?);
+    }
+    Some((&text[..start], &text[end..], all))
+}
+
+/// `- path: P\n  sha256: S\n` items, each plain and valid; `None` on anything else.
+/// One pass over the bytes: the path's line is scanned once for its end, its bytes and
+/// its segments; the sum's line has a fixed length.
+fn read_output_items(piece: &str) -> Option<Vec<Owned>> {
+    const PATH: &[u8] = b"- path: ";
+    const SUM: &[u8] = b"  sha256: ";
+    let b = piece.as_bytes();
+    let mut out = Vec::with_capacity(piece.len() / 160 + 1);
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i..].starts_with(PATH) {
+            return None;
+        }
+        let at = i + PATH.len();
+        let end = at + plain_segments(&b[at..])?;
+        let sum_at = end + 1 + SUM.len();
+        if b.get(end + 1..sum_at)? != SUM || b.get(sum_at + 64) != Some(&b'\n') {
+            return None;
+        }
+        // Byte offsets of ASCII: the slices are on character boundaries.
+        let (path, sha) = (&piece[at..end], &piece[sum_at..sum_at + 64]);
+        // What `reads_plain` and `owned_path` add to `plain_segments` for the path,
+        // and `reads_plain` and `is_sha256_hex` for the sum.
+        let path_ok = crate::yaml::resolve::plain_resolves_to_str(path)
+            && path != FILE
+            && path.split('/').next() != Some(super::super::journal::STAGING);
+        let sum_ok = super::surely_plain_sum(sha)
+            || (is_sha256_hex(sha) && crate::yaml::resolve::plain_resolves_to_str(sha));
+        if !(path_ok && sum_ok) {
+            return None;
+        }
+        out.push(Owned {
+            path: path.to_string(),
+            sha256: sha.to_string(),
+        });
+        i = sum_at + 65;
+    }
+    Some(out)
+}
+
+/// The length of the line at the start of `b` (up to its `\n`) when it is a path of
+/// plain bytes ([`super::plain_bytes`]) whose segments are neither empty, `.` nor `..`:
+/// what [`owned_path`] and [`reads_plain`] then confirm cheaply.
+fn plain_segments(b: &[u8]) -> Option<usize> {
+    let mut seg = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'\n' || c == b'/' {
+            if matches!(&b[seg..i], b"" | b"." | b"..") {
+                return None;
+            }
+            if c == b'\n' {
+                return Some(i);
+            }
+            seg = i + 1;
+        } else if !super::plain_byte(c) {
+            return None;
+        }
+    }
+    None
+}
+
 pub(super) fn is_sha256_hex(s: &str) -> bool {
     s.len() == 64
         && s.bytes()
@@ -129,16 +252,25 @@ pub(super) struct LockFacts {
     pub(super) inputs: Vec<[Option<String>; 3]>,
 }
 
+impl LockFacts {
+    /// The facts of a text followed by those of the text after it, as the readers
+    /// would find them in the two texts joined.
+    fn join(mut self, next: LockFacts) -> LockFacts {
+        self.version = next.version.or(self.version);
+        self.outputs.extend(next.outputs);
+        self.units.extend(next.units);
+        self.inputs.extend(next.inputs);
+        self
+    }
+}
+
 /// Text the line reader reads as the string it is: what the writer prints plain and
 /// YAML reads back as the same string.
 fn reads_plain(v: &str) -> bool {
     if super::surely_plain_sum(v) {
         return true;
     }
-    !v.is_empty()
-        && v.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._/-".contains(&b))
-        && crate::yaml::resolve::plain_resolves_to_str(v)
+    !v.is_empty() && super::plain_bytes(v) && crate::yaml::resolve::plain_resolves_to_str(v)
 }
 
 /// A count or size: digits, which YAML reads as the number they are (a repeated key or
@@ -312,4 +444,117 @@ pub(super) fn read_general(text: &str) -> std::result::Result<LockFacts, String>
             .collect();
     }
     Ok(facts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// A lock as the writer writes it, with `n` files (several pieces from about 7,000).
+    fn lock_text(n: usize, odd: &[(usize, &str)]) -> String {
+        let mut files: BTreeMap<String, String> = (0..n)
+            .map(|i| {
+                (
+                    format!("clusters/ns{}/c{i:06}/cluster-c{i:06}.yaml", i % 10),
+                    "x".to_string(),
+                )
+            })
+            .collect();
+        for (i, p) in odd {
+            files.insert(format!("clusters/ns0/c{i:06}/{p}"), String::new());
+        }
+        let set = crate::model::RenderSet::default();
+        super::super::lock_text(&set, &files, std::path::Path::new("/o"), None)
+    }
+
+    fn in_order(text: &str) -> Vec<Owned> {
+        read_canonical(text)
+            .unwrap()
+            .outputs
+            .into_iter()
+            .map(|(p, s)| Owned {
+                path: p.unwrap(),
+                sha256: s.unwrap(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn outputs_read_on_all_cores_are_the_in_order_outputs() {
+        let text = lock_text(20_000, &[]);
+        assert!(text.len() > 2 * OUTPUTS_PIECE);
+        let (before, after, outputs) = outputs_on_all_cores(&text).unwrap();
+        assert!(before.ends_with("outputs:\n") && after.starts_with("providers:"));
+        assert_eq!(outputs, in_order(&text));
+        assert_eq!(read_lock(&text, "l").unwrap().outputs, outputs);
+    }
+
+    #[test]
+    fn anything_but_the_writers_items_is_read_in_order() {
+        // A path the writer quotes (a space), a comment line: the in-order readers read
+        // them as before. A path the writer passes to go-yaml's writer (80 bytes or
+        // more) and that still comes out plain is read on all cores, the same.
+        let long = format!("{}.yaml", "l".repeat(90));
+        for (odd, plain) in [("a b.yaml", false), (long.as_str(), true)] {
+            let text = lock_text(9_000, &[(4_500, odd)]);
+            let fast = outputs_on_all_cores(&text);
+            assert_eq!(fast.is_some(), plain, "{odd}");
+            if let Some((_, _, outputs)) = fast {
+                assert_eq!(outputs, in_order(&text));
+            }
+            let read = read_lock(&text, "l").unwrap().outputs;
+            assert_eq!(read.len(), 9_001);
+            assert!(read.iter().any(|o| o.path.ends_with(odd)));
+        }
+        let text = lock_text(9_000, &[]);
+        let at = text.find("- path: clusters/ns5/c004505").unwrap();
+        let commented = format!("{}# a comment\n{}", &text[..at], &text[at..]);
+        assert!(outputs_on_all_cores(&commented).is_none());
+        assert_eq!(
+            read_lock(&commented, "l").unwrap(),
+            read_lock(&text, "l").unwrap()
+        );
+    }
+
+    #[test]
+    fn an_entry_that_is_not_allowed_gives_the_in_order_error() {
+        let text = lock_text(9_000, &[]);
+        let n = |t: &str| {
+            t[..t.find("- path: clusters/ns5/c004505").unwrap()]
+                .matches("- path: ")
+                .count()
+        };
+        let i = n(&text);
+        for (from, to, field) in [
+            ("clusters/ns5/c004505/", "clusters/ns5/../", "path"),
+            (
+                "clusters/ns5/c004505/cluster-c004505.yaml",
+                ".capi-render.staging/x",
+                "path",
+            ),
+            (
+                "clusters/ns5/c004505/cluster-c004505.yaml",
+                "capi-render.lock",
+                "path",
+            ),
+        ] {
+            let bad = text.replacen(from, to, 1);
+            assert!(outputs_on_all_cores(&bad).is_none(), "{to}");
+            let e = read_lock(&bad, "l").unwrap_err().to_string();
+            assert!(e.contains(&format!("outputs[{i}].{field}")), "{e}");
+        }
+        // A sum that is not one.
+        let at = text.find("- path: clusters/ns5/c004505").unwrap();
+        let sum_at = at + text[at..].find("sha256: ").unwrap() + "sha256: ".len();
+        let bad = format!(
+            "{}{}{}",
+            &text[..sum_at],
+            "A".repeat(64),
+            &text[sum_at + 64..]
+        );
+        assert!(outputs_on_all_cores(&bad).is_none());
+        let e = read_lock(&bad, "l").unwrap_err().to_string();
+        assert!(e.contains(&format!("outputs[{i}].sha256")), "{e}");
+    }
 }
