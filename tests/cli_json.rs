@@ -216,7 +216,11 @@ fn render_and_check_report_files_as_json() {
         .unwrap();
     std::io::Write::write_all(&mut f, b"# edited\n").unwrap();
     std::fs::remove_file(out.join(&gone)).unwrap();
+    // The incremental check looks at a kept Cluster's directories, not its files;
+    // `--full` compares every file.
     let o = qs(&out, &["--check", "--output-format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = qs(&out, &["--check", "--full", "--output-format", "json"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     let v = json(&o);
     check_shape(&v, "CheckResult", &[]);
@@ -228,7 +232,7 @@ fn render_and_check_report_files_as_json() {
     want.sort();
     assert_eq!(changes(&v["files"]), want);
     // The text form names the same files, in its diff headers.
-    let t = qs(&out, &["--check"]);
+    let t = qs(&out, &["--check", "--full"]);
     assert_eq!(t.status.code(), Some(1));
     let diff = text(&t.stdout);
     assert!(diff.starts_with("--- "), "{diff}");

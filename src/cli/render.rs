@@ -57,7 +57,8 @@ pub struct RenderArgs {
     /// Parse every input, render every Cluster and compare every file byte for byte
     /// (-o, --check). Without it, a file of Clusters whose sha256 OUT's lock records is
     /// not parsed, and a Cluster whose inputs hash to the fingerprint the lock records,
-    /// and whose files are still in place with their recorded sizes, is not rendered.
+    /// and whose unit directory is still in OUT, is not rendered (the files in it are
+    /// not looked at). Use it in CI, where a pull request may edit OUT or the lock.
     #[arg(long)]
     pub full: bool,
     /// Render only shard I of N (a CI matrix job): the units whose stable hash falls in
