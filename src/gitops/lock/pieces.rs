@@ -19,7 +19,6 @@ pub fn assemble_pieces<P: AsRef<str> + Sync, S: AsRef<str> + Sync>(
     records: &[UnitRecord],
     each: &mut dyn FnMut(&str) -> bool,
 ) {
-    use rayon::prelude::*;
     // The document's keys in go-yaml's order are inputs, lockVersion, outputs,
     // providers, tool, units; each top-level entry is written on its own, and
     // `outputs` and `units` item by item (a 100,000-Cluster tree lists over a million
@@ -36,20 +35,9 @@ pub fn assemble_pieces<P: AsRef<str> + Sync, S: AsRef<str> + Sync>(
     if !each(&first) {
         return;
     }
-    for window in outputs.chunks(ITEMS_PIECE * WINDOW) {
-        let pieces: Vec<String> = window
-            .par_chunks(ITEMS_PIECE)
-            .map(|c| {
-                let mut t = String::with_capacity(c.len() * 160);
-                for (p, sha) in c {
-                    output_entry(p.as_ref(), sha.as_ref(), &mut t);
-                }
-                t
-            })
-            .collect();
-        if !pieces.iter().all(|p| each(p)) {
-            return;
-        }
+    let entry = |(p, sha): &(P, S), t: &mut String| output_entry(p.as_ref(), sha.as_ref(), t);
+    if !items_in_windows(outputs, 160, entry, each) {
+        return;
     }
     let mut tail = crate::yaml::to_yaml(&json!({"tool": tool(), "providers": providers}));
     if !records.is_empty() {
@@ -58,21 +46,35 @@ pub fn assemble_pieces<P: AsRef<str> + Sync, S: AsRef<str> + Sync>(
     if !each(&tail) {
         return;
     }
-    for window in records.chunks(ITEMS_PIECE * WINDOW) {
+    items_in_windows(records, 280, unit_entry, each);
+}
+
+/// `items` written by `entry` in pieces of [`ITEMS_PIECE`] on the pool, a window of
+/// [`WINDOW`] pieces at a time, each piece handed to `each` in order (`size`: about the
+/// bytes of one item); `false` when `each` stopped it.
+fn items_in_windows<T: Sync>(
+    items: &[T],
+    size: usize,
+    entry: impl Fn(&T, &mut String) + Sync,
+    each: &mut dyn FnMut(&str) -> bool,
+) -> bool {
+    use rayon::prelude::*;
+    for window in items.chunks(ITEMS_PIECE * WINDOW) {
         let pieces: Vec<String> = window
             .par_chunks(ITEMS_PIECE)
             .map(|c| {
-                let mut t = String::with_capacity(c.len() * 280);
-                for r in c {
-                    unit_entry(r, &mut t);
+                let mut t = String::with_capacity(c.len() * size);
+                for i in c {
+                    entry(i, &mut t);
                 }
                 t
             })
             .collect();
         if !pieces.iter().all(|p| each(p)) {
-            return;
+            return false;
         }
     }
+    true
 }
 
 /// Whether the file at `path` is a regular file (not a link) whose bytes are exactly the
