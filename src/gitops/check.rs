@@ -123,7 +123,7 @@ fn same_bytes(out: &Path, rel: &str, want: &[u8]) -> Result<bool> {
 /// kept (with both texts) until [`Checker::finish`] writes the report in path order.
 pub struct Checker<'a> {
     out: &'a Path,
-    prev: &'a [Owned],
+    prev: &'a [Owned<'a>],
     planned: rustc_hash::FxHashSet<String>,
     kept_dirs: rustc_hash::FxHashSet<String>,
     differ: Vec<(String, Option<String>, Option<String>)>,
@@ -132,7 +132,7 @@ pub struct Checker<'a> {
 impl<'a> Checker<'a> {
     /// `prev`: the outputs of OUT's current lock (files that would be removed when
     /// not planned).
-    pub fn new(out: &'a Path, prev: &'a [Owned]) -> Self {
+    pub fn new(out: &'a Path, prev: &'a [Owned<'a>]) -> Self {
         Checker {
             out,
             prev,
@@ -174,12 +174,12 @@ impl<'a> Checker<'a> {
         for (o, kept) in super::keep::in_kept_dirs(self.prev, &kept_dirs) {
             // What `render -o` would remove; it refuses a file whose bytes changed, and
             // so does the check.
-            if !self.planned.contains(&o.path)
+            if !self.planned.contains(o.path)
                 && !kept
                 && super::writer::still_as_written(self.out, o)?
             {
-                if let Some(cur) = read_existing(self.out, &o.path)? {
-                    self.differ.push((o.path.clone(), Some(cur), None));
+                if let Some(cur) = read_existing(self.out, o.path)? {
+                    self.differ.push((o.path.to_string(), Some(cur), None));
                 }
             }
         }
@@ -204,7 +204,7 @@ impl<'a> Checker<'a> {
 pub fn compare(
     out: &Path,
     planned: &BTreeMap<String, String>,
-    prev: &[Owned],
+    prev: &[Owned<'_>],
 ) -> Result<CheckReport> {
     let mut c = Checker::new(out, prev);
     for (p, t) in planned {

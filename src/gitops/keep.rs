@@ -5,6 +5,7 @@
 //! ([`sorted_by_blocks`]).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::lock;
 use super::unit_dir_of;
@@ -12,22 +13,24 @@ use super::unit_dir_of;
 /// The Cluster units the previous lock lets a run skip: by directory, the record and
 /// the unit's files (path, sha256) as the lock lists them, next to each other.
 pub(super) type Keepable<'a> =
-    rustc_hash::FxHashMap<&'a str, (&'a lock::UnitRecord, &'a [lock::Owned])>;
+    rustc_hash::FxHashMap<&'a str, (&'a lock::UnitRecord, &'a [lock::Owned<'a>])>;
 
-pub(super) fn keepable(prev: &lock::Lock) -> Keepable<'_> {
-    let mut k: Keepable = prev
-        .units
+/// `units`: the previous lock's; `outs`: its outputs ([`lock::Outputs::views`]).
+pub(super) fn keepable<'a>(
+    units: &'a [lock::UnitRecord],
+    outs: &'a [lock::Owned<'a>],
+) -> Keepable<'a> {
+    let mut k: Keepable = units
         .iter()
         .map(|r| (r.dir.as_str(), (r, &[][..])))
         .collect();
     // A unit's files are next to each other in a lock the writer wrote (sorted by
     // path): one look-up per run of files in the same directory. A unit whose files
     // come in more than one run (a lock edited by hand) is not kept: it renders.
-    let outs = &prev.outputs;
     let mut split = rustc_hash::FxHashSet::default();
     let mut i = 0;
     while i < outs.len() {
-        let Some(dir) = unit_dir_of(&outs[i].path) else {
+        let Some(dir) = unit_dir_of(outs[i].path) else {
             i += 1;
             continue;
         };
@@ -35,7 +38,7 @@ pub(super) fn keepable(prev: &lock::Lock) -> Keepable<'_> {
             + 1
             + outs[i + 1..]
                 .iter()
-                .position(|o| !in_dir(&o.path, dir))
+                .position(|o| !in_dir(o.path, dir))
                 .unwrap_or(outs.len() - i - 1);
         if let Some((_, files)) = k.get_mut(dir) {
             if files.is_empty() {
@@ -58,12 +61,19 @@ fn in_dir(path: &str, dir: &str) -> bool {
 /// Whether each of `prev`'s files is in a kept unit's directory, in order: one look-up
 /// in `kept` per run of files in the same directory.
 pub(super) fn in_kept_dirs<'p>(
-    prev: &'p [lock::Owned],
+    prev: &'p [lock::Owned<'p>],
     kept: &'p rustc_hash::FxHashSet<String>,
-) -> impl Iterator<Item = (&'p lock::Owned, bool)> + 'p {
+) -> impl Iterator<Item = (&'p lock::Owned<'p>, bool)> + 'p {
     let mut last: Option<(&str, bool)> = None;
     prev.iter().map(move |o| {
-        let Some(d) = unit_dir_of(&o.path) else {
+        // Most files are in the unit directory of the file before (its first three
+        // segments, then `/`).
+        if let Some((l, k)) = last {
+            if in_dir(o.path, l) {
+                return (o, k);
+            }
+        }
+        let Some(d) = unit_dir_of(o.path) else {
             return (o, false);
         };
         match last {
@@ -77,21 +87,124 @@ pub(super) fn in_kept_dirs<'p>(
     })
 }
 
+/// Where kept units are looked for: OUT, and each unit's parent directory
+/// (`clusters/<ns>`) listed once: its subdirectories that are real directories, or
+/// `None` when it, or a directory above it, is not one (a link, a file, missing).
+pub(super) struct Places<'o> {
+    out: &'o Path,
+    listed: std::sync::Mutex<rustc_hash::FxHashMap<String, Option<Arc<Listing>>>>,
+}
+
+/// A parent directory's subdirectories (not links to one), by name, and the
+/// directory held open (looks below it are relative to it).
+struct Listing {
+    #[cfg(not(unix))]
+    full: std::path::PathBuf,
+    dirs: rustc_hash::FxHashSet<String>,
+    #[cfg(unix)]
+    open: std::fs::File,
+}
+
+impl Listing {
+    /// Whether `name/<rel>` is a directory, not a link (`name` is one of `dirs`):
+    /// `fstatat` from the open directory, so two path components are looked up per
+    /// unit instead of OUT's whole path from `/`.
+    #[cfg(unix)]
+    fn is_real_dir_below(&self, name: &str, rel: &str) -> bool {
+        use std::os::fd::AsRawFd;
+        let Ok(path) = std::ffi::CString::new(format!("{name}/{rel}")) else {
+            return false;
+        };
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: `path` is NUL-terminated and outlives the call, `st` is a buffer for
+        // one `stat` that fstatat fills, and the descriptor stays open (`self.open`).
+        let rc = unsafe {
+            libc::fstatat(
+                self.open.as_raw_fd(),
+                path.as_ptr(),
+                st.as_mut_ptr(),
+                libc::AT_SYMLINK_NOFOLLOW,
+            )
+        };
+        if rc != 0 {
+            return false;
+        }
+        // SAFETY: fstatat returned 0, so it wrote the whole `stat`.
+        let st = unsafe { st.assume_init() };
+        st.st_mode & libc::S_IFMT == libc::S_IFDIR
+    }
+
+    #[cfg(not(unix))]
+    fn is_real_dir_below(&self, name: &str, rel: &str) -> bool {
+        std::fs::symlink_metadata(self.full.join(name).join(rel)).is_ok_and(|m| m.is_dir())
+    }
+}
+
+impl<'o> Places<'o> {
+    pub(super) fn new(out: &'o Path) -> Self {
+        Places {
+            out,
+            listed: Default::default(),
+        }
+    }
+
+    /// `parent`'s listing: listed on first use (by one worker; the other waits).
+    fn listing(&self, parent: &str) -> Option<Arc<Listing>> {
+        let mut listed = self.listed.lock().ok()?;
+        if let Some(l) = listed.get(parent) {
+            return l.clone();
+        }
+        let l = self.list(parent).map(Arc::new);
+        listed.insert(parent.to_string(), l.clone());
+        l
+    }
+
+    fn list(&self, parent: &str) -> Option<Listing> {
+        let mut full = self.out.to_path_buf();
+        for seg in parent.split('/') {
+            full.push(seg);
+            // Every directory on the way is a real one, not a link.
+            if !std::fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir()) {
+                return None;
+            }
+        }
+        // An entry's type is the directory's own record of it (not followed): a link
+        // to a directory is not a directory here.
+        #[cfg(unix)]
+        let open = {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+                .open(&full)
+                .ok()?
+        };
+        let dirs = std::fs::read_dir(&full)
+            .ok()?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        Some(Listing {
+            #[cfg(not(unix))]
+            full,
+            dirs,
+            #[cfg(unix)]
+            open,
+        })
+    }
+}
+
 /// A kept unit is still in place: its directory, and its review directory when the
 /// lock lists files there, are directories in OUT with no symbolic link on the way,
-/// and the lock lists only files directly in them. One look at each directory (and at
-/// each directory above, once per run: `clusters`, `clusters/<ns>`, held in
-/// `parents`): a no-change run over 100,000 Clusters must not look at 1.5 million
+/// and the lock lists only files directly in them. The unit's directory is found in
+/// its parent's listing ([`Places`], one listing per namespace), the review directory
+/// by one look: a no-change run over 100,000 Clusters must not look at 1.5 million
 /// files. Deleting a unit's directory renders it again; a file edited or deleted
 /// inside it is seen by `--full`, which compares every byte (README "Incremental").
 /// The files themselves are never read or written here, so a link put in their place
 /// is harmless until the unit renders again, when the writer refuses it.
-pub(super) fn still_in_place(
-    out: &Path,
-    dir: &str,
-    files: &[lock::Owned],
-    parents: &std::sync::Mutex<rustc_hash::FxHashSet<String>>,
-) -> bool {
+pub(super) fn still_in_place(places: &Places, dir: &str, files: &[lock::Owned<'_>]) -> bool {
     if files.is_empty() {
         return false;
     }
@@ -109,26 +222,16 @@ pub(super) fn still_in_place(
             None => return false,
         }
     }
-    let is_real_dir = |rel: &str| {
-        let full = rel.split('/').fold(out.to_path_buf(), |p, s| p.join(s));
-        std::fs::symlink_metadata(&full).is_ok_and(|m| m.is_dir())
+    let Some((parent, name)) = dir.rsplit_once('/') else {
+        return false;
     };
-    // The directories above the unit's: no links (once per run each).
-    let mut at = 0;
-    while let Some(i) = dir[at..].find('/') {
-        let parent = &dir[..at + i];
-        at += i + 1;
-        let known = parents.lock().is_ok_and(|p| p.contains(parent));
-        if !known {
-            if !is_real_dir(parent) {
-                return false;
-            }
-            if let Ok(mut p) = parents.lock() {
-                p.insert(parent.to_string());
-            }
-        }
+    let Some(listing) = places.listing(parent) else {
+        return false;
+    };
+    if !listing.dirs.contains(name) {
+        return false;
     }
-    is_real_dir(dir) && (!review || is_real_dir(&format!("{dir}/{}", crate::model::REVIEW_DIR)))
+    !review || listing.is_real_dir_below(name, crate::model::REVIEW_DIR)
 }
 
 /// `items` sorted, given as blocks (ranges of `items` that cover it): each block is
@@ -172,11 +275,10 @@ pub(super) fn sorted_by_blocks<T: Ord + Send + Sync + Default>(
 mod tests {
     use super::*;
 
-    fn owned(path: &str) -> lock::Owned {
-        lock::Owned {
-            path: path.to_string(),
-            sha256: crate::model::sha256_hex(path.as_bytes()),
-        }
+    const SUM: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    fn owned(path: &str) -> lock::Owned<'_> {
+        lock::Owned { path, sha256: SUM }
     }
 
     fn record(dir: &str) -> lock::UnitRecord {
@@ -262,7 +364,7 @@ mod tests {
             "kustomization.yaml",
         ];
         let prev = lock::Lock {
-            outputs: outputs.iter().map(|p| owned(p)).collect(),
+            outputs: outputs.iter().map(|p| (p, SUM)).collect(),
             units: [
                 "clusters/ns/a",
                 "clusters/ns/b",
@@ -273,8 +375,9 @@ mod tests {
             .to_vec(),
             inputs: Vec::new(),
         };
-        let k = keepable(&prev);
-        let paths = |d: &str| -> Vec<&str> { k[d].1.iter().map(|o| o.path.as_str()).collect() };
+        let views = prev.outputs.views();
+        let k = keepable(&prev.units, &views);
+        let paths = |d: &str| -> Vec<&str> { k[d].1.iter().map(|o| o.path).collect() };
         assert_eq!(paths("clusters/ns/a"), outputs[..3].to_vec());
         assert_eq!(paths("clusters/ns/b"), outputs[3..4].to_vec());
         // c's files come in two runs (not the writer's order): c renders.
@@ -286,7 +389,7 @@ mod tests {
             ["clusters/ns/a".to_string(), "clusters/ns/c".to_string()]
                 .into_iter()
                 .collect();
-        let flags: Vec<bool> = in_kept_dirs(&prev.outputs, &kept).map(|(_, k)| k).collect();
+        let flags: Vec<bool> = in_kept_dirs(&views, &kept).map(|(_, k)| k).collect();
         assert_eq!(flags, [true, true, true, false, true, false, true, false]);
     }
 
@@ -296,14 +399,15 @@ mod tests {
         let _ = std::fs::remove_dir_all(&out);
         let unit = out.join("clusters/ns/a");
         std::fs::create_dir_all(unit.join("desired")).unwrap();
-        let files: Vec<lock::Owned> = [
+        let files: Vec<lock::Owned<'_>> = [
             "clusters/ns/a/cluster-a.yaml",
             "clusters/ns/a/desired/x.yaml",
         ]
         .map(owned)
         .to_vec();
-        let parents = std::sync::Mutex::default();
-        let at = |files: &[lock::Owned]| still_in_place(&out, "clusters/ns/a", files, &parents);
+        // A fresh look each time (the listing is per run).
+        let at =
+            |files: &[lock::Owned<'_>]| still_in_place(&Places::new(&out), "clusters/ns/a", files);
         // The files themselves are not looked at.
         assert!(at(&files));
         assert!(at(&files[..1]));
@@ -323,6 +427,22 @@ mod tests {
         // The unit's directory gone.
         std::fs::remove_dir_all(&unit).unwrap();
         assert!(!at(&files[..1]));
+        // The unit's directory a link to a real unit directory: not in place.
+        let real = out.join("elsewhere/a");
+        std::fs::create_dir_all(real.join("desired")).unwrap();
+        std::os::unix::fs::symlink(&real, &unit).unwrap();
+        assert!(!at(&files[..1]));
+        assert!(!at(&files));
+        std::fs::remove_file(&unit).unwrap();
+        // The namespace directory a link to one that holds the unit: not in place.
+        std::fs::rename(out.join("elsewhere"), out.join("ns2")).unwrap();
+        std::fs::remove_dir(out.join("clusters/ns")).unwrap();
+        std::os::unix::fs::symlink(out.join("ns2"), out.join("clusters/ns")).unwrap();
+        assert!(!at(&files[..1]));
+        // Back to a real directory: in place again.
+        std::fs::remove_file(out.join("clusters/ns")).unwrap();
+        std::fs::rename(out.join("ns2"), out.join("clusters/ns")).unwrap();
+        assert!(at(&files));
         let _ = std::fs::remove_dir_all(&out);
     }
 }

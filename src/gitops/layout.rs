@@ -84,6 +84,14 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// Room for `units` units (a fleet's 100,000 summaries are not moved as they grow).
+    pub fn with_capacity(units: usize) -> Layout {
+        Layout {
+            dirs: rustc_hash::FxHashSet::with_capacity_and_hasher(units, Default::default()),
+            units: Vec::with_capacity(units),
+        }
+    }
+
     /// Add the next unit; its files go to `sink`.
     pub fn unit(
         &mut self,

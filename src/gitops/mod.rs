@@ -139,7 +139,7 @@ pub(crate) fn previous_lock(out: &Path) -> Result<lock::Lock> {
         Ok(b) => {
             let text = String::from_utf8(b)
                 .map_err(|_| Error::new(format!("{shown}: not UTF-8 text")).in_file(&shown))?;
-            lock::read_lock(&text, &shown)
+            lock::read_lock(text, &shown)
         }
     }
 }
@@ -255,7 +255,7 @@ pub fn write_tree_with_hook(
 ) -> Result<WriteReport> {
     let planned = plan(set, opts, out)?;
     let (_held, prev) = open_out(out)?;
-    let prev = prev.outputs;
+    let prev = prev.outputs.views();
     let changes = writer::write_planned(out, &planned, &prev, hook)?;
     Ok(WriteReport {
         written: changes.writes.into_iter().map(|(p, _)| p).collect(),
@@ -292,7 +292,7 @@ pub(crate) trait Files {
     fn same(&mut self, path: String) -> Result<()>;
     /// A unit that was not rendered ([`render::Produced::Kept`]): its directory and
     /// files (all the previous lock lists under it) stay.
-    fn kept_unit(&mut self, dir: &str, files: &[lock::Owned]);
+    fn kept_unit(&mut self, dir: &str, files: &[lock::Owned<'_>]);
 }
 
 /// The unit directory (`<top>/<namespace>/<name>`) a path of the tree is in, if any.
@@ -311,7 +311,7 @@ impl Files for writer::Stager<'_, '_> {
     fn same(&mut self, path: String) -> Result<()> {
         writer::Stager::same(self, &path)
     }
-    fn kept_unit(&mut self, dir: &str, files: &[lock::Owned]) {
+    fn kept_unit(&mut self, dir: &str, files: &[lock::Owned<'_>]) {
         writer::Stager::kept_unit(self, dir, files)
     }
 }
@@ -323,7 +323,7 @@ impl Files for check::Checker<'_> {
     fn same(&mut self, path: String) -> Result<()> {
         check::Checker::same(self, path)
     }
-    fn kept_unit(&mut self, dir: &str, _files: &[lock::Owned]) {
+    fn kept_unit(&mut self, dir: &str, _files: &[lock::Owned<'_>]) {
         check::Checker::kept_unit(self, dir)
     }
 }
@@ -339,7 +339,7 @@ pub(crate) fn lay_out(
     r: Rendering,
     opts: &TreeOptions,
     out: &Path,
-    keep: Option<&lock::Lock>,
+    keep: Option<(&[lock::UnitRecord], &[lock::Owned<'_>])>,
     on_unit: &mut dyn FnMut(&flux::UnitSummary),
     files: &mut dyn Files,
     shard: Option<&shard::Part>,
@@ -360,18 +360,18 @@ pub(crate) fn lay_out(
             }
         }
     };
-    let keepable = keep.map(keepable).unwrap_or_default();
-    let parents = std::sync::Mutex::default();
+    let keepable = keep.map(|(u, o)| keepable(u, o)).unwrap_or_default();
+    let places = keep::Places::new(out);
     let may_keep = |dir: &str, fp: &str| {
         keepable
             .get(dir)
-            .is_some_and(|(rec, fs)| rec.inputs == fp && still_in_place(out, dir, fs, &parents))
+            .is_some_and(|(rec, fs)| rec.inputs == fp && still_in_place(&places, dir, fs))
     };
-    let mut tree = layout::Layout::default();
+    let mut tree = layout::Layout::with_capacity(r.unit_count());
     // A kept unit's paths and sums are borrowed from the previous lock.
     let mut outputs: Vec<(Cow<str>, Cow<str>)> =
-        Vec::with_capacity(keep.map_or(0, |l| l.outputs.len()));
-    let mut records: Vec<lock::UnitRecord> = Vec::with_capacity(keep.map_or(0, |l| l.units.len()));
+        Vec::with_capacity(keep.map_or(0, |(_, o)| o.len()));
+    let mut records: Vec<lock::UnitRecord> = Vec::with_capacity(keep.map_or(0, |(u, _)| u.len()));
     // Each unit's outputs (and each other file) as a range of `outputs`.
     let mut blocks: Vec<std::ops::Range<usize>> = Vec::new();
     r.stream_keeping(
@@ -414,12 +414,11 @@ pub(crate) fn lay_out(
                 let (rec, owned) = &keepable[k.dir.as_str()];
                 files.kept_unit(&k.dir, owned);
                 let at = outputs.len();
-                outputs.extend(owned.iter().map(|o| {
-                    (
-                        Cow::Borrowed(o.path.as_str()),
-                        Cow::Borrowed(o.sha256.as_str()),
-                    )
-                }));
+                outputs.extend(
+                    owned
+                        .iter()
+                        .map(|o| (Cow::Borrowed(o.path), Cow::Borrowed(o.sha256))),
+                );
                 blocks.push(at..outputs.len());
                 records.push(lock::UnitRecord {
                     dir: k.dir,
@@ -509,7 +508,9 @@ pub fn write_opened(
         None => open_out(out)?,
     };
     let keep = incremental(opts, full).then_some(&prev);
-    let mut st = writer::Stager::new(out, &prev.outputs, hook);
+    let views = prev.outputs.views();
+    let keep = keep.map(|l| (&l.units[..], &views[..]));
+    let mut st = writer::Stager::new(out, &views, hook);
     st.list_kept(opened.list_unchanged);
     if let Err(e) = lay_out(r, opts, out, keep, on_unit, &mut st, None) {
         st.abandon();
@@ -554,7 +555,9 @@ pub fn check_opened(
 ) -> Result<CheckReport> {
     let (_held, prev) = (opened.held, opened.prev);
     let keep = incremental(opts, full).then_some(&prev);
-    let mut c = check::Checker::new(out, &prev.outputs);
+    let views = prev.outputs.views();
+    let keep = keep.map(|l| (&l.units[..], &views[..]));
+    let mut c = check::Checker::new(out, &views);
     lay_out(r, opts, out, keep, on_unit, &mut c, None)?;
     c.finish()
 }
@@ -581,5 +584,5 @@ fn open_check(out: &Path) -> Result<(Option<std::fs::File>, lock::Lock)> {
 pub fn check_tree(set: &RenderSet, out: &Path, opts: &TreeOptions) -> Result<CheckReport> {
     let planned = plan(set, opts, out)?;
     let (_held, prev) = open_check(out)?;
-    check::compare(out, &planned, &prev.outputs)
+    check::compare(out, &planned, &prev.outputs.views())
 }

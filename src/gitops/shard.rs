@@ -245,7 +245,8 @@ pub fn write(
     writer::check_no_symlink(out, &rel)?;
     let sdir = out.join(SHARDS).join(shard.dir());
     let (_held, prev) = super::open_out(&sdir)?;
-    let mut st = writer::Stager::new(&sdir, &prev.outputs, hook);
+    let views = prev.outputs.views();
+    let mut st = writer::Stager::new(&sdir, &views, hook);
     if let Err(e) = super::lay_out(r, opts, out, None, on_unit, &mut st, Some(&part)) {
         st.abandon();
         return Err(e);
@@ -450,7 +451,8 @@ pub fn merge(out: &Path, hook: &mut writer::Hook) -> Result<(writer::WriteReport
         dirs[*k].insert(u.dir());
     }
     let (_held, prev) = super::open_out(out)?;
-    let mut st = writer::Stager::new(out, &prev.outputs, hook);
+    let views = prev.outputs.views();
+    let mut st = writer::Stager::new(out, &views, hook);
     let res = merge_into(&shards, &slots, &dirs, &head, &opts, &mut st);
     if let Err(e) = res {
         st.abandon();
@@ -491,20 +493,19 @@ fn merge_into(
                     r.shard.index, r.shard.count
                 )));
             }
-            writer::check_no_symlink(&r.dir, &o.path)?;
-            let bytes =
-                crate::limits::read_file_within(&r.dir.join(&o.path), &shown, limit, |e| {
-                    Error::new(format!(
-                        "failed to read {shown}: {e}; render the shard again"
-                    ))
-                })?;
+            writer::check_no_symlink(&r.dir, o.path)?;
+            let bytes = crate::limits::read_file_within(&r.dir.join(o.path), &shown, limit, |e| {
+                Error::new(format!(
+                    "failed to read {shown}: {e}; render the shard again"
+                ))
+            })?;
             if sha256_hex(&bytes) != o.sha256 {
                 return Err(Error::new(format!(
                     "{shown}: its sha256 is not the one the shard's lock records (changed after the shard was rendered); render the shard again"
                 )));
             }
-            st.file(&o.path, &bytes)?;
-            outputs.push((o.path.clone(), o.sha256.clone()));
+            st.file(o.path, &bytes)?;
+            outputs.push((o.path.to_string(), o.sha256.to_string()));
         }
     }
     let records: HashMap<&str, &lock::UnitRecord> = shards
@@ -536,7 +537,7 @@ fn merge_into(
 /// the directories left empty; anything else stays.
 fn remove_shard(r: &Read) {
     for o in &r.lock.outputs {
-        let _ = std::fs::remove_file(r.dir.join(&o.path));
+        let _ = std::fs::remove_file(r.dir.join(o.path));
     }
     let _ = std::fs::remove_file(r.dir.join(lock::FILE));
     for e in walkdir::WalkDir::new(&r.dir)

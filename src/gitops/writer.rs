@@ -167,9 +167,9 @@ pub struct Changes {
 /// recorded: `Ok(false)` when it is gone (or not a regular file), an error when its
 /// bytes changed. A file is only removed while it is exactly what capi-render wrote;
 /// a lock that lists someone else's file (or a file edited since) never deletes it.
-pub fn still_as_written(out: &Path, o: &Owned) -> Result<bool> {
-    check_no_symlink(out, &o.path)?;
-    let full = rel_path(out, &o.path);
+pub fn still_as_written(out: &Path, o: &Owned<'_>) -> Result<bool> {
+    check_no_symlink(out, o.path)?;
+    let full = rel_path(out, o.path);
     if !matches!(fs::symlink_metadata(&full), Ok(m) if m.is_file()) {
         return Ok(false);
     }
@@ -196,17 +196,17 @@ enum PrevPaths<'a> {
 }
 
 impl<'a> PrevPaths<'a> {
-    fn of(prev: &'a [Owned]) -> Self {
+    fn of(prev: &'a [Owned<'a>]) -> Self {
         if prev.windows(2).all(|w| w[0].path < w[1].path) {
             PrevPaths::Sorted
         } else {
-            PrevPaths::Set(prev.iter().map(|o| o.path.as_str()).collect())
+            PrevPaths::Set(prev.iter().map(|o| o.path).collect())
         }
     }
 
-    fn contains(&self, prev: &[Owned], p: &str) -> bool {
+    fn contains(&self, prev: &[Owned<'_>], p: &str) -> bool {
         match self {
-            PrevPaths::Sorted => prev.binary_search_by(|o| o.path.as_str().cmp(p)).is_ok(),
+            PrevPaths::Sorted => prev.binary_search_by(|o| o.path.cmp(p)).is_ok(),
             PrevPaths::Set(s) => s.contains(p),
         }
     }
@@ -222,7 +222,7 @@ impl<'a> PrevPaths<'a> {
 pub struct Stager<'a, 'h> {
     out: PathBuf,
     staging: PathBuf,
-    prev: &'a [Owned],
+    prev: &'a [Owned<'a>],
     /// The previous outputs' paths, made when first needed (a no-change run over
     /// 100,000 Clusters never needs its 1.5 million).
     prev_paths: std::cell::OnceCell<PrevPaths<'a>>,
@@ -247,7 +247,7 @@ pub struct Stager<'a, 'h> {
 
 impl<'a, 'h> Stager<'a, 'h> {
     /// `prev`: the outputs of OUT's current lock.
-    pub fn new(out: &Path, prev: &'a [Owned], hook: &'a mut Hook<'h>) -> Self {
+    pub fn new(out: &Path, prev: &'a [Owned<'a>], hook: &'a mut Hook<'h>) -> Self {
         Stager {
             out: out.to_path_buf(),
             staging: out.join(STAGING),
@@ -304,12 +304,12 @@ impl<'a, 'h> Stager<'a, 'h> {
 
     /// A unit known to be in place (kept): its files (every previous output under
     /// `dir`) are not read, not written, and not removed.
-    pub fn kept_unit(&mut self, dir: &str, files: &[Owned]) {
+    pub fn kept_unit(&mut self, dir: &str, files: &[Owned<'_>]) {
         self.kept_dirs.insert(dir.to_string());
         if self.list_kept {
             self.changes
                 .unchanged
-                .extend(files.iter().map(|o| o.path.clone()));
+                .extend(files.iter().map(|o| o.path.to_string()));
         } else {
             self.changes.kept_unlisted += files.len();
         }
@@ -453,11 +453,11 @@ impl<'a, 'h> Stager<'a, 'h> {
         let prev = self.prev;
         let kept_dirs = std::mem::take(&mut self.kept_dirs);
         for (o, kept) in super::keep::in_kept_dirs(prev, &kept_dirs) {
-            if kept || self.planned.contains(&o.path) {
+            if kept || self.planned.contains(o.path) {
                 continue;
             }
             match still_as_written(&self.out, o) {
-                Ok(true) => self.changes.removes.push(o.path.clone()),
+                Ok(true) => self.changes.removes.push(o.path.to_string()),
                 Ok(false) => {}
                 Err(e) => {
                     self.abandon();
@@ -559,7 +559,7 @@ fn sync_filesystem(p: &Path) -> Result<bool> {
 pub fn write_planned(
     out: &Path,
     planned: &BTreeMap<String, String>,
-    prev: &[Owned],
+    prev: &[Owned<'_>],
     hook: &mut Hook,
 ) -> Result<Changes> {
     let mut st = Stager::new(out, prev, hook);
@@ -664,11 +664,8 @@ mod tests {
 
     #[test]
     fn previous_paths_are_found_sorted_or_not() {
-        let owned = |p: &str| Owned {
-            path: p.to_string(),
-            sha256: String::new(),
-        };
-        let sorted: Vec<Owned> = ["a", "b/c", "b/d", "e"].map(owned).to_vec();
+        let owned = |path| Owned { path, sha256: "" };
+        let sorted: Vec<Owned<'_>> = ["a", "b/c", "b/d", "e"].map(owned).to_vec();
         let mut unsorted = sorted.clone();
         unsorted.swap(0, 3);
         for prev in [&sorted, &unsorted] {

@@ -160,7 +160,7 @@ pub struct UnitRecord {
 /// files.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Lock {
-    pub outputs: Vec<Owned>,
+    pub outputs: Outputs,
     pub units: Vec<UnitRecord>,
     pub inputs: Vec<LockInput>,
 }
@@ -264,10 +264,135 @@ pub(super) fn surely_plain_sum(s: &str) -> bool {
 
 /// A file the lock says capi-render wrote: its path in OUT and the sha256 of the
 /// bytes written. A later run removes it only while it still has those bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Owned {
-    pub path: String,
-    pub sha256: String,
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Owned<'a> {
+    pub path: &'a str,
+    pub sha256: &'a str,
+}
+
+/// The files a lock lists ([`Owned`]s, in the lock's order), held as spans of one
+/// text: the lock's own text when its items were read on all cores, so that a
+/// 100,000-Cluster lock (1.5 million files) is not 3 million strings.
+#[derive(Clone, Default)]
+pub struct Outputs {
+    text: String,
+    spans: Vec<Span>,
+}
+
+/// Where an item's path and sha256 are in [`Outputs`]'s text.
+#[derive(Clone, Copy)]
+pub(super) struct Span {
+    pub(super) path: usize,
+    pub(super) path_len: usize,
+    pub(super) sum: usize,
+    pub(super) sum_len: usize,
+}
+
+impl Outputs {
+    /// Items as spans of `text`, each on character boundaries (checked).
+    pub(super) fn from_spans(text: String, spans: Vec<Span>) -> Option<Outputs> {
+        let on =
+            |at: usize, len: usize| at.checked_add(len).and_then(|e| text.get(at..e)).is_some();
+        spans
+            .iter()
+            .all(|s| on(s.path, s.path_len) && on(s.sum, s.sum_len))
+            .then_some(Outputs { text, spans })
+    }
+
+    /// One more item (its path and sum are copied into the text).
+    pub fn push(&mut self, path: &str, sha256: &str) {
+        let at = self.text.len();
+        self.text.push_str(path);
+        self.text.push_str(sha256);
+        self.spans.push(Span {
+            path: at,
+            path_len: path.len(),
+            sum: at + path.len(),
+            sum_len: sha256.len(),
+        });
+    }
+
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    fn item(&self, s: &Span) -> Owned<'_> {
+        Owned {
+            path: &self.text[s.path..s.path + s.path_len],
+            sha256: &self.text[s.sum..s.sum + s.sum_len],
+        }
+    }
+
+    pub fn get(&self, i: usize) -> Option<Owned<'_>> {
+        self.spans.get(i).map(|s| self.item(s))
+    }
+
+    pub fn iter(&self) -> OutputsIter<'_> {
+        OutputsIter {
+            outputs: self,
+            spans: self.spans.iter(),
+        }
+    }
+
+    /// Every item, borrowed (what the writer, the checker and the incremental run
+    /// take as the previous outputs).
+    pub fn views(&self) -> Vec<Owned<'_>> {
+        self.iter().collect()
+    }
+}
+
+/// [`Outputs::iter`].
+pub struct OutputsIter<'a> {
+    outputs: &'a Outputs,
+    spans: std::slice::Iter<'a, Span>,
+}
+
+impl<'a> Iterator for OutputsIter<'a> {
+    type Item = Owned<'a>;
+    fn next(&mut self) -> Option<Owned<'a>> {
+        self.spans.next().map(|s| self.outputs.item(s))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.spans.size_hint()
+    }
+}
+
+impl ExactSizeIterator for OutputsIter<'_> {}
+
+impl<'a> IntoIterator for &'a Outputs {
+    type Item = Owned<'a>;
+    type IntoIter = OutputsIter<'a>;
+    fn into_iter(self) -> OutputsIter<'a> {
+        self.iter()
+    }
+}
+
+impl<P: AsRef<str>, S: AsRef<str>> FromIterator<(P, S)> for Outputs {
+    fn from_iter<I: IntoIterator<Item = (P, S)>>(items: I) -> Self {
+        let mut o = Outputs::default();
+        for (p, s) in items {
+            o.push(p.as_ref(), s.as_ref());
+        }
+        o
+    }
+}
+
+impl PartialEq for Outputs {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Outputs {}
+
+impl std::fmt::Debug for Outputs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 #[cfg(test)]
@@ -417,10 +542,10 @@ mod tests {
         files.insert("a.yaml".to_string(), "".to_string());
         let t = lock_text(&set, &files, Path::new("."), None);
         let read = read_outputs(&t, "l").unwrap();
-        let paths: Vec<&str> = read.iter().map(|o| o.path.as_str()).collect();
+        let paths: Vec<&str> = read.iter().map(|o| o.path).collect();
         assert_eq!(paths, vec!["a.yaml", "b/x.yaml"]);
-        assert_eq!(read[0].sha256, sha256_hex(b""));
-        assert_eq!(read[1].sha256, sha256_hex(b"x: 1\n"));
+        assert_eq!(read.get(0).unwrap().sha256, sha256_hex(b""));
+        assert_eq!(read.get(1).unwrap().sha256, sha256_hex(b"x: 1\n"));
         let v = crate::yaml::parse_value(&t).unwrap();
         assert_eq!(v["providers"][0]["contract"], "v1beta1");
         assert_eq!(v["providers"][0]["version"], "v1.10.10");
@@ -486,7 +611,7 @@ mod tests {
         let t = lock_text(&RenderSet::default(), &files, Path::new("."), None);
         let read = read_outputs(&t, "OUT/capi-render.lock").unwrap();
         assert_eq!(read.len(), 100_000);
-        assert!(read.iter().map(|o| &o.path).eq(files.keys()));
+        assert!(read.iter().map(|o| o.path).eq(files.keys()));
         assert!(read.iter().all(|o| o.sha256 == sha256_hex(b"")));
     }
 
@@ -496,7 +621,7 @@ mod tests {
         let paths = |t: &str| -> Vec<String> {
             let r = read_outputs(t, "l").unwrap();
             assert!(r.iter().all(|o| o.sha256 == sum), "{t}");
-            r.into_iter().map(|o| o.path).collect()
+            r.iter().map(|o| o.path.to_string()).collect()
         };
         // A lock that is not in the writer's shape (flow style, quoted paths) goes
         // through the YAML reader and gives the same outputs.

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{Lock, LockInput, Owned, UnitRecord, FILE, LOCK_VERSION};
+use super::{Lock, LockInput, Outputs, Span, UnitRecord, FILE, LOCK_VERSION};
 use crate::error::{Error, Result};
 use crate::paths::is_safe_relative;
 
@@ -17,13 +17,15 @@ use crate::paths::is_safe_relative;
 /// (linear, no YAML node budget: a 100,000-Cluster tree lists over a million
 /// files); anything else (a hand-edited lock) goes through the YAML reader and its
 /// limits.
-pub fn read_outputs(text: &str, shown: &str) -> Result<Vec<Owned>> {
+pub fn read_outputs(text: impl Into<String>, shown: &str) -> Result<Outputs> {
     Ok(read_lock(text, shown)?.outputs)
 }
 
 /// [`read_outputs`] and the unit records: each a Cluster's directory, a sha256 and a
-/// size.
-pub fn read_lock(text: &str, shown: &str) -> Result<Lock> {
+/// size. The outputs keep the text when it is in the writer's shape (no copy of
+/// their paths and sums).
+pub fn read_lock(text: impl Into<String>, shown: &str) -> Result<Lock> {
+    let text: String = text.into();
     let bad = |what: &str| {
         Error::new(format!(
             "{shown}: {what}; fix or delete the lock (capi-render then only writes files that do not exist yet)"
@@ -33,12 +35,12 @@ pub fn read_lock(text: &str, shown: &str) -> Result<Lock> {
     // The outputs of a lock in the writer's shape, read on all cores; anything
     // unexpected in them leaves the whole text to the readers below (which then give
     // the in-order result or error).
-    let (facts, fast) = match outputs_on_all_cores(text) {
-        Some((before, after, outputs)) => match (read_canonical(before), read_canonical(after)) {
-            (Some(a), Some(b)) => (a.join(b), Some(outputs)),
-            _ => (read_any(text).map_err(|e| bad(&e))?, None),
+    let (facts, fast) = match outputs_on_all_cores(&text) {
+        Some((before, after, spans)) => match (read_canonical(before), read_canonical(after)) {
+            (Some(a), Some(b)) => (a.join(b), Some(spans)),
+            _ => (read_any(&text).map_err(|e| bad(&e))?, None),
         },
-        None => (read_any(text).map_err(|e| bad(&e))?, None),
+        None => (read_any(&text).map_err(|e| bad(&e))?, None),
     };
     let (version, entries) = (facts.version, facts.outputs);
     match version {
@@ -50,8 +52,12 @@ pub fn read_lock(text: &str, shown: &str) -> Result<Lock> {
         }
         None => return Err(bad("lockVersion: missing")),
     }
-    let mut out = fast.unwrap_or_default();
-    out.reserve(entries.len());
+    let mut out = match fast {
+        Some(spans) => {
+            Outputs::from_spans(text, spans).ok_or_else(|| bad("outputs: not read as written"))?
+        }
+        None => Outputs::default(),
+    };
     for (i, (p, sum)) in entries.into_iter().enumerate() {
         let p = p.ok_or_else(|| bad(&format!("outputs[{i}].path: missing or not a string")))?;
         if !owned_path(&p) {
@@ -64,7 +70,7 @@ pub fn read_lock(text: &str, shown: &str) -> Result<Lock> {
                 "outputs[{i}].sha256: missing or not a sha256 (64 lowercase hex digits)"
             ))
         })?;
-        out.push(Owned { path: p, sha256 });
+        out.push(&p, &sha256);
     }
     let mut units = Vec::with_capacity(facts.units.len());
     for (i, [dir, inputs, bytes, cluster, source]) in facts.units.into_iter().enumerate() {
@@ -136,11 +142,11 @@ const OUTPUTS_PIECE: usize = 1 << 20;
 
 /// A lock in the writer's shape, its `outputs` read on all cores: the text before the
 /// items (up to `outputs:`), the text from the next top-level key on, and the items as
-/// [`Owned`]s in order. `None` (the caller reads the whole text in order) unless every
+/// spans of `text`, in order. `None` (the caller reads the whole text in order) unless every
 /// item is exactly the writer's `- path: P` / `  sha256: S` pair of plain scalars with
 /// a path inside OUT and a sha256: what the in-order reader reads, and accepts, the
 /// same way.
-fn outputs_on_all_cores(text: &str) -> Option<(&str, &str, Vec<Owned>)> {
+fn outputs_on_all_cores(text: &str) -> Option<(&str, &str, Vec<Span>)> {
     use rayon::prelude::*;
     const KEY: &str = "\noutputs:\n";
     let start = text.find(KEY)? + KEY.len();
@@ -163,9 +169,9 @@ fn outputs_on_all_cores(text: &str) -> Option<(&str, &str, Vec<Owned>)> {
         }
     }
     cuts.push(items.len());
-    let pieces: Vec<Option<Vec<Owned>>> = cuts
+    let pieces: Vec<Option<Vec<Span>>> = cuts
         .par_windows(2)
-        .map(|w| read_output_items(&items[w[0]..w[1]]))
+        .map(|w| read_output_items(&items[w[0]..w[1]], start + w[0]))
         .collect();
     let mut all = Vec::with_capacity(pieces.iter().flatten().map(Vec::len).sum());
     for p in pieces {
@@ -176,8 +182,9 @@ fn outputs_on_all_cores(text: &str) -> Option<(&str, &str, Vec<Owned>)> {
 
 /// `- path: P\n  sha256: S\n` items, each plain and valid; `None` on anything else.
 /// One pass over the bytes: the path's line is scanned once for its end, its bytes and
-/// its segments; the sum's line has a fixed length.
-fn read_output_items(piece: &str) -> Option<Vec<Owned>> {
+/// its segments; the sum's line has a fixed length. Spans are offsets in the whole
+/// text, where the piece starts at `base`.
+fn read_output_items(piece: &str, base: usize) -> Option<Vec<Span>> {
     const PATH: &[u8] = b"- path: ";
     const SUM: &[u8] = b"  sha256: ";
     let b = piece.as_bytes();
@@ -205,9 +212,11 @@ fn read_output_items(piece: &str) -> Option<Vec<Owned>> {
         if !(path_ok && sum_ok) {
             return None;
         }
-        out.push(Owned {
-            path: path.to_string(),
-            sha256: sha.to_string(),
+        out.push(Span {
+            path: base + at,
+            path_len: end - at,
+            sum: base + sum_at,
+            sum_len: 64,
         });
         i = sum_at + 65;
     }
@@ -468,24 +477,28 @@ mod tests {
         super::super::lock_text(&set, &files, std::path::Path::new("/o"), None)
     }
 
-    fn in_order(text: &str) -> Vec<Owned> {
+    fn in_order(text: &str) -> Outputs {
         read_canonical(text)
             .unwrap()
             .outputs
             .into_iter()
-            .map(|(p, s)| Owned {
-                path: p.unwrap(),
-                sha256: s.unwrap(),
-            })
+            .map(|(p, s)| (p.unwrap(), s.unwrap()))
             .collect()
+    }
+
+    /// The items read on all cores, as outputs of `text`.
+    fn fast(text: &str, spans: Vec<Span>) -> Outputs {
+        Outputs::from_spans(text.to_string(), spans).unwrap()
     }
 
     #[test]
     fn outputs_read_on_all_cores_are_the_in_order_outputs() {
         let text = lock_text(20_000, &[]);
         assert!(text.len() > 2 * OUTPUTS_PIECE);
-        let (before, after, outputs) = outputs_on_all_cores(&text).unwrap();
+        let (before, after, spans) = outputs_on_all_cores(&text).unwrap();
         assert!(before.ends_with("outputs:\n") && after.starts_with("providers:"));
+        let outputs = fast(&text, spans);
+        assert_eq!(outputs.len(), 20_000);
         assert_eq!(outputs, in_order(&text));
         assert_eq!(read_lock(&text, "l").unwrap().outputs, outputs);
     }
@@ -498,10 +511,10 @@ mod tests {
         let long = format!("{}.yaml", "l".repeat(90));
         for (odd, plain) in [("a b.yaml", false), (long.as_str(), true)] {
             let text = lock_text(9_000, &[(4_500, odd)]);
-            let fast = outputs_on_all_cores(&text);
-            assert_eq!(fast.is_some(), plain, "{odd}");
-            if let Some((_, _, outputs)) = fast {
-                assert_eq!(outputs, in_order(&text));
+            let on_all = outputs_on_all_cores(&text);
+            assert_eq!(on_all.is_some(), plain, "{odd}");
+            if let Some((_, _, spans)) = on_all {
+                assert_eq!(fast(&text, spans), in_order(&text));
             }
             let read = read_lock(&text, "l").unwrap().outputs;
             assert_eq!(read.len(), 9_001);
