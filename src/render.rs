@@ -265,6 +265,9 @@ type Origin = (std::sync::Arc<str>, usize);
 /// Clusters rendered per batch: the units in flight, which bound memory with the inputs.
 const BATCH: usize = 256;
 
+/// Clusters per batch at most, kept ones included (a kept Cluster is a few strings).
+const KEPT_BATCH: usize = 8192;
+
 /// Check the inputs, render every provider and index every topology Cluster by its
 /// namespace (each object is read once; no Cluster scans its namespace).
 pub fn prepare(
@@ -620,28 +623,44 @@ impl Rendering {
             .iter()
             .map(|ns| fingerprint_prefix(ns, mode))
             .collect();
-        let one = |job: &ClusterJob| -> crate::Result<Produced<T>> {
-            let ns = &namespaces[job.namespace];
-            let facts = ClusterFacts {
-                fingerprint: fingerprint(&prefixes[job.namespace], job),
-                cluster: job.hash.clone(),
-                source: job.file.clone(),
-            };
-            let dir = unit_dir(&UnitKind::Cluster, &ns.name, &job.name);
-            if keep(&dir, &facts.fingerprint) {
-                crate::progress::step();
-                return Ok(Produced::Kept(KeptUnit {
-                    namespace: ns.name.clone(),
-                    name: job.name.clone(),
-                    dir,
-                    facts,
-                }));
-            }
-            Ok(Produced::Made {
-                unit: render_cluster(job, namespaces, mode).and_then(&map)?,
-                fingerprint: Some(facts),
-            })
+        let facts_of = |job: &ClusterJob| ClusterFacts {
+            fingerprint: fingerprint(&prefixes[job.namespace], job),
+            cluster: job.hash.clone(),
+            source: job.file.clone(),
         };
+        // Which Clusters are kept, decided first on all cores (a fingerprint and
+        // `keep` each), so that a batch counts only the Clusters it renders: a run that
+        // keeps most of a fleet hands them on in a few large batches, not in hundreds
+        // of small ones, while the units rendered in flight stay two batches.
+        let kept: Vec<Option<Box<KeptUnit>>> = self
+            .clusters
+            .par_iter()
+            .map(|job| {
+                let ns = &namespaces[job.namespace];
+                let facts = facts_of(job);
+                let dir = unit_dir(&UnitKind::Cluster, &ns.name, &job.name);
+                keep(&dir, &facts.fingerprint).then(|| {
+                    crate::progress::step();
+                    Box::new(KeptUnit {
+                        namespace: ns.name.clone(),
+                        name: job.name.clone(),
+                        dir,
+                        facts,
+                    })
+                })
+            })
+            .collect();
+        let one =
+            |(job, kept): (&ClusterJob, Option<Box<KeptUnit>>)| -> crate::Result<Produced<T>> {
+                match kept {
+                    Some(k) => Ok(Produced::Kept(*k)),
+                    None => Ok(Produced::Made {
+                        unit: render_cluster(job, namespaces, mode).and_then(&map)?,
+                        fingerprint: Some(facts_of(job)),
+                    }),
+                }
+            };
+        let mut jobs = self.clusters.iter().zip(kept);
         // Two batches in flight: the workers render the next batch while this thread
         // hands the previous one to `sink` (which may write files).
         let res = std::thread::scope(|s| {
@@ -653,8 +672,22 @@ impl Rendering {
                     .map_err(|_| crate::Error::new("internal error: a render worker panicked"))?;
                 done.into_iter().try_for_each(|r| sink(r?))
             };
-            for batch in self.clusters.chunks(BATCH) {
-                let next = s.spawn(move || batch.par_iter().map(one).collect::<Vec<_>>());
+            loop {
+                // Up to BATCH Clusters to render, with the kept ones between them (at
+                // most KEPT_BATCH in all).
+                let mut batch = Vec::new();
+                let mut renders = 0;
+                while renders < BATCH && batch.len() < KEPT_BATCH {
+                    let Some((job, kept)) = jobs.next() else {
+                        break;
+                    };
+                    renders += usize::from(kept.is_none());
+                    batch.push((job, kept));
+                }
+                if batch.is_empty() {
+                    break;
+                }
+                let next = s.spawn(move || batch.into_par_iter().map(one).collect::<Vec<_>>());
                 if let Some(h) = pending.replace(next) {
                     drain(h)?;
                 }

@@ -36,7 +36,7 @@ pub fn read_lock(text: impl Into<String>, shown: &str) -> Result<Lock> {
     // unexpected in them leaves the whole text to the readers below (which then give
     // the in-order result or error).
     let (facts, fast) = match outputs_on_all_cores(&text) {
-        Some((before, after, spans)) => match (read_canonical(before), read_canonical(after)) {
+        Some((before, after, spans)) => match (read_canonical(before), read_after_outputs(after)) {
             (Some(a), Some(b)) => (a.join(b), Some(spans)),
             _ => (read_any(&text).map_err(|e| bad(&e))?, None),
         },
@@ -156,7 +156,21 @@ fn outputs_on_all_cores(text: &str) -> Option<(&str, &str, Vec<Span>)> {
     // the items fails them as any other line would).
     let end = start + text[start..].rfind("\nproviders:")? + 1;
     let items = &text[start..end];
-    // Pieces start at an item (a line starting `- `).
+    let cuts = item_cuts(items);
+    let pieces: Vec<Option<Vec<Span>>> = cuts
+        .par_windows(2)
+        .map(|w| read_output_items(&items[w[0]..w[1]], start + w[0]))
+        .collect();
+    let mut all = Vec::with_capacity(pieces.iter().flatten().map(Vec::len).sum());
+    for p in pieces {
+        all.extend(p?);
+    }
+    Some((&text[..start], &text[end..], all))
+}
+
+/// Where pieces of about [`OUTPUTS_PIECE`] bytes of `items` start: at an item (a line
+/// starting `- `), from 0, ending with the length.
+fn item_cuts(items: &str) -> Vec<usize> {
     let mut cuts = vec![0];
     let mut at = OUTPUTS_PIECE;
     while at < items.len() {
@@ -169,15 +183,31 @@ fn outputs_on_all_cores(text: &str) -> Option<(&str, &str, Vec<Span>)> {
         }
     }
     cuts.push(items.len());
-    let pieces: Vec<Option<Vec<Span>>> = cuts
+    cuts
+}
+
+/// [`read_canonical`] of the text after the outputs (`providers`, `tool`, `units`), its
+/// `units` items read on all cores in pieces that start at an item (100,000 of them in
+/// a 100,000-Cluster lock). A piece that leaves the section (a top-level key) or is
+/// not in the writer's shape sends the whole text to [`read_canonical`], so the facts,
+/// or `None`, are the in-order ones.
+fn read_after_outputs(after: &str) -> Option<LockFacts> {
+    use rayon::prelude::*;
+    const KEY: &str = "\nunits:\n";
+    let Some(at) = after.find(KEY) else {
+        return read_canonical(after);
+    };
+    let start = at + KEY.len();
+    let items = &after[start..];
+    let cuts = item_cuts(items);
+    let pieces: Option<Vec<LockFacts>> = cuts
         .par_windows(2)
-        .map(|w| read_output_items(&items[w[0]..w[1]], start + w[0]))
+        .map(|w| read_lines(&items[w[0]..w[1]], "units", false))
         .collect();
-    let mut all = Vec::with_capacity(pieces.iter().flatten().map(Vec::len).sum());
-    for p in pieces {
-        all.extend(p?);
+    match (read_canonical(&after[..start]), pieces) {
+        (Some(head), Some(pieces)) => Some(pieces.into_iter().fold(head, LockFacts::join)),
+        _ => read_canonical(after),
     }
-    Some((&text[..start], &text[end..], all))
 }
 
 /// `- path: P\n  sha256: S\n` items, each plain and valid; `None` on anything else.
@@ -296,8 +326,14 @@ fn digits(slot: &mut Option<String>, v: &str) -> Option<()> {
 /// [`lock_text`]'s value (comment lines, top-level keys at column 0, block sequences
 /// of `- key: value` / `  key: value` items, plain scalars).
 pub(super) fn read_canonical(text: &str) -> Option<LockFacts> {
+    read_lines(text, "", true)
+}
+
+/// [`read_canonical`] from inside `section`; `keys`: whether a top-level key may
+/// follow (else `None`).
+fn read_lines(text: &str, section: &str, keys: bool) -> Option<LockFacts> {
     let mut facts = LockFacts::default();
-    let mut section = "";
+    let mut section = section;
     for line in text.lines() {
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -308,6 +344,9 @@ pub(super) fn read_canonical(text: &str) -> Option<LockFacts> {
             (false, b)
         } else {
             // A top-level key.
+            if !keys {
+                return None;
+            }
             let (k, v) = line.split_once(':')?;
             let v = v.trim_start();
             match (k, v) {
@@ -501,6 +540,47 @@ mod tests {
         assert_eq!(outputs.len(), 20_000);
         assert_eq!(outputs, in_order(&text));
         assert_eq!(read_lock(&text, "l").unwrap().outputs, outputs);
+    }
+
+    #[test]
+    fn units_read_on_all_cores_are_the_in_order_units() {
+        use super::super::UnitRecord;
+        // 12,000 units: about 3 MB, several pieces.
+        let records: Vec<UnitRecord> = (0..12_000u64)
+            .map(|i| UnitRecord {
+                dir: format!("clusters/ns{}/c{i:06}", i % 10),
+                inputs: crate::model::sha256_hex(&i.to_le_bytes()),
+                bytes: i,
+                cluster: crate::model::sha256_hex(b"c"),
+                source: "../in/a.yaml".into(),
+            })
+            .collect();
+        let head = serde_json::json!({"lockVersion": 1, "inputs": []});
+        let outputs = [("a.yaml", crate::model::sha256_hex(b""))];
+        let text = super::super::assemble(&head, &outputs, &[], &records);
+        let after = &text[text.find("\nproviders:").unwrap() + 1..];
+        assert!(after.len() > 2 * OUTPUTS_PIECE);
+        let units = |f: Option<LockFacts>| f.map(|f| f.units);
+        let whole = units(read_canonical(after));
+        assert_eq!(whole.as_ref().map(Vec::len), Some(12_000));
+        assert_eq!(units(read_after_outputs(after)), whole);
+        assert_eq!(read_lock(&text, "l").unwrap().units, records);
+        // A top-level key, a repeated key or a bad line inside the items: the in-order
+        // result, whatever it is.
+        let at = after.find("- bytes: 6000\n").unwrap();
+        for odd in [
+            "zzz: 1\n",
+            "  dir: clusters/ns0/x\n",
+            "- \"bytes\": 1\n",
+            "# c\n",
+        ] {
+            let t = format!("{}{odd}{}", &after[..at], &after[at..]);
+            assert_eq!(
+                units(read_after_outputs(&t)),
+                units(read_canonical(&t)),
+                "{odd}"
+            );
+        }
     }
 
     #[test]
