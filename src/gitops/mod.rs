@@ -507,9 +507,8 @@ pub fn write_opened(
         Some(h) => (h, opened.prev),
         None => open_out(out)?,
     };
-    let keep = incremental(opts, full).then_some(&prev);
     let views = prev.outputs.views();
-    let keep = keep.map(|l| (&l.units[..], &views[..]));
+    let keep = incremental(opts, full).then_some((&prev.units[..], &views[..]));
     let mut st = writer::Stager::new(out, &views, hook);
     st.list_kept(opened.list_unchanged);
     if let Err(e) = lay_out(r, opts, out, keep, on_unit, &mut st, None) {
@@ -554,9 +553,8 @@ pub fn check_opened(
     on_unit: &mut dyn FnMut(&flux::UnitSummary),
 ) -> Result<CheckReport> {
     let (_held, prev) = (opened.held, opened.prev);
-    let keep = incremental(opts, full).then_some(&prev);
     let views = prev.outputs.views();
-    let keep = keep.map(|l| (&l.units[..], &views[..]));
+    let keep = incremental(opts, full).then_some((&prev.units[..], &views[..]));
     let mut c = check::Checker::new(out, &views);
     lay_out(r, opts, out, keep, on_unit, &mut c, None)?;
     c.finish()
