@@ -168,8 +168,6 @@ impl<'o> Places<'o> {
                 return None;
             }
         }
-        // An entry's type is the directory's own record of it (not followed): a link
-        // to a directory is not a directory here.
         #[cfg(unix)]
         let open = {
             use std::os::unix::fs::OpenOptionsExt;
@@ -179,6 +177,8 @@ impl<'o> Places<'o> {
                 .open(&full)
                 .ok()?
         };
+        // An entry's type is the directory's own record of it (not followed): a link
+        // to a directory is not a directory here.
         let dirs = std::fs::read_dir(&full)
             .ok()?
             .filter_map(|e| e.ok())
