@@ -1,19 +1,21 @@
 //! Which Cluster units a run may skip, and the tree's outputs in path order: the
 //! units the previous lock records ([`keepable`]), whether a kept unit is still in
 //! place ([`still_in_place`]), which previous outputs are a kept unit's
-//! ([`in_kept_dirs`]) and the outputs of kept and rendered units sorted by blocks
-//! ([`sorted_by_blocks`]).
+//! ([`in_kept_dirs`]) and the outputs of kept and rendered units in path order, a
+//! block per unit ([`ordered_blocks`]).
 
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
 use super::lock;
 use super::unit_dir_of;
 
-/// The Cluster units the previous lock lets a run skip: by directory, the record and
-/// the unit's files (path, sha256) as the lock lists them, next to each other.
+/// The Cluster units the previous lock lets a run skip: by directory, the record, the
+/// unit's files (path, sha256) as the lock lists them, next to each other, and where
+/// the first of them is in the lock's outputs.
 pub(super) type Keepable<'a> =
-    rustc_hash::FxHashMap<&'a str, (&'a lock::UnitRecord, &'a [lock::Owned<'a>])>;
+    rustc_hash::FxHashMap<&'a str, (&'a lock::UnitRecord, &'a [lock::Owned<'a>], usize)>;
 
 /// `units`: the previous lock's; `outs`: its outputs ([`lock::Outputs::views`]).
 pub(super) fn keepable<'a>(
@@ -22,7 +24,7 @@ pub(super) fn keepable<'a>(
 ) -> Keepable<'a> {
     let mut k: Keepable = units
         .iter()
-        .map(|r| (r.dir.as_str(), (r, &[][..])))
+        .map(|r| (r.dir.as_str(), (r, &[][..], 0)))
         .collect();
     // A unit's files are next to each other in a lock the writer wrote (sorted by
     // path): one look-up per run of files in the same directory. A unit whose files
@@ -40,9 +42,10 @@ pub(super) fn keepable<'a>(
                 .iter()
                 .position(|o| !in_dir(o.path, dir))
                 .unwrap_or(outs.len() - i - 1);
-        if let Some((_, files)) = k.get_mut(dir) {
+        if let Some((_, files, at)) = k.get_mut(dir) {
             if files.is_empty() {
                 *files = &outs[i..run];
+                *at = i;
             } else {
                 split.insert(dir);
             }
@@ -234,41 +237,68 @@ pub(super) fn still_in_place(places: &Places, dir: &str, files: &[lock::Owned<'_
     !review || listing.is_real_dir_below(name, crate::model::REVIEW_DIR)
 }
 
-/// `items` sorted, given as blocks (ranges of `items` that cover it): each block is
-/// sorted, the blocks are ordered by their first item, and the result is checked. A
-/// unit's files all start with its directory and no other file does, so its block is
-/// one run of the sorted whole: 100,000 blocks are ordered instead of 1.5 million
-/// files. Anything else is sorted whole. Items are unique.
-pub(super) fn sorted_by_blocks<T: Ord + Send + Sync + Default>(
-    mut items: Vec<T>,
-    mut blocks: Vec<std::ops::Range<usize>>,
-) -> Vec<T> {
-    use rayon::slice::ParallelSliceMut;
-    // The blocks must tile `items` in order: each starts where the one before ended,
-    // from 0 to the end.
-    let mut end = 0;
-    let tiled = blocks.iter().all(|b| {
-        let next = b.start == end && b.end >= b.start;
-        end = b.end;
-        next
-    }) && end == items.len();
-    if !tiled {
-        items.par_sort_unstable();
-        return items;
+/// A run of the tree's outputs: a kept unit's files as the previous lock lists them
+/// (a range of its outputs), or files this run made (a range of the made files).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Block {
+    Prev(Range<usize>),
+    Made(Range<usize>),
+}
+
+/// `blocks` in path order, each `Made` block sorted within (in `made`): `Ok` when
+/// every file then comes after the one before. A unit's files all start with its
+/// directory and no other file does, so its block is one run of the sorted whole:
+/// 100,000 blocks are ordered, not 1.5 million files, and a kept unit's files stay
+/// where the previous lock has them. `Err` with the blocks (the caller sorts every
+/// file) when they do not interleave that way, a `Prev` block is not in order (a lock
+/// edited by hand), or a block is out of range. Empty blocks are dropped.
+pub(super) fn ordered_blocks(
+    prev: &[lock::Owned<'_>],
+    made: &mut [(String, String)],
+    mut blocks: Vec<Block>,
+) -> Result<Vec<Block>, Vec<Block>> {
+    use rayon::prelude::*;
+    blocks.retain(|b| !matches!(b, Block::Prev(r) | Block::Made(r) if r.is_empty()));
+    let in_range = blocks.iter().all(|b| match b {
+        Block::Prev(r) => r.start < r.end && r.end <= prev.len(),
+        Block::Made(r) => r.start < r.end && r.end <= made.len(),
+    });
+    if !in_range {
+        return Err(blocks);
     }
-    blocks.retain(|b| !b.is_empty());
     for b in &blocks {
-        items[b.clone()].sort_unstable();
+        if let Block::Made(r) = b {
+            made[r.clone()].sort_unstable();
+        }
     }
-    blocks.par_sort_unstable_by(|a, b| items[a.start].cmp(&items[b.start]));
-    let mut sorted: Vec<T> = Vec::with_capacity(items.len());
-    for b in blocks {
-        sorted.extend(items[b].iter_mut().map(std::mem::take));
+    let made: &[(String, String)] = made;
+    let path = |b: &Block, i: usize| -> &str {
+        match b {
+            Block::Prev(_) => prev[i].path,
+            Block::Made(_) => made[i].0.as_str(),
+        }
+    };
+    let first = |b: &Block| match b {
+        Block::Prev(r) | Block::Made(r) => path(b, r.start),
+    };
+    let last = |b: &Block| match b {
+        Block::Prev(r) | Block::Made(r) => path(b, r.end - 1),
+    };
+    blocks.par_sort_unstable_by(|a, b| first(a).cmp(first(b)));
+    // Each block in order within (a kept unit's files as the previous lock has them),
+    // and after the block before it.
+    let in_order = blocks.par_iter().enumerate().all(|(k, b)| {
+        let within = match b {
+            Block::Prev(r) => prev[r.clone()].windows(2).all(|w| w[0].path < w[1].path),
+            Block::Made(r) => made[r.clone()].windows(2).all(|w| w[0].0 < w[1].0),
+        };
+        within && (k == 0 || last(&blocks[k - 1]) < first(b))
+    });
+    if in_order {
+        Ok(blocks)
+    } else {
+        Err(blocks)
     }
-    if !sorted.windows(2).all(|w| w[0] < w[1]) {
-        sorted.par_sort_unstable();
-    }
-    sorted
 }
 
 #[cfg(test)]
@@ -291,6 +321,18 @@ mod tests {
         }
     }
 
+    /// The paths of `blocks` in their order.
+    fn flat(blocks: &[Block], prev: &[lock::Owned<'_>], made: &[(String, String)]) -> Vec<String> {
+        let mut v = Vec::new();
+        for b in blocks {
+            match b {
+                Block::Prev(r) => v.extend(prev[r.clone()].iter().map(|o| o.path.to_string())),
+                Block::Made(r) => v.extend(made[r.clone()].iter().map(|m| m.0.clone())),
+            }
+        }
+        v
+    }
+
     proptest::proptest! {
         // A fixed seed: the same cases on every run and machine.
         #![proptest_config(proptest::test_runner::Config {
@@ -298,57 +340,90 @@ mod tests {
             failure_persistence: None,
             ..proptest::test_runner::Config::default()
         })]
-        /// Any items in any blocks (runs of one directory or not, tiling the items or
-        /// not): the result is the full sort.
+        /// Files cut into blocks, each a kept unit's (in the previous outputs) or made
+        /// (in any order within), the blocks in any order: ordered, they are the full
+        /// sort, and they always are when each block is a run of the sorted files. When
+        /// refused, every file is still in the blocks handed back.
         #[test]
-        fn sorting_by_blocks_is_the_full_sort(
+        fn ordering_by_blocks_is_the_full_sort(
             items in proptest::collection::btree_set("[ab]{1,2}/[ab-]{0,3}", 0..40),
             cuts in proptest::collection::vec(0usize..40, 0..12),
-            shuffle in proptest::collection::vec(proptest::num::usize::ANY, 0..40),
-            shape in 0usize..3,
+            kept in proptest::collection::vec(proptest::bool::ANY, 13),
+            shuffle in proptest::collection::vec(proptest::num::usize::ANY, 40),
+            scramble in proptest::bool::ANY,
         ) {
-            let mut items: Vec<String> = items.into_iter().collect();
-            let n = items.len();
-            for (i, s) in shuffle.iter().enumerate().take(n) {
-                items.swap(i, s % n.max(1));
+            let sorted: Vec<String> = items.into_iter().collect();
+            let n = sorted.len();
+            let mut files = sorted.clone();
+            if scramble {
+                for (i, s) in shuffle.iter().enumerate().take(n) {
+                    files.swap(i, s % n);
+                }
             }
             let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(n)).collect();
             cuts.extend([0, n]);
             cuts.sort_unstable();
             cuts.dedup();
-            let mut blocks: Vec<std::ops::Range<usize>> = cuts.windows(2).map(|w| w[0]..w[1]).collect();
-            match shape % 3 {
-                // The last block left out.
-                1 if !blocks.is_empty() => {
-                    blocks.pop();
+            let (mut prev_paths, mut made, mut blocks) = (Vec::new(), Vec::new(), Vec::new());
+            for (k, w) in cuts.windows(2).enumerate() {
+                let part = &files[w[0]..w[1]];
+                if kept[k % kept.len()] {
+                    let at = prev_paths.len();
+                    prev_paths.extend(part.iter().cloned());
+                    blocks.push(Block::Prev(at..prev_paths.len()));
+                } else {
+                    let at = made.len();
+                    // In reverse: a made block is sorted within.
+                    made.extend(part.iter().rev().map(|p| (p.clone(), SUM.to_string())));
+                    blocks.push(Block::Made(at..made.len()));
                 }
-                // The first two blocks overlapping and the last item in none: the
-                // blocks' lengths add up to the items', but they do not tile them.
-                2 if blocks.len() >= 2 && !blocks[1].is_empty() => {
-                    blocks[0].end += 1;
-                    let last = blocks.len() - 1;
-                    blocks[last].end -= 1;
-                }
-                _ => {}
             }
-            let mut want = items.clone();
-            want.sort_unstable();
-            proptest::prop_assert_eq!(sorted_by_blocks(items, blocks), want);
+            let m = blocks.len();
+            for (i, s) in shuffle.iter().enumerate().take(m) {
+                blocks.swap(i, s % m);
+            }
+            let prev: Vec<lock::Owned> = prev_paths.iter().map(|p| owned(p)).collect();
+            match ordered_blocks(&prev, &mut made, blocks) {
+                Ok(b) => proptest::prop_assert_eq!(flat(&b, &prev, &made), sorted),
+                Err(b) => {
+                    proptest::prop_assert!(scramble, "runs of the sorted files are refused");
+                    let mut all = flat(&b, &prev, &made);
+                    all.sort_unstable();
+                    proptest::prop_assert_eq!(all, sorted);
+                }
+            }
         }
     }
 
     #[test]
     fn blocks_of_unit_directories_are_ordered_as_wholes() {
         // `a-b/` sorts before `a/` ('-' < '/'): blocks are ordered by their first
-        // item, not by directory name; a root file between them stays in place.
-        let items: Vec<String> = ["c/a/x", "c/a/y", "c/a-b/x", "c/kustomization.yaml", "c/a/z"]
-            .map(String::from)
-            .to_vec();
-        let blocks = vec![0..2, 2..3, 3..4, 4..5];
-        let got = sorted_by_blocks(items.clone(), blocks);
-        let mut want = items;
-        want.sort_unstable();
-        assert_eq!(got, want);
+        // file, not by directory name; a root file between them stays in place.
+        let prev = [owned("c/a/x"), owned("c/a/y"), owned("c/a-b/x")];
+        let mut made = vec![
+            ("c/kustomization.yaml".to_string(), SUM.to_string()),
+            ("c/a/xx".to_string(), SUM.to_string()),
+        ];
+        let blocks = vec![
+            Block::Prev(0..2),
+            Block::Prev(2..3),
+            Block::Made(0..1),
+            Block::Made(1..2),
+        ];
+        // `c/a/xx` comes between `c/a/x` and `c/a/y`, inside a block: refused.
+        let e = ordered_blocks(&prev, &mut made, blocks).unwrap_err();
+        assert_eq!(e.len(), 4);
+        let blocks = vec![Block::Made(0..1), Block::Prev(0..2), Block::Prev(2..3)];
+        let got = ordered_blocks(&prev, &mut made, blocks).unwrap();
+        assert_eq!(
+            flat(&got, &prev, &made),
+            ["c/a-b/x", "c/a/x", "c/a/y", "c/kustomization.yaml"]
+        );
+        // A kept unit's files out of order in the previous lock (edited by hand).
+        let prev = [owned("c/a/y"), owned("c/a/x")];
+        assert!(ordered_blocks(&prev, &mut made, vec![Block::Prev(0..2)]).is_err());
+        // Out of range.
+        assert!(ordered_blocks(&prev, &mut made, vec![Block::Prev(1..3)]).is_err());
     }
 
     #[test]

@@ -77,14 +77,13 @@ pub mod names;
 pub mod shard;
 pub mod writer;
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 
 pub use check::CheckReport;
 use incremental::incremental;
 pub use incremental::{Deferral, Opened};
-use keep::{keepable, sorted_by_blocks, still_in_place};
+use keep::{keepable, still_in_place};
 pub use writer::{Hook, Injected, Step, WriteReport};
 
 use crate::error::{Error, Result};
@@ -328,23 +327,32 @@ impl Files for check::Checker<'_> {
     }
 }
 
+/// OUT's previous lock as [`lay_out`] takes it: its outputs (and their views), and the
+/// Cluster units a run may skip (`None`: every unit renders).
+pub(crate) struct Previous<'a> {
+    pub outputs: &'a lock::Outputs,
+    pub views: &'a [lock::Owned<'a>],
+    pub keep: Option<&'a [lock::UnitRecord]>,
+}
+
 /// Lay out a rendering unit by unit as it streams ([`Rendering::stream_keeping`]:
 /// units are rendered and laid out on the workers): every unit's files go to `files`
 /// in unit order, then the root kustomization, the Flux files and the lock. Only the
 /// paths and sums of the files stay (for the lock) and one summary per unit; `on_unit`
-/// sees each summary as its files are done. With `keep`, a Cluster whose fingerprint
-/// the previous lock records, and whose files are still in place, is not rendered:
-/// its files stay as they are.
+/// sees each summary as its files are done. With `prev.keep`, a Cluster whose
+/// fingerprint the previous lock records, and whose files are still in place, is not
+/// rendered: its files stay as they are, and so do its lines of the lock.
 pub(crate) fn lay_out(
     r: Rendering,
     opts: &TreeOptions,
     out: &Path,
-    keep: Option<(&[lock::UnitRecord], &[lock::Owned<'_>])>,
+    prev: Option<&Previous<'_>>,
     on_unit: &mut dyn FnMut(&flux::UnitSummary),
     files: &mut dyn Files,
     shard: Option<&shard::Part>,
 ) -> Result<()> {
     use crate::model::sha256_hex;
+    use keep::Block;
     let inputs = r.inputs.clone();
     let clusters_only = r.clusters_only.clone();
     // A unit's source as the lock writes it (relative to OUT); consecutive units
@@ -360,20 +368,22 @@ pub(crate) fn lay_out(
             }
         }
     };
-    let keepable = keep.map(|(u, o)| keepable(u, o)).unwrap_or_default();
+    let views: &[lock::Owned] = prev.map_or(&[], |p| p.views);
+    let keep = prev.and_then(|p| p.keep);
+    let keepable = keep.map(|u| keepable(u, views)).unwrap_or_default();
     let places = keep::Places::new(out);
     let may_keep = |dir: &str, fp: &str| {
         keepable
             .get(dir)
-            .is_some_and(|(rec, fs)| rec.inputs == fp && still_in_place(&places, dir, fs))
+            .is_some_and(|(rec, fs, _)| rec.inputs == fp && still_in_place(&places, dir, fs))
     };
     let mut tree = layout::Layout::with_capacity(r.unit_count());
-    // A kept unit's paths and sums are borrowed from the previous lock.
-    let mut outputs: Vec<(Cow<str>, Cow<str>)> =
-        Vec::with_capacity(keep.map_or(0, |(_, o)| o.len()));
-    let mut records: Vec<lock::UnitRecord> = Vec::with_capacity(keep.map_or(0, |(u, _)| u.len()));
-    // Each unit's outputs (and each other file) as a range of `outputs`.
-    let mut blocks: Vec<std::ops::Range<usize>> = Vec::new();
+    // The paths and sums of the files this run made; a kept unit's are the previous
+    // lock's, a block of them.
+    let mut made: Vec<(String, String)> = Vec::new();
+    let mut records: Vec<lock::UnitRecord> = Vec::with_capacity(keep.map_or(0, <[_]>::len));
+    // Each unit's outputs (and each other file) as a block.
+    let mut blocks: Vec<Block> = Vec::new();
     r.stream_keeping(
         &may_keep,
         |u| {
@@ -399,27 +409,16 @@ pub(crate) fn lay_out(
                         source: source_of(&f.source),
                     });
                 }
-                let at = outputs.len();
-                outputs.extend(
-                    uf.files
-                        .iter()
-                        .map(|(p, _)| Cow::Owned(p.clone()))
-                        .zip(sums.into_iter().map(Cow::Owned)),
-                );
-                blocks.push(at..outputs.len());
+                let at = made.len();
+                made.extend(uf.files.iter().map(|(p, _)| p.clone()).zip(sums));
+                blocks.push(Block::Made(at..made.len()));
                 on_unit(&uf.summary);
                 tree.unit(uf, &mut |p, t| files.file(p, t))
             }
             Produced::Kept(k) => {
-                let (rec, owned) = &keepable[k.dir.as_str()];
+                let (rec, owned, at) = &keepable[k.dir.as_str()];
                 files.kept_unit(&k.dir, owned);
-                let at = outputs.len();
-                outputs.extend(
-                    owned
-                        .iter()
-                        .map(|o| (Cow::Borrowed(o.path), Cow::Borrowed(o.sha256))),
-                );
-                blocks.push(at..outputs.len());
+                blocks.push(Block::Prev(*at..at + owned.len()));
                 records.push(lock::UnitRecord {
                     dir: k.dir,
                     inputs: k.facts.fingerprint,
@@ -443,8 +442,8 @@ pub(crate) fn lay_out(
         },
     )?;
     let mut sink = |p: String, t: String| {
-        blocks.push(outputs.len()..outputs.len() + 1);
-        outputs.push((Cow::Owned(p.clone()), Cow::Owned(sha256_hex(t.as_bytes()))));
+        blocks.push(Block::Made(made.len()..made.len() + 1));
+        made.push((p.clone(), sha256_hex(t.as_bytes())));
         files.file(p, t)
     };
     // A shard has no root kustomization or Flux / Argo CD files (they need every
@@ -458,22 +457,111 @@ pub(crate) fn lay_out(
             units
         }
     };
-    let outputs = sorted_by_blocks(outputs, blocks);
-    // The lock is compared with OUT's as it is written, piece by piece: a no-change
-    // run over 100,000 Clusters never holds its 250 MB.
     let head = lock::head(&inputs, &clusters_only, out, opts.command.as_ref());
     let providers: Vec<serde_json::Value> = units
         .iter()
         .filter_map(|u| lock::provider_entry(u, out))
         .collect();
-    let same = lock::same_as_file(&out.join(lock::FILE), |each| {
-        lock::assemble_pieces(&head, &outputs, &providers, &records, each)
-    });
+    // The outputs in path order, a block per unit: a kept unit's lines of the lock are
+    // the previous lock's own text where they can be (`Outputs::written_items`).
+    let prev_outputs = prev.map(|p| p.outputs);
+    let mut all: Vec<(String, String)>;
+    let runs: Vec<lock::Run> = match keep::ordered_blocks(views, &mut made, blocks) {
+        Ok(blocks) => output_runs(&blocks, views, &made, prev_outputs),
+        Err(blocks) => {
+            // Not in blocks (a lock edited by hand): every file, sorted.
+            all = std::mem::take(&mut made);
+            for b in blocks {
+                if let Block::Prev(r) = b {
+                    let kept = views.get(r).unwrap_or_default();
+                    all.extend(
+                        kept.iter()
+                            .map(|o| (o.path.to_string(), o.sha256.to_string())),
+                    );
+                }
+            }
+            {
+                use rayon::slice::ParallelSliceMut;
+                all.par_sort_unstable();
+            }
+            vec![lock::Run::Made(&all)]
+        }
+    };
+    // The lock is compared with OUT's as it is written, piece by piece: a no-change
+    // run over 100,000 Clusters never holds its 250 MB, and the previous lock's own
+    // text in it is not compared at all.
+    let write = |each: &mut dyn FnMut(&str) -> bool| {
+        lock::assemble_runs(&head, &runs, &providers, &records, each)
+    };
+    let same = match (shard, prev_outputs.and_then(lock::Outputs::lock_text)) {
+        (None, Some(text)) => lock::same_as_text(text, write),
+        _ => lock::same_as_file(&out.join(lock::FILE), write),
+    };
     if same {
         return files.same(lock::FILE.to_string());
     }
-    let text = lock::assemble(&head, &outputs, &providers, &records);
+    let mut text =
+        String::with_capacity(4096 + views.len().max(made.len()) * 160 + records.len() * 280);
+    lock::assemble_runs(&head, &runs, &providers, &records, &mut |p| {
+        text.push_str(p);
+        true
+    });
     files.file(lock::FILE.to_string(), text)
+}
+
+/// The ordered blocks as [`lock::Run`]s: adjacent blocks of kept units whose lines are
+/// one stretch of the previous lock's text become that text; the rest are written.
+fn output_runs<'a>(
+    blocks: &[keep::Block],
+    views: &'a [lock::Owned<'a>],
+    made: &'a [(String, String)],
+    prev: Option<&'a lock::Outputs>,
+) -> Vec<lock::Run<'a>> {
+    use keep::Block;
+    let text = prev.and_then(lock::Outputs::lock_text);
+    let mut runs = Vec::new();
+    // The run being built: a stretch of the previous text, or of `made`.
+    let mut open: Option<Block> = None;
+    let close = |b: Block, runs: &mut Vec<lock::Run<'a>>| match b {
+        Block::Prev(r) => runs.push(match text {
+            Some(t) => lock::Run::Text(&t[r]),
+            None => lock::Run::Prev(&views[r]),
+        }),
+        Block::Made(r) => runs.push(lock::Run::Made(&made[r])),
+    };
+    for b in blocks {
+        let next = match b {
+            Block::Prev(r) => match prev.and_then(|o| o.written_items(r.clone())) {
+                Some(bytes) if text.is_some() => Block::Prev(bytes),
+                _ => {
+                    // Written item by item: not a stretch of the text.
+                    if let Some(o) = open.take() {
+                        close(o, &mut runs);
+                    }
+                    runs.push(lock::Run::Prev(&views[r.clone()]));
+                    continue;
+                }
+            },
+            Block::Made(r) => Block::Made(r.clone()),
+        };
+        open = match (open.take(), next) {
+            (Some(Block::Prev(a)), Block::Prev(b)) if a.end == b.start => {
+                Some(Block::Prev(a.start..b.end))
+            }
+            (Some(Block::Made(a)), Block::Made(b)) if a.end == b.start => {
+                Some(Block::Made(a.start..b.end))
+            }
+            (Some(o), n) => {
+                close(o, &mut runs);
+                Some(n)
+            }
+            (None, n) => Some(n),
+        };
+    }
+    if let Some(o) = open {
+        close(o, &mut runs);
+    }
+    runs
 }
 
 /// `render -o`, streaming: each unit is rendered, laid out and compared with OUT as it
@@ -508,10 +596,14 @@ pub fn write_opened(
         None => open_out(out)?,
     };
     let views = prev.outputs.views();
-    let keep = incremental(opts, full).then_some((&prev.units[..], &views[..]));
+    let previous = Previous {
+        outputs: &prev.outputs,
+        views: &views,
+        keep: incremental(opts, full).then_some(&prev.units[..]),
+    };
     let mut st = writer::Stager::new(out, &views, hook);
     st.list_kept(opened.list_unchanged);
-    if let Err(e) = lay_out(r, opts, out, keep, on_unit, &mut st, None) {
+    if let Err(e) = lay_out(r, opts, out, Some(&previous), on_unit, &mut st, None) {
         st.abandon();
         return Err(e);
     }
@@ -554,9 +646,13 @@ pub fn check_opened(
 ) -> Result<CheckReport> {
     let (_held, prev) = (opened.held, opened.prev);
     let views = prev.outputs.views();
-    let keep = incremental(opts, full).then_some((&prev.units[..], &views[..]));
+    let previous = Previous {
+        outputs: &prev.outputs,
+        views: &views,
+        keep: incremental(opts, full).then_some(&prev.units[..]),
+    };
     let mut c = check::Checker::new(out, &views);
-    lay_out(r, opts, out, keep, on_unit, &mut c, None)?;
+    lay_out(r, opts, out, Some(&previous), on_unit, &mut c, None)?;
     c.finish()
 }
 

@@ -14,9 +14,12 @@ use crate::model::{InputFile, RenderSet, UnitKind};
 use crate::paths::relative_to;
 
 pub use super::command::{read_command, RenderCommand};
-pub use pieces::{assemble_pieces, same_as_file};
+use outputs::Span;
+pub use outputs::{Outputs, OutputsIter, Owned};
+pub use pieces::{assemble_pieces, assemble_runs, same_as_file, same_as_text, Run};
 pub use read::{read_lock, read_outputs};
 
+mod outputs;
 mod pieces;
 mod read;
 
@@ -260,139 +263,6 @@ pub(super) fn surely_plain_sum(s: &str) -> bool {
         letter |= matches!(c, b'a'..=b'd' | b'f');
     }
     hex && letter
-}
-
-/// A file the lock says capi-render wrote: its path in OUT and the sha256 of the
-/// bytes written. A later run removes it only while it still has those bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Owned<'a> {
-    pub path: &'a str,
-    pub sha256: &'a str,
-}
-
-/// The files a lock lists ([`Owned`]s, in the lock's order), held as spans of one
-/// text: the lock's own text when its items were read on all cores, so that a
-/// 100,000-Cluster lock (1.5 million files) is not 3 million strings.
-#[derive(Clone, Default)]
-pub struct Outputs {
-    text: String,
-    spans: Vec<Span>,
-}
-
-/// Where an item's path and sha256 are in [`Outputs`]'s text.
-#[derive(Clone, Copy)]
-pub(super) struct Span {
-    pub(super) path: usize,
-    pub(super) path_len: usize,
-    pub(super) sum: usize,
-    pub(super) sum_len: usize,
-}
-
-impl Outputs {
-    /// Items as spans of `text`, each on character boundaries (checked).
-    pub(super) fn from_spans(text: String, spans: Vec<Span>) -> Option<Outputs> {
-        let on =
-            |at: usize, len: usize| at.checked_add(len).and_then(|e| text.get(at..e)).is_some();
-        spans
-            .iter()
-            .all(|s| on(s.path, s.path_len) && on(s.sum, s.sum_len))
-            .then_some(Outputs { text, spans })
-    }
-
-    /// One more item (its path and sum are copied into the text).
-    pub fn push(&mut self, path: &str, sha256: &str) {
-        let at = self.text.len();
-        self.text.push_str(path);
-        self.text.push_str(sha256);
-        self.spans.push(Span {
-            path: at,
-            path_len: path.len(),
-            sum: at + path.len(),
-            sum_len: sha256.len(),
-        });
-    }
-
-    pub fn len(&self) -> usize {
-        self.spans.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
-    }
-
-    fn item(&self, s: &Span) -> Owned<'_> {
-        Owned {
-            path: &self.text[s.path..s.path + s.path_len],
-            sha256: &self.text[s.sum..s.sum + s.sum_len],
-        }
-    }
-
-    pub fn get(&self, i: usize) -> Option<Owned<'_>> {
-        self.spans.get(i).map(|s| self.item(s))
-    }
-
-    pub fn iter(&self) -> OutputsIter<'_> {
-        OutputsIter {
-            outputs: self,
-            spans: self.spans.iter(),
-        }
-    }
-
-    /// Every item, borrowed (what the writer, the checker and the incremental run
-    /// take as the previous outputs).
-    pub fn views(&self) -> Vec<Owned<'_>> {
-        self.iter().collect()
-    }
-}
-
-/// [`Outputs::iter`].
-pub struct OutputsIter<'a> {
-    outputs: &'a Outputs,
-    spans: std::slice::Iter<'a, Span>,
-}
-
-impl<'a> Iterator for OutputsIter<'a> {
-    type Item = Owned<'a>;
-    fn next(&mut self) -> Option<Owned<'a>> {
-        self.spans.next().map(|s| self.outputs.item(s))
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.spans.size_hint()
-    }
-}
-
-impl ExactSizeIterator for OutputsIter<'_> {}
-
-impl<'a> IntoIterator for &'a Outputs {
-    type Item = Owned<'a>;
-    type IntoIter = OutputsIter<'a>;
-    fn into_iter(self) -> OutputsIter<'a> {
-        self.iter()
-    }
-}
-
-impl<P: AsRef<str>, S: AsRef<str>> FromIterator<(P, S)> for Outputs {
-    fn from_iter<I: IntoIterator<Item = (P, S)>>(items: I) -> Self {
-        let mut o = Outputs::default();
-        for (p, s) in items {
-            o.push(p.as_ref(), s.as_ref());
-        }
-        o
-    }
-}
-
-impl PartialEq for Outputs {
-    fn eq(&self, other: &Self) -> bool {
-        self.len() == other.len() && self.iter().eq(other.iter())
-    }
-}
-
-impl Eq for Outputs {}
-
-impl std::fmt::Debug for Outputs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
-    }
 }
 
 #[cfg(test)]
