@@ -32,8 +32,12 @@ CAPI_CORPUS=$(cd "$CAPI_CORPUS" && pwd)
 K8S_VERSION=v1.34.4
 
 work=$(mktemp -d)
+# etcd's data on tmpfs when there is one: its fsyncs are then free (the data is thrown away).
+etcd_dir=$(mktemp -d -p "$([ -w /dev/shm ] && echo /dev/shm || echo "$work")")
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+# SIGKILL: nothing of theirs outlives the run, and a graceful kube-apiserver shutdown
+# takes 20 s.
+cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work" "$etcd_dir"; }
 trap cleanup EXIT
 # shellcheck source=conformance/crd-sources.sh
 . "$here/crd-sources.sh"
@@ -61,7 +65,7 @@ if ! command -v etcd >/dev/null; then
 fi
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 etcd_port=$(port); peer_port=$(port); api_port=$(port)
-etcd --data-dir "$work/etcd" --listen-client-urls "http://127.0.0.1:$etcd_port" \
+etcd --data-dir "$etcd_dir/etcd" --listen-client-urls "http://127.0.0.1:$etcd_port" \
   --advertise-client-urls "http://127.0.0.1:$etcd_port" --listen-peer-urls "http://127.0.0.1:$peer_port" \
   >"$work/etcd.log" 2>&1 &
 pids+=($!)
@@ -92,17 +96,30 @@ echo "apiserver: kube-apiserver $K8S_VERSION on etcd $(etcd --version | head -1 
 capi="$root/target/release/capi-render"
 fail=0
 
+# Every CRD established: one LIST a poll (`kubectl wait --all` GETs each CRD, and
+# kubectl's client allows 5 requests a second).
+crds_established() {
+  local _ states
+  for _ in $(seq 240); do
+    # A CRD just created may have no conditions yet: it prints False.
+    states=$(kubectl get crd -o go-template='{{range .items}}{{$e := "False"}}{{range .status.conditions}}{{if eq .type "Established"}}{{$e = .status}}{{end}}{{end}}{{$e}}{{"\n"}}{{end}}') || return 1
+    [ -z "$states" ] || ! grep -qvx True <<<"$states" && return 0
+    sleep 0.5
+  done
+  note "CRDs not established after 120 s"; return 1
+}
+
 # CRDs and Namespaces first (and established), then every object; stream.yaml must apply.
 apply_stream() { # label stream.yaml [extra kubectl args...]
   local label=$1 stream=$2; shift 2
   python3 - "$stream" "$work/first.yaml" <<'PY'
 import sys, yaml
-docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
-yaml.safe_dump_all([d for d in docs if d["kind"] in ("CustomResourceDefinition", "Namespace")], open(sys.argv[2], "w"))
+docs = [d for d in yaml.load_all(open(sys.argv[1]), Loader=yaml.CSafeLoader) if d]
+yaml.dump_all([d for d in docs if d["kind"] in ("CustomResourceDefinition", "Namespace")], open(sys.argv[2], "w"), Dumper=yaml.CSafeDumper)
 PY
   if [ -s "$work/first.yaml" ]; then
     kubectl apply --server-side --force-conflicts -f "$work/first.yaml" >/dev/null
-    kubectl wait --for condition=established crd --all --timeout=120s >/dev/null
+    crds_established || { fail=1; return 1; }
   fi
   if ! kubectl apply --server-side --force-conflicts -f "$stream" "$@" >"$work/apply.log" 2>&1; then
     note "FAIL apiserver $label:"; grep -v 'serverside-applied\|unchanged\|pruned' "$work/apply.log" | head -20 >&2; fail=1; return 1
@@ -112,7 +129,7 @@ PY
 # 1. A bundle, installed with the README's command, on a fresh API server (nothing
 # deletes a namespace here: no controller manager runs).
 kubectl apply --server-side -f "$(moddir sigs.k8s.io/cluster-api-operator "$OPERATOR_VERSION")/config/crd/bases/" >/dev/null
-kubectl wait --for condition=established crd --all --timeout=120s >/dev/null
+crds_established
 "$capi" bundle -f "$root/fixtures/bundle/providers.yaml" --repository "$CAPI_CORPUS/repository" -o "$work/bundle" >/dev/null 2>&1
 if kubectl apply --server-side -R -f "$work/bundle/configmaps/" >"$work/bundle.log" 2>&1; then
   echo "apiserver: bundle configmaps/ installed with kubectl apply --server-side -R: $(grep -c serverside-applied "$work/bundle.log") objects"
@@ -121,7 +138,7 @@ else
 fi
 # 2. cert-manager, then providers v1.9.11 and a fleet.
 kubectl apply --server-side -f "$CAPI_CORPUS/repository/cert-manager/v1.19.1/cert-manager.yaml" >/dev/null
-kubectl wait --for condition=established crd --all --timeout=120s >/dev/null
+crds_established
 d="$work/tree"; mkdir -p "$d"
 ln -s "$CAPI_CORPUS/repository" "$d/repository"
 sed 's/^  version: v1.10.10$/  version: v1.9.11/' "$root/fixtures/gitops/corpus/providers.yaml" >"$d/providers.yaml"
@@ -166,35 +183,38 @@ applyset=(--prune --applyset=trees.conformance.capi-render.io/capi-tree)
 KUBECTL_APPLYSET=true apply_stream "providers v1.9.11 and 6 Clusters" "$work/v1.yaml" "${applyset[@]}" &&
   echo "apiserver: providers v1.9.11 and 6 Clusters (managed: class units and Clusters): $n1 objects applied"
 
-ids() { python3 - "$1" <<'PY'
-import sys, yaml
-for d in yaml.safe_load_all(open(sys.argv[1])):
-    if d:
-        m = d["metadata"]
-        print(f'{d["apiVersion"].split("/")[0] if "/" in d["apiVersion"] else ""}/{d["kind"]}/{m.get("namespace", "")}/{m["name"]}')
-PY
-}
 # Apply NEW (the tree after a change) through the ApplySet APPLYSET with --prune: every
 # object of NEW must exist afterwards and exactly the objects OLD had and NEW dropped
-# must be gone.
+# must be gone. Both are looked up with one `kubectl get -f` each.
 apply_pruned() { # label old.yaml new.yaml applyset
-  local label=$1 old=$2 new=$3 set=$4 pruned missing=0 leftover=0
-  ids "$old" | sort >"$work/old.ids"; ids "$new" | sort >"$work/new.ids"
-  comm -23 "$work/old.ids" "$work/new.ids" >"$work/dropped.ids"
+  local label=$1 old=$2 new=$3 set=$4 pruned total dropped leftover=0 found
+  read -r total dropped < <(python3 - "$old" "$new" "$work/dropped.yaml" <<'PY'
+import sys, yaml
+def load(p):
+    return [d for d in yaml.load_all(open(p), Loader=yaml.CSafeLoader) if d]
+def key(d):
+    m = d["metadata"]
+    return d["apiVersion"].split("/")[0] if "/" in d["apiVersion"] else "", d["kind"], m.get("namespace", ""), m["name"]
+old, new = load(sys.argv[1]), load(sys.argv[2])
+kept = {key(d) for d in new}
+gone = [d for d in old if key(d) not in kept]
+yaml.dump_all(gone, open(sys.argv[3], "w"), Dumper=yaml.CSafeDumper)
+print(len(new), len(gone))
+PY
+)
   KUBECTL_APPLYSET=true apply_stream "$label" "$new" --prune --applyset="trees.conformance.capi-render.io/$set" || return 0
   pruned=$(grep -c ' pruned$' "$work/apply.log" || true)
-  while IFS=/ read -r group kind ns name; do
-    args=("$kind${group:+.$group}" "$name"); [ -n "$ns" ] && args+=(-n "$ns")
-    if kubectl get "${args[@]}" >/dev/null 2>&1; then leftover=$((leftover + 1)); note "  not pruned: $kind $ns/$name"; fi
-  done <"$work/dropped.ids"
-  while IFS=/ read -r group kind ns name; do
-    args=("$kind${group:+.$group}" "$name"); [ -n "$ns" ] && args+=(-n "$ns")
-    kubectl get "${args[@]}" >/dev/null 2>&1 || { missing=$((missing + 1)); note "  missing: $kind $ns/$name"; }
-  done <"$work/new.ids"
-  if [ "$missing" = 0 ] && [ "$leftover" = 0 ] && [ "$pruned" = "$(wc -l <"$work/dropped.ids")" ]; then
-    echo "apiserver: $label: $(wc -l <"$work/new.ids") objects applied, $pruned pruned (exactly the $(wc -l <"$work/dropped.ids") the new tree dropped)"
+  if [ "$dropped" -gt 0 ]; then
+    kubectl get -f "$work/dropped.yaml" -o name --ignore-not-found >"$work/leftover" || { note "FAIL apiserver $label: kubectl get of the dropped objects"; fail=1; return 0; }
+    leftover=$(wc -l <"$work/leftover")
+    sed 's/^/  not pruned: /' "$work/leftover" >&2
+  fi
+  kubectl get -f "$new" -o name --ignore-not-found >"$work/found" || { note "FAIL apiserver $label: kubectl get of the new objects"; fail=1; return 0; }
+  found=$(wc -l <"$work/found")
+  if [ "$found" = "$total" ] && [ "$leftover" = 0 ] && [ "$pruned" = "$dropped" ]; then
+    echo "apiserver: $label: $total objects applied, $pruned pruned (exactly the $dropped the new tree dropped)"
   else
-    note "FAIL apiserver $label: $pruned pruned, $(wc -l <"$work/dropped.ids") dropped, $leftover left over, $missing missing"; fail=1
+    note "FAIL apiserver $label: $pruned pruned, $dropped dropped, $leftover left over, $((total - found)) missing"; fail=1
   fi
 }
 
@@ -246,7 +266,7 @@ render_flat && kubectl kustomize "$f/out" >"$work/f2.yaml"
 if report=$(python3 - "$work/f1.yaml" "$work/f2.yaml" <<'PY'
 import sys, yaml
 def load(p):
-    return {(d["kind"], d["metadata"].get("namespace", ""), d["metadata"]["name"]): d for d in yaml.safe_load_all(open(p)) if d}
+    return {(d["kind"], d["metadata"].get("namespace", ""), d["metadata"]["name"]): d for d in yaml.load_all(open(p), Loader=yaml.CSafeLoader) if d}
 old, new = load(sys.argv[1]), load(sys.argv[2])
 tmpl = lambda k: k[0].endswith("Template")
 bad = [k for k in old if tmpl(k) and k in new and old[k].get("spec") != new[k].get("spec")]
@@ -278,7 +298,7 @@ fi
 # 4. Flux and Argo CD objects against their CRDs.
 kubectl apply --server-side -f "$(moddir github.com/argoproj/argo-cd/v3 "$ARGOCD_VERSION")/manifests/crds/application-crd.yaml" \
   -f "$(moddir github.com/fluxcd/kustomize-controller "$KUSTOMIZE_CONTROLLER_VERSION")/config/crd/bases/kustomize.toolkit.fluxcd.io_kustomizations.yaml" >/dev/null
-kubectl wait --for condition=established crd --all --timeout=120s >/dev/null
+crds_established
 kubectl create namespace flux-system >/dev/null; kubectl create namespace argocd >/dev/null
 gitops=$(cd "$d/out" && find flux argocd -name '*.yaml' ! -name kustomization.yaml | sort | sed 's/^/-f /' | tr '\n' ' ')
 # shellcheck disable=SC2086

@@ -180,7 +180,11 @@ if command -v pre-commit >/dev/null; then
     printf 'repos:\n- repo: %s\n  rev: %s\n  hooks:\n  - id: capi-render-check\n    args: [--from-lock, capi/rendered]\n' \
       "$root" "$rev" >"$rec/.pre-commit-config.yaml"
     (cd "$rec" && git add -A && git commit -qm hooks)
-    set +e; (cd "$rec" && PRE_COMMIT_HOME="$work/pre-commit-home" pre-commit run --all-files >"$work/pc3.out" 2>&1); pcrc=$?; set -e
+    # pre-commit's `cargo install` builds in a target directory cached outside the
+    # checkout (the dependencies once, not on every run; this crate is rebuilt).
+    set +e; (cd "$rec" && PRE_COMMIT_HOME="$work/pre-commit-home" \
+      CARGO_TARGET_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/capi-render/pre-commit-target" \
+      pre-commit run --all-files >"$work/pc3.out" 2>&1); pcrc=$?; set -e
     if [ "$pcrc" = 0 ]; then
       echo "hook capi-render-check from .pre-commit-hooks.yaml (built by pre-commit with cargo): passes on an up-to-date tree"
     else

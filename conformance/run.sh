@@ -58,6 +58,9 @@ normalise() { # file: machine paths → placeholders
 
 fail=0
 note() { echo "$*" >&2; }
+# Wall time of each step, on stderr (CI's log shows where its time goes).
+t_step=$SECONDS
+took() { note "conformance: $1: $((SECONDS - t_step)) s"; t_step=$SECONDS; }
 
 # --- 1. fixture cases -> golden/clusterctl ----------------------------------------------
 gold="$work/golden/clusterctl"; ours="$work/ours"; mkdir -p "$gold" "$ours"
@@ -73,17 +76,22 @@ while IFS='|' read -r name envs cfg args; do
   normalise "$ours/$name.stdout"
   ncases=$((ncases + 1))
 done <"$root/fixtures/cases.txt"
+took "fixture cases (both tools)"
 
 # --- 2. our Go oracles (yaml, envsubst, typed) -----------------------------------------
 for regen in "$here"/regen-*.sh; do
   [ -x "$regen" ] && "$regen" "$work/golden"
 done
+took "Go oracles (regen-*.sh)"
 # cluster-api-operator v0.28.0's own customisation code (builds a scratch copy of the module).
 "$here/operator-customize.sh" "$work/golden"
+took operator-customize.sh
 "$here/gotmpl.sh" "$work/golden"   # Go text/template + sprig goldens (golden/gotmpl)
+took gotmpl.sh
 
 # ClusterClass variables (golden/topology-variables, from `clusterctl alpha topology plan`).
 CLUSTERCTL="$clusterctl" CAPI_CORPUS="$CAPI_CORPUS" "$here/topology-variables.sh" "$mode" || fail=1
+took topology-variables.sh
 
 # The typed model is generated data that lives in src/typed/, not in golden/.
 model_new="$work/golden/typed-model.json"
@@ -186,20 +194,27 @@ for ver in v1.9.11 v1.10.9 v1.10.10; do
   fi
 done
 echo "list-images: 3 provider sets, $li_diffs differences"
+took "corpus and list-images (both tools)"
 corpus_diffs=$((corpus_diffs + li_diffs))
 CAPI_CORPUS="$CAPI_CORPUS" "$here/bundle.sh" "$capi" "$clusterctl" || corpus_diffs=$((corpus_diffs + 1))
+took bundle.sh
 
 rendered=$(grep -lx 0 "$cc"/*.status | wc -l)
 echo "corpus: $corpus_cases cases ($rendered rendered by clusterctl, the rest are errors in both), $corpus_diffs differences"
 
 bash "$here/kustomize.sh" || fail=1  # GitOps trees and the KRM function against kustomize
+took kustomize.sh
 # Flux Kustomizations and Argo CD Applications against the real Flux and Argo CD CRDs.
 CAPI_CORPUS="$CAPI_CORPUS" bash "$here/gitops-crds.sh" || fail=1
+took gitops-crds.sh
 # The trees, an upgrade with pruning, the GitOps objects and a bundle on a real API server.
 CAPI_CORPUS="$CAPI_CORPUS" bash "$here/apiserver.sh" || fail=1
+took apiserver.sh
 CLUSTERCTL="$clusterctl" CAPI_CORPUS="$CAPI_CORPUS" "$here/topology.sh" "$mode" || fail=1
+took topology.sh
 # v1beta2 topologies against CAPI v1.13.6's exp/topology/desiredstate (golden/topology-v1beta2).
 CAPI_CORPUS="$CAPI_CORPUS" "$here/topology-v1beta2.sh" "$mode" || fail=1
+took topology-v1beta2.sh
 
 [ "$fixture_diffs" = 0 ] && [ "$corpus_diffs" = 0 ] && [ "$fail" = 0 ] || { echo "conformance: FAILED"; exit 1; }
 echo "conformance: OK"
