@@ -509,8 +509,9 @@ pub(crate) fn lay_out(
     files.file(lock::FILE.to_string(), text)
 }
 
-/// The ordered blocks as [`lock::Run`]s: adjacent blocks of kept units whose lines are
-/// one stretch of the previous lock's text become that text; the rest are written.
+/// The ordered blocks as [`lock::Run`]s, adjacent ones joined: a kept unit's lines that
+/// are a stretch of the previous lock's text ([`lock::Outputs::written_items`]) are that
+/// text; the other files are written.
 fn output_runs<'a>(
     blocks: &[keep::Block],
     views: &'a [lock::Owned<'a>],
@@ -518,49 +519,46 @@ fn output_runs<'a>(
     prev: Option<&'a lock::Outputs>,
 ) -> Vec<lock::Run<'a>> {
     use keep::Block;
+    /// A run being built: bytes of the previous lock's text, files of `made`, or the
+    /// previous outputs.
+    enum Open<'t> {
+        Text(&'t str, std::ops::Range<usize>),
+        Made(std::ops::Range<usize>),
+        Prev(std::ops::Range<usize>),
+    }
+    let close = |o: Open<'a>| match o {
+        Open::Text(t, r) => lock::Run::Text(&t[r]),
+        Open::Made(r) => lock::Run::Made(&made[r]),
+        Open::Prev(r) => lock::Run::Prev(&views[r]),
+    };
     let text = prev.and_then(lock::Outputs::lock_text);
     let mut runs = Vec::new();
-    // The run being built: a stretch of the previous text, or of `made`.
-    let mut open: Option<Block> = None;
-    let close = |b: Block, runs: &mut Vec<lock::Run<'a>>| match b {
-        Block::Prev(r) => runs.push(match text {
-            Some(t) => lock::Run::Text(&t[r]),
-            None => lock::Run::Prev(&views[r]),
-        }),
-        Block::Made(r) => runs.push(lock::Run::Made(&made[r])),
-    };
+    let mut open: Option<Open> = None;
     for b in blocks {
         let next = match b {
-            Block::Prev(r) => match prev.and_then(|o| o.written_items(r.clone())) {
-                Some(bytes) if text.is_some() => Block::Prev(bytes),
-                _ => {
-                    // Written item by item: not a stretch of the text.
-                    if let Some(o) = open.take() {
-                        close(o, &mut runs);
-                    }
-                    runs.push(lock::Run::Prev(&views[r.clone()]));
-                    continue;
-                }
+            Block::Made(r) => Open::Made(r.clone()),
+            Block::Prev(r) => match (text, prev.and_then(|o| o.written_items(r.clone()))) {
+                (Some(t), Some(bytes)) => Open::Text(t, bytes),
+                _ => Open::Prev(r.clone()),
             },
-            Block::Made(r) => Block::Made(r.clone()),
         };
         open = match (open.take(), next) {
-            (Some(Block::Prev(a)), Block::Prev(b)) if a.end == b.start => {
-                Some(Block::Prev(a.start..b.end))
+            (Some(Open::Text(t, a)), Open::Text(_, b)) if a.end == b.start => {
+                Some(Open::Text(t, a.start..b.end))
             }
-            (Some(Block::Made(a)), Block::Made(b)) if a.end == b.start => {
-                Some(Block::Made(a.start..b.end))
+            (Some(Open::Made(a)), Open::Made(b)) if a.end == b.start => {
+                Some(Open::Made(a.start..b.end))
             }
-            (Some(o), n) => {
-                close(o, &mut runs);
+            (Some(Open::Prev(a)), Open::Prev(b)) if a.end == b.start => {
+                Some(Open::Prev(a.start..b.end))
+            }
+            (o, n) => {
+                runs.extend(o.map(close));
                 Some(n)
             }
-            (None, n) => Some(n),
         };
     }
-    if let Some(o) = open {
-        close(o, &mut runs);
-    }
+    runs.extend(open.map(close));
     runs
 }
 
