@@ -163,9 +163,31 @@ pub fn load_paths_deferring(
 ) -> Result<Vec<InputFile>> {
     use rayon::prelude::*;
     let inputs = list_inputs(paths)?;
-    let group = rayon::current_num_threads().max(1) * 2;
     let mut files = Vec::with_capacity(inputs.len());
-    for chunk in inputs.chunks(group) {
+    let hand_on = |file: InputFile,
+                   objs: Option<Vec<InputObject>>,
+                   sink: &mut dyn FnMut(Item) -> Result<()>| {
+        match objs {
+            None => sink(Item::Deferred(file)),
+            Some(objs) => objs.into_iter().try_for_each(|o| sink(Item::Object(o))),
+        }
+    };
+    // Files are read one after the other until they add up to SEQUENTIAL_BYTES: a few
+    // small inputs (`topology plan` of a ClusterClass and a Cluster) never start the
+    // thread pool, whose threads cost more than such a parse.
+    let start = meter.counts()[0];
+    let mut next = 0;
+    while let Some((f, named)) = inputs.get(next) {
+        if meter.counts()[0].saturating_sub(start) >= SEQUENTIAL_BYTES {
+            break;
+        }
+        let (file, objs) = load_one(f, *named, meter, defer)?;
+        files.push(file.clone());
+        hand_on(file, objs, sink)?;
+        next += 1;
+    }
+    let group = rayon::current_num_threads().max(1) * 2;
+    for chunk in inputs[next..].chunks(group) {
         let before = meter.counts();
         let parsed: Vec<(Result<OneFile>, [u64; 5])> = chunk
             .par_iter()
@@ -187,15 +209,15 @@ pub fn load_paths_deferring(
             } else {
                 load_one(f, *named, meter, defer)?
             };
-            match objs {
-                None => sink(Item::Deferred(file.clone()))?,
-                Some(objs) => objs.into_iter().try_for_each(|o| sink(Item::Object(o)))?,
-            }
-            files.push(file);
+            files.push(file.clone());
+            hand_on(file, objs, sink)?;
         }
     }
     Ok(files)
 }
+
+/// The bytes of input read in order before files are read on the thread pool.
+const SEQUENTIAL_BYTES: u64 = 256 * 1024;
 
 /// One input file read: its sum and its objects (`None`: deferred, not parsed).
 type OneFile = (InputFile, Option<Vec<InputObject>>);

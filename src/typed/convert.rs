@@ -236,7 +236,7 @@ impl<'m> Walker<'m> {
     /// Go's reflect String() of a type.
     fn go_type(&self, ty: &Ty) -> String {
         match ty {
-            Ty::Scalar(_, go) => go.clone(),
+            Ty::Scalar(_, go) => go.to_string(),
             Ty::Ptr(t) => format!("*{}", self.go_type(t)),
             Ty::Slice(t) => format!("[]{}", self.go_type(t)),
             Ty::Map(t) => format!("map[string]{}", self.go_type(t)),
@@ -300,7 +300,7 @@ impl<'m> Walker<'m> {
             if f.name == "-" || (f.omitempty && o.zero) {
                 continue;
             }
-            out.insert(f.name.clone(), o.val);
+            out.insert(f.name.to_string(), o.val);
         }
     }
 
@@ -375,12 +375,12 @@ impl<'m> Walker<'m> {
                 continue;
             }
             let o = self
-                .conv(m.get(&f.name), &f.ty)
-                .map_err(|e| e.at(f.name.clone()))?;
+                .conv(m.get(f.name), &f.ty)
+                .map_err(|e| e.at(f.name.to_string()))?;
             if f.name == "-" || (f.omitempty && o.zero) {
                 continue;
             }
-            out.insert(f.name.clone(), o.val);
+            out.insert(f.name.to_string(), o.val);
         }
         Ok(())
     }
@@ -563,7 +563,7 @@ impl<'m> Walker<'m> {
             Special::OrStringArray(schema) => match v {
                 Value::Object(_) => self.json_unmarshal(v, &Ty::Struct(schema))?,
                 Value::Array(a) => {
-                    let string = Ty::Scalar(Kind::String, "string".into());
+                    let string = Ty::Scalar(Kind::String, "string");
                     let got = self.json_unmarshal(v, &Ty::Slice(Box::new(string)))?;
                     if a.is_empty() {
                         Value::Null
@@ -621,7 +621,7 @@ impl<'m> Walker<'m> {
                                 Some(Out::new(Value::from(i), i == 0))
                             }
                             _ => {
-                                mismatch(ctx, format!("number {text}"), go.clone());
+                                mismatch(ctx, format!("number {text}"), go.to_string());
                                 return Ok(self.zero(ty, Mode::Json));
                             }
                         }
@@ -633,7 +633,7 @@ impl<'m> Walker<'m> {
                                 Some(Out::new(Value::from(u), u == 0))
                             }
                             _ => {
-                                mismatch(ctx, format!("number {text}"), go.clone());
+                                mismatch(ctx, format!("number {text}"), go.to_string());
                                 return Ok(self.zero(ty, Mode::Json));
                             }
                         }
@@ -643,7 +643,7 @@ impl<'m> Walker<'m> {
                 match ok {
                     Some(o) => Ok(o),
                     None => {
-                        mismatch(ctx, crate::go::json::type_name(v).into(), go.clone());
+                        mismatch(ctx, crate::go::json::type_name(v).into(), go.to_string());
                         Ok(self.zero(ty, Mode::Json))
                     }
                 }
@@ -728,7 +728,7 @@ impl<'m> Walker<'m> {
             else {
                 continue;
             };
-            ctx.stack.push((k.clone(), def.name.clone()));
+            ctx.stack.push((k.clone(), def.name.to_string()));
             let o = self.jdecode(e, &def.fields[fi].ty, ctx)?;
             ctx.stack.pop();
             decoded[fi] = Some(o);
@@ -742,7 +742,7 @@ impl<'m> Walker<'m> {
             if f.omitempty && o.zero {
                 continue;
             }
-            out.insert(f.name.clone(), o.val);
+            out.insert(f.name.to_string(), o.val);
         }
         Ok(Out::new(Value::Object(out), false))
     }

@@ -73,7 +73,7 @@ pub enum Special {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Ty {
     /// A scalar with its Go type name (e.g. `int32`, `v1.Protocol`).
-    Scalar(Kind, String),
+    Scalar(Kind, &'static str),
     Ptr(Box<Ty>),
     Slice(Box<Ty>),
     Map(Box<Ty>),
@@ -84,7 +84,7 @@ pub enum Ty {
 
 #[derive(Debug, Clone)]
 pub struct Field {
-    pub name: String,
+    pub name: &'static str,
     pub omitempty: bool,
     pub inline: bool,
     pub ty: Ty,
@@ -95,7 +95,7 @@ pub struct StructDef {
     /// Go's reflect String(): `<last package element>.<Name>`.
     pub go_name: String,
     /// The bare type name.
-    pub name: String,
+    pub name: &'static str,
     pub fields: Vec<Field>,
 }
 
@@ -106,29 +106,33 @@ pub struct Model {
     pub roots: Vec<(String, String, usize)>,
 }
 
+// The model's strings are borrowed from the embedded text (it has no escapes): a
+// process that converts one object does not copy thousands of field names first.
 #[derive(Deserialize)]
-struct RawModel {
-    roots: Vec<RawRoot>,
-    types: HashMap<String, Vec<RawField>>,
+struct RawModel<'a> {
+    #[serde(borrow)]
+    roots: Vec<RawRoot<'a>>,
+    #[serde(borrow)]
+    types: HashMap<&'a str, Vec<RawField<'a>>>,
 }
 
 #[derive(Deserialize)]
-struct RawRoot {
+struct RawRoot<'a> {
     #[serde(rename = "apiVersion")]
-    api_version: String,
-    kind: String,
+    api_version: &'a str,
+    kind: &'a str,
     #[serde(rename = "type")]
-    ty: String,
+    ty: &'a str,
 }
 
 #[derive(Deserialize)]
-struct RawField {
-    n: String,
+struct RawField<'a> {
+    n: &'a str,
     #[serde(default)]
     o: bool,
     #[serde(default)]
     i: bool,
-    t: String,
+    t: &'a str,
 }
 
 static MODEL: OnceLock<Result<Model, String>> = OnceLock::new();
@@ -141,47 +145,44 @@ pub fn model() -> Result<&'static Model, String> {
         .map_err(|e| e.clone())
 }
 
-fn load(text: &str) -> Result<Model, String> {
-    let raw: RawModel = serde_json::from_str(text).map_err(|e| format!("typed model: {e}"))?;
-    let mut ids: Vec<&String> = raw.types.keys().collect();
+fn load(text: &'static str) -> Result<Model, String> {
+    let raw: RawModel<'static> =
+        serde_json::from_str(text).map_err(|e| format!("typed model: {e}"))?;
+    let mut ids: Vec<&'static str> = raw.types.keys().copied().collect();
     ids.sort();
-    let index: HashMap<&str, usize> = ids
-        .iter()
-        .enumerate()
-        .map(|(i, id)| (id.as_str(), i))
-        .collect();
+    let index: HashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
     let mut structs = Vec::with_capacity(ids.len());
     for id in &ids {
         let mut fields = Vec::new();
         for f in &raw.types[*id] {
-            let ty = parse_desc(&f.t, &index)
+            let ty = parse_desc(f.t, &index)
                 .ok_or_else(|| format!("typed model: bad type {:?} in {id}", f.t))?;
             fields.push(Field {
-                name: f.n.clone(),
+                name: f.n,
                 omitempty: f.o,
                 inline: f.i,
                 ty,
             });
         }
-        let (pkg, name) = id.rsplit_once('.').unwrap_or(("", id.as_str()));
+        let (pkg, name) = id.rsplit_once('.').unwrap_or(("", id));
         let last = pkg.rsplit('/').next().unwrap_or(pkg);
         structs.push(StructDef {
             go_name: format!("{last}.{name}"),
-            name: name.to_string(),
+            name,
             fields,
         });
     }
     let mut roots = Vec::new();
     for r in &raw.roots {
         let i = *index
-            .get(r.ty.as_str())
+            .get(r.ty)
             .ok_or_else(|| format!("typed model: unknown root {}", r.ty))?;
-        roots.push((r.api_version.clone(), r.kind.clone(), i));
+        roots.push((r.api_version.to_string(), r.kind.to_string(), i));
     }
     Ok(Model { structs, roots })
 }
 
-fn parse_desc(d: &str, index: &HashMap<&str, usize>) -> Option<Ty> {
+fn parse_desc(d: &'static str, index: &HashMap<&str, usize>) -> Option<Ty> {
     if let Some(rest) = d.strip_prefix('*') {
         return Some(Ty::Ptr(Box::new(parse_desc(rest, index)?)));
     }
@@ -218,10 +219,7 @@ fn parse_desc(d: &str, index: &HashMap<&str, usize>) -> Option<Ty> {
         };
         return Some(Ty::Special(s));
     }
-    let (kind, go) = match d.split_once('|') {
-        Some((k, g)) => (k, g.to_string()),
-        None => (d, d.to_string()),
-    };
+    let (kind, go) = d.split_once('|').unwrap_or((d, d));
     Some(Ty::Scalar(Kind::parse(kind)?, go))
 }
 

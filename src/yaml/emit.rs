@@ -14,7 +14,7 @@
 
 use serde_json::{Number, Value};
 
-use super::keysort::sort_keys;
+use super::keysort::sort_by_key_str;
 use super::resolve::plain_resolves_to_str;
 use crate::error::{Error, Result};
 
@@ -302,12 +302,8 @@ impl Emitter {
             Value::Array(items) => self.sequence(items, ctx),
             Value::Object(m) if m.is_empty() => self.empty_flow("{", "}"),
             Value::Object(m) => {
-                let mut keys: Vec<&String> = m.keys().collect();
-                sort_keys(&mut keys);
-                let entries: Vec<(&String, &Value)> = keys
-                    .into_iter()
-                    .filter_map(|k| m.get(k).map(|v| (k, v)))
-                    .collect();
+                let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+                sort_by_key_str(&mut entries, |(k, _)| k.as_str());
                 self.mapping(&entries);
             }
         }

@@ -183,76 +183,142 @@ pub fn is_go_digit(c: char) -> bool {
 
 /// The value of the digit run starting at `from`, as go-yaml computes it (`rune - '0'`
 /// per digit, with Go's wrapping int64 arithmetic), and the index just past the run.
-fn digit_run(r: &[char], from: usize, start: i64) -> (i64, usize) {
+fn digit_run<C: Rune>(r: &[C], from: usize, start: i64) -> (i64, usize) {
     let mut n = start;
     let mut i = from;
-    while i < r.len() && is_go_digit(r[i]) {
-        n = n.wrapping_mul(10).wrapping_add(r[i] as i64 - '0' as i64);
+    while i < r.len() && r[i].is_digit() {
+        n = n
+            .wrapping_mul(10)
+            .wrapping_add(r[i].code() as i64 - '0' as i64);
         i += 1;
     }
     (n, i)
 }
 
+/// A key's unit of comparison: a byte of an ASCII key, else a `char`.
+trait Rune: Copy + PartialEq {
+    fn code(self) -> u32;
+    fn is_letter(self) -> bool;
+    fn is_digit(self) -> bool;
+}
+
+impl Rune for u8 {
+    fn code(self) -> u32 {
+        self as u32
+    }
+    fn is_letter(self) -> bool {
+        self.is_ascii_alphabetic()
+    }
+    fn is_digit(self) -> bool {
+        self.is_ascii_digit()
+    }
+}
+
+impl Rune for char {
+    fn code(self) -> u32 {
+        self as u32
+    }
+    fn is_letter(self) -> bool {
+        is_go_letter(self)
+    }
+    fn is_digit(self) -> bool {
+        is_go_digit(self)
+    }
+}
+
 /// go-yaml v2's `keyList.Less` for two string keys.
 pub fn key_less(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        // One byte is one rune.
+        return less(a.as_bytes(), b.as_bytes());
+    }
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
-    for i in 0..ar.len().min(br.len()) {
-        if ar[i] == br[i] {
-            continue;
-        }
-        let al = is_go_letter(ar[i]);
-        let bl = is_go_letter(br[i]);
-        if al && bl {
-            return ar[i] < br[i];
-        }
-        if al || bl {
-            return bl;
-        }
-        let start = if (ar[i] == '0' || br[i] == '0') && nonzero_digits_before(&ar, i) {
+    less(&ar, &br)
+}
+
+fn less<C: Rune>(ar: &[C], br: &[C]) -> bool {
+    // The first rune where the keys differ.
+    let Some(i) = ar.iter().zip(br).position(|(x, y)| x != y) else {
+        return ar.len() < br.len();
+    };
+    let (a, b) = (ar[i], br[i]);
+    let al = a.is_letter();
+    let bl = b.is_letter();
+    if al && bl {
+        return a.code() < b.code();
+    }
+    if al || bl {
+        return bl;
+    }
+    let start =
+        if (a.code() == '0' as u32 || b.code() == '0' as u32) && nonzero_digits_before(ar, i) {
             1
         } else {
             0
         };
-        let (an, ai) = digit_run(&ar, i, start);
-        let (bn, bi) = digit_run(&br, i, start);
-        if an != bn {
-            return an < bn;
-        }
-        if ai != bi {
-            return ai < bi;
-        }
-        return ar[i] < br[i];
+    let (an, ai) = digit_run(ar, i, start);
+    let (bn, bi) = digit_run(br, i, start);
+    if an != bn {
+        return an < bn;
     }
-    ar.len() < br.len()
+    if ai != bi {
+        return ai < bi;
+    }
+    a.code() < b.code()
 }
 
 /// Whether the digits immediately before `i` (walking back while they are digits)
 /// include one that is not `0`: go-yaml then starts both numbers at 1.
-fn nonzero_digits_before(r: &[char], i: usize) -> bool {
+fn nonzero_digits_before<C: Rune>(r: &[C], i: usize) -> bool {
     r[..i]
         .iter()
         .rev()
-        .take_while(|c| is_go_digit(**c))
-        .any(|c| *c != '0')
+        .take_while(|c| c.is_digit())
+        .any(|c| c.code() != '0' as u32)
+}
+
+/// Whether `s` has no digit: between such keys [`key_less`] is a lexicographic order
+/// over a total order of runes (non-letters, then letters, each by code point), so a
+/// sequence whose neighbours are in order is sorted.
+fn digit_free(s: &str) -> bool {
+    !s.bytes().any(|b| b.is_ascii_digit()) && (s.is_ascii() || !s.chars().any(is_go_digit))
 }
 
 /// Sort keys in go-yaml's order. A stable merge sort driven only by [`key_less`]:
 /// it terminates and never panics even where that order is not transitive.
 pub fn sort_keys<T: AsRef<str>>(keys: &mut Vec<T>) {
+    sort_by_key_str(keys, |k| k.as_ref())
+}
+
+/// [`sort_keys`] of items by a key of each (a mapping's entries by their keys). Items
+/// already in order, as a map's bytewise order of digit-free keys mostly is, are
+/// checked in one pass and left as they are.
+pub fn sort_by_key_str<T>(items: &mut Vec<T>, key: impl Fn(&T) -> &str + Copy) {
+    let ordered = || {
+        items.iter().all(|x| digit_free(key(x)))
+            && items.windows(2).all(|w| key_less(key(&w[0]), key(&w[1])))
+    };
+    if items.len() < 2 || ordered() {
+        return;
+    }
+    merge_sort(items, key);
+}
+
+fn merge_sort<T>(keys: &mut Vec<T>, key: impl Fn(&T) -> &str + Copy) {
     if keys.len() < 2 {
         return;
     }
     let mid = keys.len() / 2;
     let mut right = keys.split_off(mid);
-    sort_keys(keys);
-    sort_keys(&mut right);
+    merge_sort(keys, key);
+    merge_sort(&mut right, key);
     let left = std::mem::take(keys);
     let mut l = left.into_iter().peekable();
     let mut r = right.into_iter().peekable();
     loop {
         let take_right = match (l.peek(), r.peek()) {
-            (Some(x), Some(y)) => key_less(y.as_ref(), x.as_ref()),
+            (Some(x), Some(y)) => key_less(key(y), key(x)),
             (Some(_), None) => false,
             (None, Some(_)) => true,
             (None, None) => break,
@@ -326,6 +392,34 @@ mod tests {
         assert!(key_less("10000000000000000000", "2"));
         assert!(!key_less("2", "10000000000000000000"));
         assert!(key_less("2", "999999999999999999"));
+    }
+
+    proptest::proptest! {
+        /// The early return for keys already in order gives what the merge sort
+        /// gives, on maps' bytewise order and on any order; the ASCII comparison is
+        /// the rune comparison.
+        #[test]
+        fn in_order_check_is_the_merge_sort(
+            keys in proptest::collection::vec("[aB_./é0-29-]{0,4}", 0..12),
+            bytewise: bool,
+        ) {
+            let mut keys = keys;
+            if bytewise {
+                keys.sort();
+                keys.dedup();
+            }
+            let mut merged = keys.clone();
+            merge_sort(&mut merged, |k: &String| k.as_str());
+            let mut got = keys.clone();
+            sort_keys(&mut got);
+            proptest::prop_assert_eq!(got, merged);
+            for a in &keys {
+                for b in &keys {
+                    let (ar, br): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+                    proptest::prop_assert_eq!(key_less(a, b), less(&ar, &br));
+                }
+            }
+        }
     }
 
     #[test]

@@ -297,9 +297,9 @@ fn parse(doc: &str, keys: Keys, first_line: usize, meter: &Meter) -> Result<Valu
     let per_doc_bytes = budget.max_total_scalar_bytes;
     let run_nodes = clamp(meter.remaining(Limit::YamlNodes));
     // What the document holds before alias expansion: only a document with an alias
-    // (`*`) can expand, so only such a document is scanned first (a linear pass over
+    // can expand, so only such a document is scanned first (a linear pass over
     // parser events, aliases not replayed).
-    let source = if doc.contains('*') {
+    let source = if may_hold_alias(doc) {
         match serde_saphyr::budget::check_yaml_budget(
             doc,
             Budget::default(),
@@ -362,6 +362,21 @@ fn parse(doc: &str, keys: Keys, first_line: usize, meter: &Meter) -> Result<Valu
         Err(ConvertError::Plain(e)) => Err(e),
         Err(ConvertError::Duplicate(d)) => Err(duplicate_error(doc, &d, first_line)),
     }
+}
+
+/// Whether `doc` may hold an alias: a `*` followed by a character that can start an
+/// anchor name (YAML's `ns-anchor-char`: not white space, a line break or a flow
+/// indicator). A superset of the documents with an alias token; it passes over the
+/// `* item` lists and lone `*`s of the descriptions in CRD schemas, which would
+/// otherwise be parsed twice.
+fn may_hold_alias(doc: &str) -> bool {
+    doc.as_bytes().windows(2).any(|w| {
+        w[0] == b'*'
+            && !matches!(
+                w[1],
+                b' ' | b'\t' | b'\r' | b'\n' | b',' | b'[' | b']' | b'{' | b'}'
+            )
+    })
 }
 
 fn clamp(n: u64) -> usize {
@@ -607,6 +622,53 @@ mod tests {
                 .starts_with("failed to unmarshal the 2nd yaml document: \"- x\\n\""),
             "{e}"
         );
+    }
+
+    /// Whether serde-saphyr's own count finds an alias in `doc`.
+    fn saphyr_finds_alias(doc: &str) -> bool {
+        serde_saphyr::budget::check_yaml_budget(doc, Budget::default(), EnforcingPolicy::AllContent)
+            .is_ok_and(|r| r.aliases > 0)
+    }
+
+    #[test]
+    fn every_document_with_an_alias_is_scanned_first() {
+        let with = [
+            "a: &x 1\nb: *x\n",
+            "a: &x 1\nb: [*x, *x]\n",
+            "a: &x 1\nb: {k: *x}\n",
+            "a: &x 1\nb:\n- *x\n",
+            "a: &x 1\n? *x\n: v\n",
+            "a: &é 1\nb: *é\n",
+        ];
+        for doc in with {
+            assert!(saphyr_finds_alias(doc), "{doc:?}");
+            assert!(may_hold_alias(doc), "{doc:?}");
+        }
+        // CRD descriptions: bullets and lone stars are text, and skip the first scan.
+        let without = [
+            "description: |-\n  * one\n  * two\n",
+            "b: \"x * y\"\nc: [a, b]\n",
+            "glob: a/* b/*\n",
+        ];
+        for doc in without {
+            assert!(!saphyr_finds_alias(doc), "{doc:?}");
+            assert!(!may_hold_alias(doc), "{doc:?}");
+        }
+        // A value with the same alias as text or alias: identical results either way.
+        assert_eq!(
+            parse_value("a: &x {k: v}\nb: *x\n").unwrap(),
+            json!({"a": {"k": "v"}, "b": {"k": "v"}})
+        );
+    }
+
+    proptest::proptest! {
+        /// Any text saphyr finds an alias in is one the filter lets through.
+        #[test]
+        fn the_alias_filter_is_a_superset(doc in "[a-z*&:\\-\\[\\]{}, \n'\"!|#]{0,40}") {
+            if saphyr_finds_alias(&doc) {
+                proptest::prop_assert!(may_hold_alias(&doc), "{:?}", doc);
+            }
+        }
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub(super) fn is_blankz(c: char) -> bool {
 }
 
 /// Indicators and whitespace observed in a scalar.
-#[derive(Default)]
+#[derive(Debug, Default, PartialEq)]
 pub(super) struct Scan {
     pub(super) block_indicators: bool,
     pub(super) line_breaks: bool,
@@ -40,7 +40,35 @@ pub(super) struct Scan {
     pub(super) space_break: bool,
 }
 
+/// Whether every byte of `value` is an ASCII letter, digit or one of `_./:-`: the
+/// scan of such a text (names, versions, image references) has only what
+/// [`scan_word`] finds.
+fn is_word(value: &str) -> bool {
+    value
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b':' | b'-'))
+}
+
+/// [`scan`] of a non-empty [`is_word`] text: no space, break or special character; an
+/// indicator only as a document marker, a lone `-`, or a final `:`.
+fn scan_word(value: &str) -> Scan {
+    Scan {
+        block_indicators: value.starts_with("---")
+            || value.starts_with("...")
+            || value == "-"
+            || value.ends_with(':'),
+        ..Scan::default()
+    }
+}
+
 pub(super) fn scan(value: &str) -> Scan {
+    if !value.is_empty() && is_word(value) {
+        return scan_word(value);
+    }
+    scan_chars(value)
+}
+
+fn scan_chars(value: &str) -> Scan {
     let mut s = Scan {
         block_indicators: value.starts_with("---") || value.starts_with("..."),
         ..Scan::default()
@@ -153,5 +181,36 @@ pub(super) fn escape(c: char) -> String {
         c if (c as u32) <= 0xFF => format!("x{:02X}", c as u32),
         c if (c as u32) <= 0xFFFF => format!("u{:04X}", c as u32),
         c => format!("U{:08X}", c as u32),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The word fast path finds what the full scan finds.
+        #[test]
+        fn word_scan_is_the_full_scan(v in "[a-z0-9_./:#? -]{0,6}") {
+            proptest::prop_assert_eq!(scan(&v), scan_chars(&v));
+        }
+    }
+
+    #[test]
+    fn words_with_indicators() {
+        for v in [
+            "-",
+            "---x",
+            "...",
+            "a:",
+            "a:b",
+            "-a",
+            "v1.2.3",
+            "k8s.io/x:v1",
+        ] {
+            assert!(is_word(v));
+            assert_eq!(scan(v), scan_chars(v), "{v}");
+        }
+        assert!(scan("a:").block_indicators && !scan("a:b").block_indicators);
     }
 }
