@@ -32,15 +32,13 @@ const MAX_SIMPLE_KEY: usize = 128;
 /// For the rare values Go's Marshal rejects (see [`try_to_yaml`]) this still returns
 /// a best-effort document.
 pub fn to_yaml(v: &Value) -> String {
-    let reread;
-    let v = if has_raw_break(v) {
-        reread = fold_raw_breaks(v);
-        &reread
-    } else {
-        v
-    };
     let mut e = Emitter::new();
     e.node(v, Ctx::default());
+    if e.raw_break {
+        // go-yaml re-read the JSON text, whose raw NELs folded: write the folded value.
+        e = Emitter::new();
+        e.node(&fold_raw_breaks(v), Ctx::default());
+    }
     // Document end: finish the last line.
     e.write_indent();
     e.out
@@ -77,10 +75,6 @@ fn any_string(v: &Value, f: &mut impl FnMut(&str) -> bool) -> bool {
         Value::Object(m) => m.iter().any(|(k, x)| f(k) || any_string(x, f)),
         _ => false,
     }
-}
-
-fn has_raw_break(v: &Value) -> bool {
-    any_string(v, &mut |s| s.contains(NEL))
 }
 
 /// A double-quoted scalar folds each run of spaces and NELs that holds a NEL: one
@@ -235,6 +229,8 @@ struct Emitter {
     indention: bool,
     /// Current indentation; -1 before the root node.
     indent: i64,
+    /// A scalar written holds a raw NEL (see [`to_yaml`]).
+    raw_break: bool,
 }
 
 impl Emitter {
@@ -245,6 +241,7 @@ impl Emitter {
             whitespace: true,
             indention: true,
             indent: -1,
+            raw_break: false,
         }
     }
 
@@ -389,6 +386,8 @@ impl Emitter {
 
     fn scalar(&mut self, value: &str, requested: Style, ctx: Ctx) {
         let a = analyze(value);
+        // A NEL is a line break: only a multi-line scalar can hold one.
+        self.raw_break |= a.multiline && value.contains(NEL);
         let style = select_style(requested, &a, value, ctx.simple_key);
         let saved = self.indent;
         self.indent = if self.indent < 0 {
@@ -682,6 +681,12 @@ mod tests {
         assert_eq!(fold_nel("a\u{85}\u{85}\u{85}b"), "a\n\nb");
         assert_eq!(fold_nel("a  b"), "a  b");
         assert_eq!(y(json!({"v": "a\u{85}\u{85}b"})), "v: |-\n  a\n  b\n");
+        // In a key, and deep in a list: the whole document is the folded one.
+        assert_eq!(y(json!({"a\u{85}b": "c"})), y(json!({"a b": "c"})));
+        assert_eq!(
+            y(json!({"l": [{"x": 1}, {"v": "p\u{85}q"}]})),
+            "l:\n- x: 1\n- v: p q\n"
+        );
     }
 
     #[test]

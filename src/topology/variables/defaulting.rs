@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::field_error::{key, BadValue, FieldError};
-use super::index::{definitions_index, raw_value, values_index};
+use super::index::{raw_value, values_index, Definitions};
 use super::schema::Schema;
 
 /// Fills defaults into `x` in place: for an object, every property with a default that
@@ -69,12 +69,12 @@ pub fn default_value(current: Option<&Value>, s: &Schema, create: bool) -> Optio
 /// in definition (alphabetical) order. Errors are field errors under `fld_path`.
 pub fn default_variables(
     values: &[Value],
-    definitions: &[Value],
+    definitions: &Definitions,
     create: bool,
     fld_path: &str,
 ) -> Result<Vec<Value>, Vec<FieldError>> {
     let index = values_index(values, fld_path)?;
-    let defs = definitions_index(definitions, fld_path)?;
+    let defs = definitions.index(fld_path)?;
     let mut names: Vec<(String, Option<&Value>)> = values
         .iter()
         .map(|v| {
@@ -87,7 +87,7 @@ pub fn default_variables(
             )
         })
         .collect();
-    for d in definitions {
+    for d in definitions.list {
         let name = d.get("name").and_then(Value::as_str).unwrap_or("");
         if !index.contains_key(name) {
             names.push((name.to_string(), None));
@@ -187,7 +187,13 @@ mod tests {
             json!({"name": "z", "value": 4}),
             json!({"name": "b", "value": "B"}),
         ];
-        let out = default_variables(&values, &defs, true, "spec.topology.variables").unwrap();
+        let out = default_variables(
+            &values,
+            &Definitions::new(&defs),
+            true,
+            "spec.topology.variables",
+        )
+        .unwrap();
         assert_eq!(
             out,
             vec![
@@ -196,7 +202,7 @@ mod tests {
                 json!({"name": "a", "value": "A"})
             ]
         );
-        let out = default_variables(&values, &defs, false, "p").unwrap();
+        let out = default_variables(&values, &Definitions::new(&defs), false, "p").unwrap();
         assert_eq!(out.len(), 2);
     }
 
@@ -205,7 +211,7 @@ mod tests {
         let defs = vec![status("a", json!({"type": "string"}))];
         let errs = default_variables(
             &[json!({"name": "x", "value": 1})],
-            &defs,
+            &Definitions::new(&defs),
             true,
             "spec.topology.variables",
         )

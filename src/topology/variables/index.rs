@@ -87,11 +87,46 @@ pub struct Definition {
     pub schema: Schema,
 }
 
-/// `newDefinitionsIndex`.
-pub fn definitions_index(
-    definitions: &[Value],
-    fld_path: &str,
-) -> Result<BTreeMap<String, Definition>, Vec<FieldError>> {
+/// A ClusterClass's status definitions with their index (`newDefinitionsIndex`),
+/// built once for all the variable lists of a Cluster: the schemas are read once, not
+/// once per list for defaulting and again for validation.
+pub struct Definitions<'a> {
+    pub list: &'a [Value],
+    /// The index, or what is wrong with the definitions.
+    index: Result<BTreeMap<String, Definition>, Vec<String>>,
+}
+
+impl<'a> Definitions<'a> {
+    pub fn new(list: &'a [Value]) -> Definitions<'a> {
+        Definitions {
+            list,
+            index: index_definitions(list),
+        }
+    }
+
+    /// `newDefinitionsIndex` for the list at `fld_path` (where an error is reported).
+    pub fn index(&self, fld_path: &str) -> Result<&BTreeMap<String, Definition>, Vec<FieldError>> {
+        let problems = match &self.index {
+            Ok(map) => return Ok(map),
+            Err(p) => p,
+        };
+        let names: Vec<String> = self
+            .list
+            .iter()
+            .map(|d| format!("Name: {}", name_of(d)))
+            .collect();
+        let agg = crate::go::errors::aggregate(problems.clone());
+        Err(vec![FieldError::new(
+            ErrorType::TypeInvalid,
+            fld_path,
+            BadValue::Str(format!("[{}]", names.join(","))),
+            format!("variable definitions in the ClusterClass not valid: {agg}"),
+        )])
+    }
+}
+
+/// The definitions by name, or the problems found (in order).
+fn index_definitions(definitions: &[Value]) -> Result<BTreeMap<String, Definition>, Vec<String>> {
     let mut map = BTreeMap::new();
     let mut problems = Vec::new();
     for d in definitions {
@@ -146,19 +181,10 @@ pub fn definitions_index(
         }
     }
     if problems.is_empty() {
-        return Ok(map);
+        Ok(map)
+    } else {
+        Err(problems)
     }
-    let names: Vec<String> = definitions
-        .iter()
-        .map(|d| format!("Name: {}", name_of(d)))
-        .collect();
-    let agg = crate::go::errors::aggregate(problems);
-    Err(vec![FieldError::new(
-        ErrorType::TypeInvalid,
-        fld_path,
-        BadValue::Str(format!("[{}]", names.join(","))),
-        format!("variable definitions in the ClusterClass not valid: {agg}"),
-    )])
 }
 
 #[cfg(test)]
@@ -186,7 +212,7 @@ mod tests {
             json!({"name": "a", "definitionsConflict": true, "definitions": [{"from": "inline"}]}),
             json!({"name": "b", "definitions": []}),
         ];
-        let errs = definitions_index(&defs, "v").unwrap_err();
+        let errs = Definitions::new(&defs).index("v").unwrap_err();
         assert_eq!(
             errs[0].to_string(),
             "v: Invalid value: \"[Name: a,Name: b]\": variable definitions in the ClusterClass not valid: [variable \"a\" has conflicting definitions, variable \"b\" has no definitions]"

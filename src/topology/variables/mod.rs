@@ -47,8 +47,9 @@ pub fn status_variables(cluster_class: &Value) -> Result<Value> {
 const CP_OVERRIDES: &str = "spec.topology.controlPlane.variables.overrides";
 const TOPOLOGY_VARIABLES: &str = "spec.topology.variables";
 
-fn definitions_of(status_variables: &Value) -> Vec<Value> {
-    status_variables.as_array().cloned().unwrap_or_default()
+/// The definitions of `status.variables`, indexed.
+fn definitions_of(status_variables: &Value) -> index::Definitions<'_> {
+    index::Definitions::new(list_at(status_variables, ""))
 }
 
 fn list_at<'a>(v: &'a Value, pointer: &str) -> &'a [Value] {
@@ -87,17 +88,16 @@ fn worker_override_lists(cluster: &Value) -> Vec<(String, String)> {
 /// plane, MachineDeployments and MachinePools (never creating). Returns the field errors;
 /// a list with errors is left unchanged.
 pub fn default_variables(cluster: &mut Value, status_variables: &Value) -> Vec<FieldError> {
-    default_lists(cluster, status_variables).0
+    default_lists(cluster, &definitions_of(status_variables)).0
 }
 
 /// `default_variables`, also returning the JSON pointers of the lists whose defaulting
 /// failed (those keep the user's input, where `value: null` has no raw bytes).
-fn default_lists(cluster: &mut Value, status_variables: &Value) -> (Vec<FieldError>, Vec<String>) {
-    let defs = definitions_of(status_variables);
+fn default_lists(cluster: &mut Value, defs: &index::Definitions) -> (Vec<FieldError>, Vec<String>) {
     let mut errs = Vec::new();
     let mut failed = Vec::new();
     let topology_values = index::strip_null_values(list_at(cluster, "/spec/topology/variables"));
-    match defaulting::default_variables(&topology_values, &defs, true, TOPOLOGY_VARIABLES) {
+    match defaulting::default_variables(&topology_values, defs, true, TOPOLOGY_VARIABLES) {
         Ok(v) => {
             if let Some(t) = cluster
                 .pointer_mut("/spec/topology")
@@ -121,7 +121,7 @@ fn default_lists(cluster: &mut Value, status_variables: &Value) -> (Vec<FieldErr
         if values.is_empty() {
             continue;
         }
-        match defaulting::default_variables(&values, &defs, false, &path) {
+        match defaulting::default_variables(&values, defs, false, &path) {
             Ok(v) => {
                 if let Some(slot) = cluster.pointer_mut(&pointer) {
                     *slot = Value::Array(v);
@@ -140,10 +140,13 @@ fn default_lists(cluster: &mut Value, status_variables: &Value) -> (Vec<FieldErr
 /// (with required checks), then the control-plane, MachineDeployment and MachinePool
 /// overrides (without).
 pub fn validate_variables(cluster: &Value, status_variables: &Value) -> validation::Report {
-    let defs = definitions_of(status_variables);
+    validate_lists(cluster, &definitions_of(status_variables))
+}
+
+fn validate_lists(cluster: &Value, defs: &index::Definitions) -> validation::Report {
     let mut report = validation::validate_variables(
         list_at(cluster, "/spec/topology/variables"),
-        &defs,
+        defs,
         true,
         TOPOLOGY_VARIABLES,
     );
@@ -157,7 +160,7 @@ pub fn validate_variables(cluster: &Value, status_variables: &Value) -> validati
         if values.is_empty() {
             continue;
         }
-        let r = validation::validate_variables(values, &defs, false, &path);
+        let r = validation::validate_variables(values, defs, false, &path);
         report.errors.extend(r.errors);
         report.warnings.extend(r.warnings);
     }
@@ -227,7 +230,8 @@ pub fn default_and_validate_cluster_variables(
     cluster: &mut Value,
     status_variables: &Value,
 ) -> Result<Vec<String>> {
-    let (mut errs, failed) = default_lists(cluster, status_variables);
+    let defs = definitions_of(status_variables);
+    let (mut errs, failed) = default_lists(cluster, &defs);
     let mut view = cluster.clone();
     for pointer in failed {
         if let Some(slot) = view.pointer_mut(&pointer) {
@@ -236,7 +240,7 @@ pub fn default_and_validate_cluster_variables(
             *slot = Value::Array(stripped);
         }
     }
-    let report = validate_variables(&view, status_variables);
+    let report = validate_lists(&view, &defs);
     errs.extend(report.errors);
     if errs.is_empty() {
         Ok(report.warnings)

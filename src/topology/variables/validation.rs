@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::cel;
 use super::field_error::{child, key, BadValue, FieldError};
-use super::index::{definitions_index, raw_value, values_index, Definition};
+use super::index::{raw_value, values_index, Definition, Definitions};
 use super::openapi;
 use super::unknown_fields::unknown_fields;
 use crate::go::quote::quote as go_quote;
@@ -21,7 +21,7 @@ pub struct Report {
 /// Validates a list of variables; `validate_required` is set for `spec.topology.variables`.
 pub fn validate_variables(
     values: &[Value],
-    definitions: &[Value],
+    definitions: &Definitions,
     validate_required: bool,
     fld_path: &str,
 ) -> Report {
@@ -30,7 +30,7 @@ pub fn validate_variables(
         report.errors = e;
         return report;
     }
-    let defs = match definitions_index(definitions, fld_path) {
+    let defs = match definitions.index(fld_path) {
         Ok(d) => d,
         Err(e) => {
             report.errors = e;
@@ -39,7 +39,7 @@ pub fn validate_variables(
     };
     if validate_required {
         // Go ranges over a map here; we report in name order.
-        for (name, d) in &defs {
+        for (name, d) in defs {
             let set = values
                 .iter()
                 .any(|v| v.get("name").and_then(Value::as_str) == Some(name.as_str()));
@@ -122,7 +122,7 @@ mod tests {
                 json!({"name": "b", "value": "x"}),
                 json!({"name": "c", "value": 1}),
             ],
-            &defs,
+            &Definitions::new(&defs),
             true,
             "spec.topology.variables",
         );
@@ -133,7 +133,7 @@ mod tests {
                 "spec.topology.variables[c]: Invalid value: \"1\": variable is not defined",
             ]
         );
-        let r = validate_variables(&[], &defs, false, "p");
+        let r = validate_variables(&[], &Definitions::new(&defs), false, "p");
         assert!(r.errors.is_empty());
     }
 
@@ -146,14 +146,14 @@ mod tests {
         )];
         let r = validate_variables(
             &[json!({"name": "o", "value": {"a": 3, "z": 1}})],
-            &defs,
+            &Definitions::new(&defs),
             true,
             "v",
         );
         assert_eq!(texts(&r), vec!["v[o].value.a: Invalid value: \"{\\\"a\\\":3,\\\"z\\\":1}\": a in body should be less than or equal to 2"]);
         let r = validate_variables(
             &[json!({"name": "o", "value": {"a": 1, "z": 1}})],
-            &defs,
+            &Definitions::new(&defs),
             true,
             "v",
         );
