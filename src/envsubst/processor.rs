@@ -16,19 +16,19 @@ pub fn normalize_legacy(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
     let mut i = 0;
-    while i + 1 < b.len() {
-        if b[i] == b'$' && b[i + 1] == b'{' {
-            if let Some((name, end)) = legacy_at(b, i + 2) {
-                out.push_str(&text[copied..i]);
+    // Each `${` in turn (a substring search, not a look at every byte).
+    while let Some(at) = text[i..].find("${").map(|off| i + off) {
+        match legacy_at(b, at + 2) {
+            Some((name, end)) => {
+                out.push_str(&text[copied..at]);
                 out.push_str("${");
                 out.push_str(name);
                 out.push('}');
                 copied = end;
                 i = end;
-                continue;
             }
+            None => i = at + 1,
         }
-        i += 1;
     }
     out.push_str(&text[copied..]);
     out
@@ -134,7 +134,10 @@ pub fn process_bytes(text: &str, lookup: Lookup) -> Result<Vec<u8>> {
 /// `Process` as text: [`process_bytes`] with invalid UTF-8 (only possible
 /// from byte-offset substrings of multi-byte values) replaced by U+FFFD.
 pub fn process(text: &str, lookup: Lookup) -> Result<String> {
-    process_bytes(text, lookup).map(|b| String::from_utf8_lossy(&b).into_owned())
+    process_bytes(text, lookup).map(|b| {
+        // Valid UTF-8 (nearly always) is taken as it is, not copied.
+        String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    })
 }
 
 #[cfg(test)]
@@ -157,6 +160,32 @@ mod tests {
 
     fn some(s: &str) -> Option<String> {
         Some(s.to_string())
+    }
+
+    /// R6.1 at every byte in turn: the reference for the substring search.
+    fn normalize_by_bytes(text: &str) -> String {
+        let b = text.as_bytes();
+        let (mut out, mut copied, mut i) = (String::new(), 0, 0);
+        while i + 1 < b.len() {
+            if b[i] == b'$' && b[i + 1] == b'{' {
+                if let Some((name, end)) = legacy_at(b, i + 2) {
+                    out.push_str(&text[copied..i]);
+                    out.push_str(&format!("${{{name}}}"));
+                    (copied, i) = (end, end);
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        out.push_str(&text[copied..]);
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn legacy_spacing_found_by_search_as_by_bytes(t in "[$ {}A_é\t]{0,16}") {
+            proptest::prop_assert_eq!(normalize_legacy(&t), normalize_by_bytes(&t));
+        }
     }
 
     #[test]

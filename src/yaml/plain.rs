@@ -24,8 +24,23 @@ fn misread(w: &str) -> bool {
 /// Whether any run of ASCII letters in `doc` is [`misread`] (a linear byte scan that
 /// lets almost every document skip the parser pass).
 fn has_candidate(doc: &str) -> bool {
-    doc.split(|c: char| !c.is_ascii_alphabetic())
-        .any(|w| (2..=5).contains(&w.len()) && misread(w))
+    let b = doc.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_alphabetic() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && b[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+        // A run of ASCII letters is whole UTF-8 characters: `doc[start..i]` is a str.
+        if (2..=5).contains(&(i - start)) && misread(&doc[start..i]) {
+            return true;
+        }
+    }
+    false
 }
 
 /// `doc` with every plain, untagged scalar that is [`misread`] double-quoted; `None`
@@ -82,6 +97,17 @@ mod tests {
         // Anchored: the span is still the scalar's own text.
         let q = quote_misread_booleans("a: &x oFF\nb: *x\n").unwrap();
         assert_eq!(q, "a: &x \"oFF\"\nb: *x\n");
+    }
+
+    proptest::proptest! {
+        /// The byte scan finds what splitting at every non-letter character finds.
+        #[test]
+        fn candidates_are_the_letter_runs(doc in "[a-zA-Zé: \n\"-]{0,24}") {
+            let by_chars = doc
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .any(|w| (2..=5).contains(&w.len()) && misread(w));
+            proptest::prop_assert_eq!(has_candidate(&doc), by_chars);
+        }
     }
 
     #[test]

@@ -68,19 +68,29 @@ pub(super) fn scan(value: &str) -> Scan {
     scan_chars(value)
 }
 
+/// The full scan, over bytes: an ASCII byte is its own character, and only a
+/// multi-byte character is decoded.
 fn scan_chars(value: &str) -> Scan {
     let mut s = Scan {
         block_indicators: value.starts_with("---") || value.starts_with("..."),
         ..Scan::default()
     };
+    let b = value.as_bytes();
     let mut preceded_by_ws = true;
     let (mut prev_space, mut prev_break) = (false, false);
-    let mut chars = value.chars().peekable();
-    let mut first = true;
-    while let Some(c) = chars.next() {
-        let next = chars.peek().copied();
-        let last = next.is_none();
-        let followed_by_ws = next.is_none_or(|n| matches!(n, ' ' | '\t'));
+    let mut i = 0;
+    while i < b.len() {
+        let (c, len) = if b[i].is_ascii() {
+            (b[i] as char, 1)
+        } else {
+            let c = value[i..].chars().next().unwrap_or('\u{FFFD}');
+            (c, c.len_utf8())
+        };
+        let first = i == 0;
+        i += len;
+        let last = i == b.len();
+        // Only ASCII space and tab count, so the next byte tells.
+        let followed_by_ws = last || matches!(b[i], b' ' | b'\t');
         s.block_indicators |= match c {
             '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
             | '@' | '`' => first,
@@ -105,7 +115,6 @@ fn scan_chars(value: &str) -> Scan {
             (prev_space, prev_break) = (false, false);
         }
         preceded_by_ws = is_blankz(c);
-        first = false;
     }
     s
 }
@@ -188,11 +197,62 @@ pub(super) fn escape(c: char) -> String {
 mod tests {
     use super::*;
 
+    /// The scan character by character, as go-yaml's analyzer walks it: the reference
+    /// for the byte scan.
+    fn scan_by_char(value: &str) -> Scan {
+        let mut s = Scan {
+            block_indicators: value.starts_with("---") || value.starts_with("..."),
+            ..Scan::default()
+        };
+        let mut preceded_by_ws = true;
+        let (mut prev_space, mut prev_break) = (false, false);
+        let mut chars = value.chars().peekable();
+        let mut first = true;
+        while let Some(c) = chars.next() {
+            let next = chars.peek().copied();
+            let last = next.is_none();
+            let followed_by_ws = next.is_none_or(|n| matches!(n, ' ' | '\t'));
+            s.block_indicators |= match c {
+                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
+                | '%' | '@' | '`' => first,
+                '?' => first && followed_by_ws,
+                ':' => followed_by_ws,
+                '-' => first && followed_by_ws,
+                _ => false,
+            } || (c == '#' && !first && preceded_by_ws);
+            s.special |= !is_printable(c);
+            if c == ' ' {
+                s.leading_space |= first;
+                s.trailing_space |= last;
+                s.break_space |= prev_break;
+                (prev_space, prev_break) = (true, false);
+            } else if is_break(c) {
+                s.line_breaks = true;
+                s.leading_break |= first;
+                s.trailing_break |= last;
+                s.space_break |= prev_space;
+                (prev_space, prev_break) = (false, true);
+            } else {
+                (prev_space, prev_break) = (false, false);
+            }
+            preceded_by_ws = is_blankz(c);
+            first = false;
+        }
+        s
+    }
+
     proptest::proptest! {
         /// The word fast path finds what the full scan finds.
         #[test]
         fn word_scan_is_the_full_scan(v in "[a-z0-9_./:#? -]{0,6}") {
             proptest::prop_assert_eq!(scan(&v), scan_chars(&v));
+        }
+
+        /// The byte scan is the character scan, on text with multi-byte characters,
+        /// NEL, line and paragraph separators and controls.
+        #[test]
+        fn byte_scan_is_the_char_scan(v in "[a#:?\\- \t\n\r\u{85}\u{2028}é日\u{1}\u{FEFF}\u{7f}'&]{0,8}") {
+            proptest::prop_assert_eq!(scan_chars(&v), scan_by_char(&v));
         }
     }
 
