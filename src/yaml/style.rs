@@ -68,16 +68,65 @@ pub(super) fn scan(value: &str) -> Scan {
     scan_chars(value)
 }
 
+/// Where the scan stands between two characters.
+struct Walk {
+    preceded_by_ws: bool,
+    prev_space: bool,
+    prev_break: bool,
+}
+
+impl Walk {
+    fn new() -> Walk {
+        Walk {
+            preceded_by_ws: true,
+            prev_space: false,
+            prev_break: false,
+        }
+    }
+
+    /// What character `c` adds to the scan (`first`/`last` in the text, and whether a
+    /// space or tab follows it).
+    fn step(&mut self, s: &mut Scan, c: char, first: bool, last: bool, followed_by_ws: bool) {
+        s.block_indicators |= match c {
+            '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
+            | '@' | '`' => first,
+            '?' => first && followed_by_ws,
+            ':' => followed_by_ws,
+            '-' => first && followed_by_ws,
+            _ => false,
+        } || (c == '#' && !first && self.preceded_by_ws);
+        s.special |= !is_printable(c);
+        if c == ' ' {
+            s.leading_space |= first;
+            s.trailing_space |= last;
+            s.break_space |= self.prev_break;
+            (self.prev_space, self.prev_break) = (true, false);
+        } else if is_break(c) {
+            s.line_breaks = true;
+            s.leading_break |= first;
+            s.trailing_break |= last;
+            s.space_break |= self.prev_space;
+            (self.prev_space, self.prev_break) = (false, true);
+        } else {
+            (self.prev_space, self.prev_break) = (false, false);
+        }
+        self.preceded_by_ws = is_blankz(c);
+    }
+}
+
+fn scan_start(value: &str) -> Scan {
+    Scan {
+        block_indicators: value.starts_with("---") || value.starts_with("..."),
+        ..Scan::default()
+    }
+}
+
 /// The full scan, over bytes: an ASCII byte is its own character, and only a
 /// multi-byte character is decoded.
 fn scan_chars(value: &str) -> Scan {
-    let mut s = Scan {
-        block_indicators: value.starts_with("---") || value.starts_with("..."),
-        ..Scan::default()
-    };
+    let mut s = scan_start(value);
+    let mut w = Walk::new();
     let b = value.as_bytes();
-    let mut preceded_by_ws = true;
-    let (mut prev_space, mut prev_break) = (false, false);
     let mut i = 0;
     while i < b.len() {
         let (c, len) = if b[i].is_ascii() {
@@ -91,30 +140,7 @@ fn scan_chars(value: &str) -> Scan {
         let last = i == b.len();
         // Only ASCII space and tab count, so the next byte tells.
         let followed_by_ws = last || matches!(b[i], b' ' | b'\t');
-        s.block_indicators |= match c {
-            '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
-            | '@' | '`' => first,
-            '?' => first && followed_by_ws,
-            ':' => followed_by_ws,
-            '-' => first && followed_by_ws,
-            _ => false,
-        } || (c == '#' && !first && preceded_by_ws);
-        s.special |= !is_printable(c);
-        if c == ' ' {
-            s.leading_space |= first;
-            s.trailing_space |= last;
-            s.break_space |= prev_break;
-            (prev_space, prev_break) = (true, false);
-        } else if is_break(c) {
-            s.line_breaks = true;
-            s.leading_break |= first;
-            s.trailing_break |= last;
-            s.space_break |= prev_space;
-            (prev_space, prev_break) = (false, true);
-        } else {
-            (prev_space, prev_break) = (false, false);
-        }
-        preceded_by_ws = is_blankz(c);
+        w.step(&mut s, c, first, last, followed_by_ws);
     }
     s
 }
@@ -197,45 +223,17 @@ pub(super) fn escape(c: char) -> String {
 mod tests {
     use super::*;
 
-    /// The scan character by character, as go-yaml's analyzer walks it: the reference
-    /// for the byte scan.
+    /// The scan character by character with a peek at the next one, as go-yaml's
+    /// analyzer walks it: the reference for the byte walk.
     fn scan_by_char(value: &str) -> Scan {
-        let mut s = Scan {
-            block_indicators: value.starts_with("---") || value.starts_with("..."),
-            ..Scan::default()
-        };
-        let mut preceded_by_ws = true;
-        let (mut prev_space, mut prev_break) = (false, false);
+        let mut s = scan_start(value);
+        let mut w = Walk::new();
         let mut chars = value.chars().peekable();
         let mut first = true;
         while let Some(c) = chars.next() {
             let next = chars.peek().copied();
-            let last = next.is_none();
             let followed_by_ws = next.is_none_or(|n| matches!(n, ' ' | '\t'));
-            s.block_indicators |= match c {
-                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
-                | '%' | '@' | '`' => first,
-                '?' => first && followed_by_ws,
-                ':' => followed_by_ws,
-                '-' => first && followed_by_ws,
-                _ => false,
-            } || (c == '#' && !first && preceded_by_ws);
-            s.special |= !is_printable(c);
-            if c == ' ' {
-                s.leading_space |= first;
-                s.trailing_space |= last;
-                s.break_space |= prev_break;
-                (prev_space, prev_break) = (true, false);
-            } else if is_break(c) {
-                s.line_breaks = true;
-                s.leading_break |= first;
-                s.trailing_break |= last;
-                s.space_break |= prev_space;
-                (prev_space, prev_break) = (false, true);
-            } else {
-                (prev_space, prev_break) = (false, false);
-            }
-            preceded_by_ws = is_blankz(c);
+            w.step(&mut s, c, first, next.is_none(), followed_by_ws);
             first = false;
         }
         s
