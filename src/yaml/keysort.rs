@@ -285,15 +285,11 @@ fn digit_free(s: &str) -> bool {
     !s.bytes().any(|b| b.is_ascii_digit()) && (s.is_ascii() || !s.chars().any(is_go_digit))
 }
 
-/// Sort keys in go-yaml's order. A stable merge sort driven only by [`key_less`]:
-/// it terminates and never panics even where that order is not transitive.
-pub fn sort_keys<T: AsRef<str>>(keys: &mut Vec<T>) {
-    sort_by_key_str(keys, |k| k.as_ref())
-}
-
-/// [`sort_keys`] of items by a key of each (a mapping's entries by their keys). Items
-/// already in order, as a map's bytewise order of digit-free keys mostly is, are
-/// checked in one pass and left as they are.
+/// Sort items (a mapping's entries) in go-yaml's order of their keys. Items already
+/// in order, as a map's bytewise order of digit-free keys mostly is, are checked in one
+/// pass and left as they are; others take a stable merge sort driven only by
+/// [`key_less`], which terminates and never panics even where that order is not
+/// transitive.
 pub fn sort_by_key_str<T>(items: &mut Vec<T>, key: impl Fn(&T) -> &str + Copy) {
     let ordered = || {
         items.iter().all(|x| digit_free(key(x)))
@@ -333,6 +329,10 @@ fn merge_sort<T>(keys: &mut Vec<T>, key: impl Fn(&T) -> &str + Copy) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sort_keys<T: AsRef<str>>(keys: &mut Vec<T>) {
+        sort_by_key_str(keys, |k| k.as_ref())
+    }
 
     fn sorted(keys: &[&str]) -> Vec<String> {
         let mut v: Vec<String> = keys.iter().map(|s| s.to_string()).collect();
