@@ -77,33 +77,63 @@ pub fn parse_file(path: &str, text: &str) -> Result<Vec<InputObject>> {
 /// run-wide limits of `meter`. The documents are counted before any is parsed, so a
 /// file of a million tiny documents fails at once.
 pub fn parse_file_in(path: &str, text: &str, meter: &Meter) -> Result<Vec<InputObject>> {
+    use rayon::prelude::*;
     let docs = crate::yaml::split::split_documents_at(text)
         .map_err(|e| e.wrap(format!("{path}: failed to read yaml")).in_file(path))?;
     meter
         .charge(Limit::Documents, docs.len() as u64)
         .map_err(|e| e.wrap(path).in_file(path))?;
-    let mut out = Vec::new();
-    // Line numbers in errors count from the file's start.
-    for (i, (first_line, doc)) in docs.iter().enumerate() {
-        let v = crate::yaml::read::parse_value_at(doc, *first_line, meter)
-            .map_err(|e| e.wrap(format!("{path}, document {}", i + 1)).in_file(path))?;
-        match v {
-            Value::Null => continue,
-            Value::Object(_) => out.push(InputObject {
-                file: path.to_string(),
-                doc: i,
-                value: v,
-            }),
-            _ => {
-                return Err(Error::new(format!(
-                    "{path}, document {}: a document must be a mapping (a Kubernetes object)",
-                    i + 1
-                ))
-                .in_file(path))
-            }
+    // A large file (a fleet's Clusters in one file) is parsed on all cores first, as
+    // `yaml::read::parse_documents` does: when every document parses, each value is
+    // the in-order one (a parse depends on the meter only through its caps, and the
+    // run stayed within every limit); on any failure the counts go back and the file
+    // is parsed again in order, so the error is the in-order one.
+    if docs.len() > 1 && text.len() >= PARALLEL_MIN_BYTES {
+        let before = meter.counts();
+        let all: Option<Vec<Option<InputObject>>> = docs
+            .par_iter()
+            .enumerate()
+            .map(|(i, (line, doc))| parse_document(path, i, doc, *line, meter).ok())
+            .collect();
+        match all {
+            Some(objs) => return Ok(objs.into_iter().flatten().collect()),
+            None => meter.restore(before),
         }
     }
+    let mut out = Vec::new();
+    for (i, (line, doc)) in docs.iter().enumerate() {
+        out.extend(parse_document(path, i, doc, *line, meter)?);
+    }
     Ok(out)
+}
+
+/// Below this many bytes a file is parsed on one thread (waking the pool costs more).
+const PARALLEL_MIN_BYTES: usize = 64 * 1024;
+
+/// Document `i` of the file, counted against `meter`: `None` for an empty document.
+/// Line numbers in errors count from the file's start.
+fn parse_document(
+    path: &str,
+    i: usize,
+    doc: &str,
+    first_line: usize,
+    meter: &Meter,
+) -> Result<Option<InputObject>> {
+    let v = crate::yaml::read::parse_value_at(doc, first_line, meter)
+        .map_err(|e| e.wrap(format!("{path}, document {}", i + 1)).in_file(path))?;
+    match v {
+        Value::Null => Ok(None),
+        Value::Object(_) => Ok(Some(InputObject {
+            file: path.to_string(),
+            doc: i,
+            value: v,
+        })),
+        _ => Err(Error::new(format!(
+            "{path}, document {}: a document must be a mapping (a Kubernetes object)",
+            i + 1
+        ))
+        .in_file(path)),
+    }
 }
 
 /// Read and parse every input path, within the process-wide [`crate::limits::Limits`].
@@ -337,6 +367,61 @@ mod tests {
             }
         }
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A large file parses on all cores to what one document after the other gives:
+    /// the same objects and counts; a run-wide limit breached part way, or two broken
+    /// documents, give the first error in document order, with the in-order counts.
+    #[test]
+    fn a_large_file_parses_as_one_document_after_another() {
+        let doc = |i: usize| {
+            format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  k: \"{}\"\n---\n",
+                "x".repeat(2000)
+            )
+        };
+        let many: String = (0..400).map(doc).collect();
+        assert!(many.len() > 8 * PARALLEL_MIN_BYTES);
+        let sequential = |text: &str, m: &Meter| -> Result<Vec<InputObject>> {
+            let docs = crate::yaml::split::split_documents_at(text)?;
+            m.charge(Limit::Documents, docs.len() as u64)?;
+            let mut out = Vec::new();
+            for (i, (line, d)) in docs.iter().enumerate() {
+                out.extend(parse_document("f.yaml", i, d, *line, m)?);
+            }
+            Ok(out)
+        };
+        // Each document has 13 nodes: the node limit runs out in document 201.
+        for nodes in [40_000_000, 13 * 200 + 4] {
+            let limits = Limits {
+                yaml_nodes: nodes,
+                ..Limits::default()
+            };
+            let (a, b) = (Meter::new(limits), Meter::new(limits));
+            let want = sequential(&many, &a);
+            let got = parse_file_in("f.yaml", &many, &b);
+            assert_eq!(got, want, "nodes {nodes}");
+            assert_eq!(a.counts(), b.counts());
+            if nodes < 1_000_000 {
+                assert!(got.unwrap_err().message().contains("document 201:"));
+            } else {
+                assert_eq!(got.unwrap().len(), 400);
+            }
+        }
+        // Two broken documents: the first one is named.
+        let broken: String = (0..400)
+            .map(|i| match i {
+                150 | 390 => "a: [\n---\n".to_string(),
+                _ => doc(i),
+            })
+            .collect();
+        let m = Meter::new(Limits::default());
+        let e = parse_file_in("f.yaml", &broken, &m).unwrap_err();
+        assert_eq!(
+            Err(e.clone()),
+            sequential(&broken, &Meter::new(Limits::default()))
+        );
+        assert!(e.message().starts_with("f.yaml, document 151:"), "{e}");
     }
 
     #[test]

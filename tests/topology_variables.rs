@@ -84,7 +84,10 @@ fn run(dir: &str, case: &str) -> Option<(Result<Value, String>, Vec<String>)> {
     let status = variables::status_variables(&cc).unwrap();
     let cluster = kind_of(&mut docs, "Cluster");
     Some(
-        match variables::default_and_validate_cluster_variables(cluster, &status) {
+        match variables::default_and_validate_cluster_variables(
+            cluster,
+            &variables::definitions_of(&status),
+        ) {
             Ok(w) => (Ok(cluster.clone()), w),
             Err(e) => (
                 Err(format!(
@@ -332,7 +335,10 @@ fn any_value_against_any_schema_does_not_panic() {
         for v in &values {
             let mut cluster = serde_json::json!({"metadata": {"name": "c", "namespace": "n"},
                 "spec": {"topology": {"variables": [{"name": "v", "value": v}]}}});
-            match variables::default_and_validate_cluster_variables(&mut cluster, &status) {
+            match variables::default_and_validate_cluster_variables(
+                &mut cluster,
+                &variables::definitions_of(&status),
+            ) {
                 Ok(_) => outcomes.0 += 1,
                 Err(_) => outcomes.1 += 1,
             }

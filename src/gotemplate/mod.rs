@@ -98,11 +98,45 @@ impl Data {
 
     /// [`Data::from_json`] of a JSON object given as its map.
     pub fn from_map(m: &serde_json::Map<String, Json>) -> Data {
-        Data(value::Value::map(
+        Fields::from_map(m).data()
+    }
+}
+
+/// The top-level fields of a map dot, each converted from JSON once, so that several
+/// [`Data`] can share them (a Cluster's variables under each topology patch item's
+/// own): a clone copies the field list, not the values (they are reference counted).
+#[derive(Clone, Default)]
+pub struct Fields(std::collections::BTreeMap<String, value::Value>);
+
+impl Fields {
+    pub fn from_map(m: &serde_json::Map<String, Json>) -> Fields {
+        Fields(
             m.iter()
                 .map(|(k, v)| (k.clone(), value::Value::from_json(v)))
                 .collect(),
-        ))
+        )
+    }
+
+    /// Field `k` set to `v` (replacing it).
+    pub fn set(&mut self, k: &str, v: &Json) {
+        self.0.insert(k.to_string(), value::Value::from_json(v));
+    }
+
+    /// `extra`'s entries set into the map held by field `k`, replacing its own; as
+    /// [`Fields::set`] of the JSON object with `extra` merged in. Nothing changes when
+    /// `k` holds no map.
+    pub fn merge_into(&mut self, k: &str, extra: &serde_json::Map<String, Json>) {
+        if let Some(value::Value::Map(m, _)) = self.0.get_mut(k) {
+            let m = Rc::make_mut(m);
+            for (ek, ev) in extra {
+                m.insert(ek.clone(), value::Value::from_json(ev));
+            }
+        }
+    }
+
+    /// The map of these fields as the dot.
+    pub fn data(self) -> Data {
+        Data(value::Value::map(self.0))
     }
 }
 

@@ -26,9 +26,12 @@ pub fn objects(d: &Desired, applied: bool) -> Result<Vec<Value>> {
         .map(|step| {
             let capi = crate::topology::obj::api_version(step.object) == "cluster.x-k8s.io/v1beta1";
             if applied && !capi {
-                return Ok(git_form(intent::applied_intent(step.object, &step.ignore)));
+                return Ok(git_form(intent::applied_intent(
+                    step.object.clone(),
+                    &step.ignore,
+                )));
             }
-            let sent = intent::create_intent(&intent::typed_build(step.object)?, &step.ignore);
+            let sent = intent::create_intent(intent::typed_build(step.object)?, &step.ignore);
             Ok(git_form(intent::normalise(sent)?))
         })
         .collect()

@@ -64,7 +64,7 @@ pub fn created(desired: &Desired, cluster: &Value) -> Result<Vec<Value>> {
         } else {
             step.object.clone()
         };
-        let intent = intent::create_intent(&intent::typed_build(&object)?, &step.ignore);
+        let intent = intent::create_intent(intent::typed_build(&object)?, &step.ignore);
         out.push(store(intent, "1")?);
     }
     Ok(out)

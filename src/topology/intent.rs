@@ -39,34 +39,52 @@ fn drop_diff(
     drop: &dyn Fn(&[String]) -> bool,
     keep_empty: bool,
 ) {
-    let keys: Vec<String> = m.keys().cloned().collect();
-    for k in keys {
-        path.push(k.clone());
-        if drop(path) {
-            m.remove(&k);
-        } else if let Some(Value::Object(child)) = m.get_mut(&k) {
-            drop_diff(path, child, drop, keep_empty);
+    let depth = path.len();
+    drop_diff_at(path, depth, m, drop, keep_empty);
+    path.truncate(depth);
+}
+
+/// [`drop_diff`] of the map at `depth`: `path[..depth]` leads to it, and the buffers
+/// of `path` beyond that are reused from sibling to sibling (no allocation per key).
+fn drop_diff_at(
+    path: &mut Vec<String>,
+    depth: usize,
+    m: &mut Map<String, Value>,
+    drop: &dyn Fn(&[String]) -> bool,
+    keep_empty: bool,
+) {
+    if path.len() == depth {
+        path.push(String::new());
+    }
+    m.retain(|k, v| {
+        path[depth].clear();
+        path[depth].push_str(k);
+        if drop(&path[..=depth]) {
+            return false;
+        }
+        if let Value::Object(child) = v {
+            drop_diff_at(path, depth + 1, child, drop, keep_empty);
             if child.is_empty() && !keep_empty {
-                m.remove(&k);
+                return false;
             }
         }
-        path.pop();
-    }
+        true
+    });
 }
 
 /// The object the two-way patch helper creates from a desired object.
-pub fn create_intent(desired: &Value, ignore: &[Vec<String>]) -> Value {
+pub fn create_intent(desired: Value, ignore: &[Vec<String>]) -> Value {
     intent_with(desired, ignore, false)
 }
 
 /// The object CAPI v1.13's topology controller creates by server-side apply of a
 /// desired object (v1beta2 Clusters): the same paths, empty maps kept.
-pub fn applied_intent(desired: &Value, ignore: &[Vec<String>]) -> Value {
+pub fn applied_intent(desired: Value, ignore: &[Vec<String>]) -> Value {
     intent_with(desired, ignore, true)
 }
 
-fn intent_with(desired: &Value, ignore: &[Vec<String>], keep_empty: bool) -> Value {
-    let mut v = desired.clone();
+fn intent_with(desired: Value, ignore: &[Vec<String>], keep_empty: bool) -> Value {
+    let mut v = desired;
     if let Value::Object(m) = &mut v {
         let not_allowed = |p: &[String]| !ALLOWED_ON_CREATE.iter().any(|a| overlaps(p, a));
         drop_diff(&mut Vec::new(), m, &not_allowed, keep_empty);
@@ -201,9 +219,9 @@ pub fn reconciled_cluster(current: &Value, desired_cluster: &Value) -> Value {
         if let Some(v) = obj::get(desired_cluster, p) {
             let mut intent = serde_json::json!({});
             obj::set(&mut intent, p, v.clone());
-            let intent = create_intent(&intent, &[]);
-            if let Some(v) = obj::get(&intent, p) {
-                merge_into(&mut c, p, v.clone());
+            let mut intent = create_intent(intent, &[]);
+            if let Some(v) = obj::remove(&mut intent, p) {
+                merge_into(&mut c, p, v);
             }
         }
     }
@@ -236,12 +254,91 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// `drop_diff` as it was written first: the keys copied, the path built per key.
+    fn drop_diff_reference(
+        path: &mut Vec<String>,
+        m: &mut Map<String, Value>,
+        drop: &dyn Fn(&[String]) -> bool,
+        keep_empty: bool,
+    ) {
+        let keys: Vec<String> = m.keys().cloned().collect();
+        for k in keys {
+            path.push(k.clone());
+            if drop(path) {
+                m.remove(&k);
+            } else if let Some(Value::Object(child)) = m.get_mut(&k) {
+                drop_diff_reference(path, child, drop, keep_empty);
+                if child.is_empty() && !keep_empty {
+                    m.remove(&k);
+                }
+            }
+            path.pop();
+        }
+    }
+
+    fn arb_object() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let key = prop::sample::select(vec![
+            "metadata", "labels", "spec", "status", "name", "a", "b",
+        ]);
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            "[a-c]{0,2}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(5, 64, 5, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                prop::collection::btree_map(key.clone().prop_map(str::to_string), inner, 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        // A fixed seed: the same cases on every run and machine.
+        #![proptest_config(proptest::test_runner::Config {
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x6472_6f70),
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
+        /// The reusing walk drops what the reference drops, for the allowed paths, for
+        /// ignore paths and from a non-empty starting path, keeping empty maps or not.
+        #[test]
+        fn drop_diff_is_the_reference(
+            o in arb_object(),
+            ignore in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(vec!["spec", "a", "b", "labels"]), 1..4),
+                0..3,
+            ),
+            keep_empty in proptest::bool::ANY,
+            start in proptest::collection::vec(proptest::sample::select(vec!["spec", "a"]), 0..2),
+        ) {
+            let Value::Object(m) = o else { return Ok(()) };
+            let not_allowed = |p: &[String]| !ALLOWED_ON_CREATE.iter().any(|a| overlaps(p, a));
+            let ignored = |p: &[String]| {
+                ignore.iter().any(|i| p.len() >= i.len() && p[..i.len()].iter().zip(i).all(|(x, y)| x == y))
+            };
+            type Pred<'a> = &'a dyn Fn(&[String]) -> bool;
+            let preds: [Pred; 2] = [&not_allowed, &ignored];
+            for drop in preds {
+                let (mut a, mut b) = (m.clone(), m.clone());
+                let start: Vec<String> = start.iter().map(|s| s.to_string()).collect();
+                let (mut pa, mut pb) = (start.clone(), start.clone());
+                drop_diff(&mut pa, &mut a, drop, keep_empty);
+                drop_diff_reference(&mut pb, &mut b, drop, keep_empty);
+                proptest::prop_assert_eq!(&a, &b);
+                proptest::prop_assert_eq!(&pa, &start);
+            }
+        }
+    }
+
     #[test]
     fn create_intent_drops_empty_maps_and_disallowed_fields() {
         let d = json!({"apiVersion": "a/v1", "kind": "K", "status": {"x": 1},
             "metadata": {"name": "n", "creationTimestamp": null, "labels": {}},
             "spec": {"a": {}, "b": {"c": {}}, "l": [{}], "n": {"x": null}}});
-        let v = create_intent(&d, &[]);
+        let v = create_intent(d.clone(), &[]);
         assert_eq!(
             v,
             json!({"apiVersion": "a/v1", "kind": "K", "metadata": {"name": "n"},
@@ -254,7 +351,7 @@ mod tests {
         let d = json!({"apiVersion": "a/v1", "kind": "K", "status": {"x": 1},
             "spec": {"backend": {"inMemory": {}}, "n": {"x": null}}});
         assert_eq!(
-            applied_intent(&d, &[]),
+            applied_intent(d.clone(), &[]),
             json!({"apiVersion": "a/v1", "kind": "K", "spec": {"backend": {"inMemory": {}}, "n": {}}})
         );
     }
@@ -262,7 +359,7 @@ mod tests {
     #[test]
     fn ignore_paths_drop_endpoint() {
         let d = json!({"spec": {"controlPlaneEndpoint": {"host": "", "port": 0}, "x": 1}});
-        let v = create_intent(&d, &infra_ignore_paths(&d).unwrap());
+        let v = create_intent(d.clone(), &infra_ignore_paths(&d).unwrap());
         assert_eq!(v, json!({"spec": {"x": 1}}));
         let kept = json!({"spec": {"controlPlaneEndpoint": {"host": "h", "port": 6443.0}}});
         assert!(infra_ignore_paths(&kept).unwrap().is_empty());

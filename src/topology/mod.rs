@@ -65,6 +65,9 @@ const RECONCILE: &str = "failed to dry run the topology controller";
 pub struct PreparedClass {
     class: Result<Value>,
     status: Result<Value>,
+    /// `status.variables` indexed, with their schemas read, for every Cluster's
+    /// variables.
+    definitions: Option<variables::index::Definitions>,
     blueprint: Result<blueprint::Blueprint>,
     /// The class has the `cluster.x-k8s.io/paused` annotation: its controller never
     /// reconciles it, so the Cluster webhook skips it and the topology reconcile stops.
@@ -102,10 +105,12 @@ impl PreparedClass {
             bp.head_builtins = head_builtins;
             Ok(bp)
         });
+        let definitions = status.as_ref().ok().map(variables::definitions_of);
         Some(PreparedClass {
             paused,
             class,
             status,
+            definitions,
             blueprint,
         })
     }
@@ -151,8 +156,10 @@ fn default_and_validate(cluster: &Value, class: Option<&PreparedClass>) -> Resul
     // The webhook uses only a reconciled ClusterClass (a paused one never is).
     let reconciled = class.is_some_and(|p| !p.paused);
     if let Some(p) = class.filter(|_| reconciled) {
-        let status = p.status.as_ref().map_err(Error::clone)?;
-        variables::default_and_validate_cluster_variables(&mut c, status).map_err(on_clusters)?;
+        p.status.as_ref().map_err(Error::clone)?;
+        if let Some(defs) = &p.definitions {
+            variables::default_and_validate_cluster_variables(&mut c, defs).map_err(on_clusters)?;
+        }
     }
     webhooks::validate_cluster(&c, cc.filter(|_| reconciled)).map_err(on_clusters)?;
     Ok(c)

@@ -264,8 +264,15 @@ impl<'m> Walker<'m> {
             },
             Ty::Ptr(_) | Ty::Slice(_) | Ty::Map(_) | Ty::Bytes => Out::new(Value::Null, true),
             Ty::Struct(i) => {
-                let mut out = Map::new();
-                self.zero_struct(*i, mode, &mut out);
+                let zero = || {
+                    let mut out = Map::new();
+                    self.zero_struct(*i, mode, &mut out);
+                    out
+                };
+                let out = match self.m.zeros.get(*i) {
+                    Some(cached) => cached[mode as usize].get_or_init(zero).clone(),
+                    None => zero(),
+                };
                 Out::new(Value::Object(out), false)
             }
             Ty::Special(sp) => Out::new(

@@ -104,6 +104,10 @@ pub struct Model {
     pub structs: Vec<StructDef>,
     /// (apiVersion, kind) → root struct index.
     pub roots: Vec<(String, String, usize)>,
+    /// Each struct's zero value as the converter and as `encoding/json` write it, made
+    /// when first needed: the same for every object, and an absent struct field (a
+    /// `metadata`, a `status`) is written as one.
+    pub zeros: Vec<[OnceLock<serde_json::Map<String, serde_json::Value>>; 2]>,
 }
 
 // The model's strings are borrowed from the embedded text (it has no escapes): a
@@ -179,7 +183,12 @@ fn load(text: &'static str) -> Result<Model, String> {
             .ok_or_else(|| format!("typed model: unknown root {}", r.ty))?;
         roots.push((r.api_version.to_string(), r.kind.to_string(), i));
     }
-    Ok(Model { structs, roots })
+    let zeros = structs.iter().map(|_| Default::default()).collect();
+    Ok(Model {
+        structs,
+        roots,
+        zeros,
+    })
 }
 
 fn parse_desc(d: &'static str, index: &HashMap<&str, usize>) -> Option<Ty> {

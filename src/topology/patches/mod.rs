@@ -154,33 +154,33 @@ fn create_items(
     items
 }
 
-/// `MergeVariableMaps`: item values override global ones; `builtin` is merged.
-fn merge_variables(global: &Map<String, Value>, item: &Item) -> Map<String, Value> {
-    let mut vars = global.clone();
-    for (n, v) in &item.overrides {
-        vars.insert(n.clone(), v.clone());
-    }
-    if let (Some(Value::Object(b)), Value::Object(ib)) = (vars.get_mut("builtin"), &item.builtin) {
-        for (k, v) in ib {
-            b.insert(k.clone(), v.clone());
-        }
-    }
-    vars
-}
-
 /// Apply an RFC 6902 patch to an item's template; only `spec` is kept.
 fn apply_json_patch(item: &mut Item, ops: Vec<Value>) -> Result<()> {
     let ops = jsonpatch::decode(&Value::Array(ops)).ok_or_else(|| {
         Error::new("failed to apply patch: error decoding json patch (RFC6902): an operation's op, path or from is not a string")
     })?;
-    let mut doc = item.template.clone();
+    // The patch runs on a copy of the template whose `spec` is moved there, not cloned
+    // (the rest, which the patch may change but is dropped, is small); the patched
+    // `spec` moves back. A failure fails the whole Cluster, so the template it leaves
+    // is never read.
+    let mut doc = match item.template.as_object_mut() {
+        Some(m) => {
+            let spec = m.remove("spec");
+            let mut copy = m.clone();
+            if let Some(spec) = spec {
+                copy.insert("spec".into(), spec);
+            }
+            Value::Object(copy)
+        }
+        None => item.template.clone(),
+    };
     jsonpatch::apply(&mut doc, &ops).map_err(|(Failure::Decode(e) | Failure::Apply(e))| {
         Error::new(format!(
             "failed to apply patch: error applying json patch (RFC6902): {e}"
         ))
     })?;
-    match doc.get("spec") {
-        Some(s) => obj::set(&mut item.template, &["spec"], s.clone()),
+    match doc.as_object_mut().and_then(|m| m.remove("spec")) {
+        Some(s) => obj::set(&mut item.template, &["spec"], s),
         None => {
             return Err(Error::new(format!(
                 "failed to apply patch to template: failed to apply patch to template: missing field \"spec\" in {} {}/{}",
@@ -198,11 +198,11 @@ fn item_kind(item: &Item) -> &str {
 }
 
 /// One inline patch over all items (`jsonPatchGenerator.Generate` + apply).
-fn run_inline(
+fn run_inline<'g>(
     patch: &Value,
     items: &mut [Item],
-    item_vars: &[std::cell::OnceCell<generate::Vars>],
-    global: &Map<String, Value>,
+    item_vars: &[std::cell::OnceCell<generate::Vars<'g>>],
+    global: &'g generate::Global,
     name: &str,
 ) -> Result<()> {
     let defs: Vec<&Value> = patch
@@ -221,8 +221,9 @@ fn run_inline(
         if matching.is_empty() {
             continue;
         }
-        let vars =
-            item_vars[idx].get_or_init(|| generate::Vars::new(merge_variables(global, item)));
+        let vars = item_vars[idx].get_or_init(|| {
+            generate::Vars::new(global, item.overrides.clone(), item.builtin.clone())
+        });
         match generate::is_enabled(enabled_if, vars) {
             Err(e) => {
                 errs.push(
@@ -398,6 +399,7 @@ pub fn apply(desired: &mut Desired, bp: &Blueprint, cluster: &Value) -> Result<(
         crate::topology::v1beta2::builtins::adjust(&mut builtin);
     }
     global.insert("builtin".into(), builtin);
+    let global = generate::Global::new(global);
     // An item's variables are the same for every patch: merged (and converted for
     // templates) once, when a patch first selects the item.
     let vars: Vec<std::cell::OnceCell<generate::Vars>> =
@@ -475,7 +477,7 @@ mod tests {
             builtin: json!({"controlPlane": {"name": "cp"}}),
             overrides: vec![("v".into(), json!(2))],
         };
-        let m = merge_variables(&global, &item);
+        let m = generate::merge_variables(&global, &item.overrides, &item.builtin);
         assert_eq!(m["builtin"]["cluster"]["name"], "c");
         assert_eq!(m["builtin"]["controlPlane"]["name"], "cp");
         assert_eq!(m["v"], 2);

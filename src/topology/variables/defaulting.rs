@@ -87,9 +87,8 @@ pub fn default_variables(
             )
         })
         .collect();
-    for d in definitions.list {
-        let name = d.get("name").and_then(Value::as_str).unwrap_or("");
-        if !index.contains_key(name) {
+    for name in &definitions.names {
+        if !index.contains_key(name.as_str()) {
             names.push((name.to_string(), None));
         }
     }

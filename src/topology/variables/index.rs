@@ -90,16 +90,18 @@ pub struct Definition {
 /// A ClusterClass's status definitions with their index (`newDefinitionsIndex`),
 /// built once for all the variable lists of a Cluster: the schemas are read once, not
 /// once per list for defaulting and again for validation.
-pub struct Definitions<'a> {
-    pub list: &'a [Value],
+/// Owned, so that a prepared ClusterClass holds it for all its Clusters.
+pub struct Definitions {
+    /// The definitions' names, in the list's order.
+    pub names: Vec<String>,
     /// The index, or what is wrong with the definitions.
     index: Result<BTreeMap<String, Definition>, Vec<String>>,
 }
 
-impl<'a> Definitions<'a> {
-    pub fn new(list: &'a [Value]) -> Definitions<'a> {
+impl Definitions {
+    pub fn new(list: &[Value]) -> Definitions {
         Definitions {
-            list,
+            names: list.iter().map(|d| name_of(d).to_string()).collect(),
             index: index_definitions(list),
         }
     }
@@ -110,11 +112,7 @@ impl<'a> Definitions<'a> {
             Ok(map) => return Ok(map),
             Err(p) => p,
         };
-        let names: Vec<String> = self
-            .list
-            .iter()
-            .map(|d| format!("Name: {}", name_of(d)))
-            .collect();
+        let names: Vec<String> = self.names.iter().map(|n| format!("Name: {n}")).collect();
         let agg = crate::go::errors::aggregate(problems.clone());
         Err(vec![FieldError::new(
             ErrorType::TypeInvalid,

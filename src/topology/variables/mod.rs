@@ -47,8 +47,9 @@ pub fn status_variables(cluster_class: &Value) -> Result<Value> {
 const CP_OVERRIDES: &str = "spec.topology.controlPlane.variables.overrides";
 const TOPOLOGY_VARIABLES: &str = "spec.topology.variables";
 
-/// The definitions of `status.variables`, indexed.
-fn definitions_of(status_variables: &Value) -> index::Definitions<'_> {
+/// The definitions of `status.variables`, indexed (once per ClusterClass: a prepared
+/// class holds them for its Clusters).
+pub fn definitions_of(status_variables: &Value) -> index::Definitions {
     index::Definitions::new(list_at(status_variables, ""))
 }
 
@@ -228,10 +229,9 @@ pub fn validate_cluster_variables(
 /// Returns the warnings.
 pub fn default_and_validate_cluster_variables(
     cluster: &mut Value,
-    status_variables: &Value,
+    defs: &index::Definitions,
 ) -> Result<Vec<String>> {
-    let defs = definitions_of(status_variables);
-    let (mut errs, failed) = default_lists(cluster, &defs);
+    let (mut errs, failed) = default_lists(cluster, defs);
     let mut view = cluster.clone();
     for pointer in failed {
         if let Some(slot) = view.pointer_mut(&pointer) {
@@ -240,7 +240,7 @@ pub fn default_and_validate_cluster_variables(
             *slot = Value::Array(stripped);
         }
     }
-    let report = validate_lists(&view, &defs);
+    let report = validate_lists(&view, defs);
     errs.extend(report.errors);
     if errs.is_empty() {
         Ok(report.warnings)
@@ -267,7 +267,8 @@ mod tests {
         let mut c = json!({"metadata": {"name": "c1", "namespace": "default"}, "spec": {"topology": {
             "variables": [{"name": "n", "value": 1}],
             "workers": {"machineDeployments": [{"name": "md-0", "variables": {"overrides": [{"name": "o", "value": {}}]}}, {"name": "md-1"}]}}}});
-        let warnings = default_and_validate_cluster_variables(&mut c, &status).unwrap();
+        let warnings =
+            default_and_validate_cluster_variables(&mut c, &definitions_of(&status)).unwrap();
         assert!(warnings.is_empty());
         assert_eq!(
             c.pointer("/spec/topology/variables").unwrap(),
@@ -289,7 +290,8 @@ mod tests {
         let mut c = json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "metadata": {"name": "c1", "namespace": "default"}, "spec": {"topology": {
             "variables": [{"name": "n", "value": 7}],
             "workers": {"machineDeployments": [{"name": "md-0", "variables": {"overrides": [{"name": "n", "value": "x"}]}}]}}}});
-        let err = default_and_validate_cluster_variables(&mut c, &status).unwrap_err();
+        let err =
+            default_and_validate_cluster_variables(&mut c, &definitions_of(&status)).unwrap_err();
         assert_eq!(
             err.message(),
             "failed defaulting of cluster.x-k8s.io/v1beta1, Kind=Cluster default/c1: Cluster.cluster.x-k8s.io \"c1\" is invalid: [spec.topology.variables[n].value: Invalid value: \"7\": should be less than or equal to 5, spec.topology.workers.machineDeployments[md-0].variables.overrides[n].value: Invalid value: \"\\\"x\\\"\": must be of type integer: \"string\"]"
