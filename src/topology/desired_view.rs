@@ -41,7 +41,7 @@ pub fn objects(d: &Desired, applied: bool) -> Result<Vec<Value>> {
 pub fn cluster(current: &Value, desired_cluster: &Value) -> Result<Value> {
     let held = crate::typed::round_trip(current)
         .map_err(|e| Error::new(format!("failed to convert Cluster: {e}")))?;
-    let after = crate::typed::round_trip(&intent::reconciled_cluster(&held, desired_cluster))?;
+    let after = crate::typed::round_trip(&intent::reconciled_cluster(held, desired_cluster))?;
     Ok(git_form(after))
 }
 

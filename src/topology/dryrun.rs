@@ -81,7 +81,7 @@ pub fn cluster_before(cluster: &Value) -> Result<Value> {
 /// Cluster ([`intent::reconciled_cluster`]), the `TopologyReconciled` conditions, three
 /// more resource versions.
 pub fn cluster_after(before: &Value, desired_cluster: &Value) -> Result<Value> {
-    let mut c = intent::reconciled_cluster(before, desired_cluster);
+    let mut c = intent::reconciled_cluster(before.clone(), desired_cluster);
     obj::set(
         &mut c,
         &["metadata", "resourceVersion"],

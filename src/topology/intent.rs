@@ -209,8 +209,8 @@ pub fn creation_order(d: &Desired) -> Result<Vec<Step<'_>>> {
 /// The Cluster after the reconcile wrote the desired Cluster's labels, annotations and
 /// spec into `current` (each through the patch helper): maps merge key by key,
 /// anything else replaces what is there.
-pub fn reconciled_cluster(current: &Value, desired_cluster: &Value) -> Value {
-    let mut c = current.clone();
+pub fn reconciled_cluster(current: Value, desired_cluster: &Value) -> Value {
+    let mut c = current;
     for p in [
         &["metadata", "labels"][..],
         &["metadata", "annotations"],
@@ -393,7 +393,7 @@ mod tests {
         let want = json!({"metadata": {"labels": {"b": "3"}, "annotations": {}},
             "spec": {"topology": {"version": "v2"}, "paused": false, "x": null}});
         assert_eq!(
-            reconciled_cluster(&cur, &want),
+            reconciled_cluster(cur, &want),
             json!({"metadata": {"name": "c", "labels": {"a": "1", "b": "3"}},
                 "spec": {"topology": {"class": "k", "version": "v2"}, "paused": false}})
         );

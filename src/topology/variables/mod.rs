@@ -232,9 +232,11 @@ pub fn default_and_validate_cluster_variables(
     defs: &index::Definitions,
 ) -> Result<Vec<String>> {
     let (mut errs, failed) = default_lists(cluster, defs);
-    let mut view = cluster.clone();
+    // Validation sees the failed lists as Go decodes user input (a copy of the Cluster
+    // only when there is one).
+    let mut view = std::borrow::Cow::Borrowed(&*cluster);
     for pointer in failed {
-        if let Some(slot) = view.pointer_mut(&pointer) {
+        if let Some(slot) = view.to_mut().pointer_mut(&pointer) {
             let stripped =
                 index::strip_null_values(slot.as_array().map(Vec::as_slice).unwrap_or(&[]));
             *slot = Value::Array(stripped);
