@@ -289,6 +289,17 @@ pub(crate) trait Files {
     /// A planned file that OUT already holds byte for byte (the lock, compared as it
     /// was written: [`lock::same_as_file`]).
     fn same(&mut self, path: String) -> Result<()>;
+    /// The lock, known to differ from OUT's (compared as it was assembled), its text
+    /// given in pieces: `write` hands each piece to its argument until that returns
+    /// `false`. Held whole only where it is compared ([`check::Checker`]).
+    fn lock(&mut self, write: &writer::Pieces) -> Result<()> {
+        let mut text = String::new();
+        write(&mut |p| {
+            text.push_str(p);
+            true
+        });
+        self.file(lock::FILE.to_string(), text)
+    }
     /// A unit that was not rendered ([`render::Produced::Kept`]): its directory and
     /// files (all the previous lock lists under it) stay.
     fn kept_unit(&mut self, dir: &str, files: &[lock::Owned<'_>]);
@@ -309,6 +320,11 @@ impl Files for writer::Stager<'_, '_> {
     }
     fn same(&mut self, path: String) -> Result<()> {
         writer::Stager::same(self, &path)
+    }
+    /// Written to the staging area piece by piece: a 100,000-Cluster tree's lock
+    /// (250 MB) is never held.
+    fn lock(&mut self, write: &writer::Pieces) -> Result<()> {
+        writer::Stager::file_streamed(self, lock::FILE, write)
     }
     fn kept_unit(&mut self, dir: &str, files: &[lock::Owned<'_>]) {
         writer::Stager::kept_unit(self, dir, files)
@@ -500,13 +516,7 @@ pub(crate) fn lay_out(
     if same {
         return files.same(lock::FILE.to_string());
     }
-    let mut text =
-        String::with_capacity(4096 + views.len().max(made.len()) * 160 + records.len() * 280);
-    lock::assemble_runs(&head, &runs, &providers, &records, &mut |p| {
-        text.push_str(p);
-        true
-    });
-    files.file(lock::FILE.to_string(), text)
+    files.lock(&write)
 }
 
 /// The ordered blocks as [`lock::Run`]s, adjacent ones joined: a kept unit's lines that

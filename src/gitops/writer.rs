@@ -57,6 +57,10 @@ pub enum Injected {
     Crash,
 }
 
+/// A text given in pieces: it calls its argument with each piece, in order, until that
+/// returns `false` (a write failed).
+pub type Pieces<'p> = dyn Fn(&mut dyn FnMut(&str) -> bool) + 'p;
+
 pub type Hook<'h> = dyn FnMut(&Step) -> std::result::Result<(), Injected> + 'h;
 
 /// What a run did.
@@ -333,7 +337,22 @@ impl<'a, 'h> Stager<'a, 'h> {
 
     /// Compare one planned file with OUT; stage it when its bytes differ.
     pub fn file(&mut self, p: &str, content: &[u8]) -> Result<()> {
-        self.file_inner(p, content).map_err(|s| match s {
+        let r = self.file_inner(p, content);
+        self.stopped(r)
+    }
+
+    /// Stage a planned file known to differ from what OUT holds (or to be new), its
+    /// text handed over in pieces and written as they come: the lock, which a run
+    /// has already compared with OUT's as it was assembled, and which is never held
+    /// whole (250 MB at 100,000 Clusters). `write` calls its argument with each piece
+    /// until that returns `false`.
+    pub fn file_streamed(&mut self, p: &str, write: &Pieces) -> Result<()> {
+        let r = self.streamed_inner(p, write);
+        self.stopped(r)
+    }
+
+    fn stopped(&mut self, r: std::result::Result<(), Stop>) -> Result<()> {
+        r.map_err(|s| match s {
             Stop::Err(e) => e,
             Stop::Crash => {
                 self.crashed = true;
@@ -343,6 +362,48 @@ impl<'a, 'h> Stager<'a, 'h> {
     }
 
     fn file_inner(&mut self, p: &str, content: &[u8]) -> std::result::Result<(), Stop> {
+        let Some(had_old) = self.target(p, Some(content))? else {
+            return Ok(());
+        };
+        let f = self.staged(p)?;
+        write_unsynced(&f, content)?;
+        self.changes.writes.push((p.to_string(), had_old));
+        Ok(())
+    }
+
+    fn streamed_inner(&mut self, p: &str, write: &Pieces) -> std::result::Result<(), Stop> {
+        let Some(had_old) = self.target(p, None)? else {
+            return Ok(());
+        };
+        let f = self.staged(p)?;
+        let file = fs::File::create(&f).map_err(|e| io_err("create", &f, e))?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+        let mut failed = None;
+        write(&mut |piece| match w.write_all(piece.as_bytes()) {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        });
+        match failed {
+            Some(e) => Err(io_err("write", &f, e))?,
+            None => w.flush().map_err(|e| io_err("write", &f, e))?,
+        }
+        self.changes.writes.push((p.to_string(), had_old));
+        Ok(())
+    }
+
+    /// Whether planned file `p` is to be staged, and whether OUT has a file there
+    /// (`Some(had_old)`), or `None` when OUT holds `content` byte for byte. OUT's file
+    /// is compared only when `content` is given (`None`: the caller knows it differs).
+    /// Refused: a path planned twice, a link or a directory in the way, a file
+    /// capi-render did not write, a CAPI template changed under the same name.
+    fn target(
+        &mut self,
+        p: &str,
+        content: Option<&[u8]>,
+    ) -> std::result::Result<Option<bool>, Stop> {
         if !self.planned.insert(p.to_string()) {
             return Err(Stop::Err(Error::new(format!(
                 "internal error: {p} is planned twice"
@@ -355,30 +416,31 @@ impl<'a, 'h> Stager<'a, 'h> {
         } else {
             Err(std::io::ErrorKind::NotFound.into())
         };
-        let had_old = match meta {
-            Err(_) => false,
-            Ok(m) if m.file_type().is_symlink() => {
-                return Err(Stop::Err(Error::new(format!(
-                    "{} is a symbolic link; capi-render does not write through links",
-                    full.display()
-                ))))
-            }
-            Ok(m) if m.is_dir() => {
-                return Err(Stop::Err(Error::new(format!(
-                    "{} is a directory, but capi-render has to write a file there",
-                    full.display()
-                ))))
-            }
+        match meta {
+            Err(_) => Ok(Some(false)),
+            Ok(m) if m.file_type().is_symlink() => Err(Stop::Err(Error::new(format!(
+                "{} is a symbolic link; capi-render does not write through links",
+                full.display()
+            )))),
+            Ok(m) if m.is_dir() => Err(Stop::Err(Error::new(format!(
+                "{} is a directory, but capi-render has to write a file there",
+                full.display()
+            )))),
             Ok(m) => {
                 // Compared piece by piece, never more than the planned size plus one
                 // byte read: OUT is untrusted, and a longer file differs anyway.
-                let same = m.len() == content.len() as u64
-                    && fs::File::open(&full)
-                        .and_then(|f| same_bytes(f, content))
-                        .map_err(|e| io_err("read", &full, e))?;
+                let same = match content {
+                    Some(content) => {
+                        m.len() == content.len() as u64
+                            && fs::File::open(&full)
+                                .and_then(|f| same_bytes(f, content))
+                                .map_err(|e| io_err("read", &full, e))?
+                    }
+                    None => false,
+                };
                 if same {
                     self.changes.unchanged.push(p.to_string());
-                    return Ok(());
+                    return Ok(None);
                 }
                 if !(self.was_written(p) || p == super::lock::FILE) {
                     return Err(Stop::Err(Error::new(format!(
@@ -387,15 +449,30 @@ impl<'a, 'h> Stager<'a, 'h> {
                         super::lock::FILE
                     ))));
                 }
-                if super::immutable::concerns(p, content) {
+                let concerned = match content {
+                    Some(content) => super::immutable::concerns(p, content),
+                    // Text given in pieces is the lock's only, never a CAPI template.
+                    None => p != super::lock::FILE,
+                };
+                if concerned {
+                    let Some(content) = content else {
+                        return Err(Stop::Err(Error::new(format!(
+                            "internal error: {p} is not the lock and was given in pieces"
+                        ))));
+                    };
                     let shown = full.display().to_string();
                     let old = crate::limits::read_file(&full, &shown, |e| io_err("read", &full, e))
                         .map_err(Stop::Err)?;
                     super::immutable::check(p, &shown, &old, content).map_err(Stop::Err)?;
                 }
-                true
+                Ok(Some(true))
             }
-        };
+        }
+    }
+
+    /// The staging path of planned file `p`, the staging area and `p`'s directories in
+    /// it made first.
+    fn staged(&mut self, p: &str) -> std::result::Result<PathBuf, Stop> {
         if !self.made {
             self.begin()?;
         }
@@ -423,9 +500,7 @@ impl<'a, 'h> Stager<'a, 'h> {
                 };
             }
         }
-        write_unsynced(&f, content)?;
-        self.changes.writes.push((p.to_string(), had_old));
-        Ok(())
+        Ok(f)
     }
 
     fn begin(&mut self) -> std::result::Result<(), Stop> {
@@ -659,39 +734,4 @@ fn commit(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{same_bytes, Owned, PrevPaths};
-
-    #[test]
-    fn previous_paths_are_found_sorted_or_not() {
-        let owned = |path| Owned { path, sha256: "" };
-        let sorted: Vec<Owned<'_>> = ["a", "b/c", "b/d", "e"].map(owned).to_vec();
-        let mut unsorted = sorted.clone();
-        unsorted.swap(0, 3);
-        for prev in [&sorted, &unsorted] {
-            let index = PrevPaths::of(prev);
-            assert_eq!(matches!(index, PrevPaths::Sorted), prev == &sorted);
-            for p in ["a", "b/c", "b/d", "e"] {
-                assert!(index.contains(prev, p), "{p}");
-            }
-            for p in ["", "b", "b/", "c", "f"] {
-                assert!(!index.contains(prev, p), "{p}");
-            }
-        }
-    }
-
-    #[test]
-    fn same_bytes_compares_in_pieces_and_reads_at_most_one_byte_more() {
-        // Over one piece (256 KiB), so that a difference in the second piece counts.
-        let want: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
-        assert!(same_bytes(&want[..], &want).unwrap());
-        assert!(same_bytes(&b""[..], b"").unwrap());
-        let mut other = want.clone();
-        other[400_000] ^= 1;
-        assert!(!same_bytes(&other[..], &want).unwrap());
-        assert!(!same_bytes(&want[..want.len() - 1], &want).unwrap());
-        // A longer reader differs, and is not read past want's size plus one byte.
-        let endless = std::io::repeat(7u8);
-        assert!(!same_bytes(endless, &[7u8; 1000]).unwrap());
-    }
-}
+mod tests;
