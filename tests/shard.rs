@@ -71,11 +71,10 @@ fn n_shards_merged_equal_one_run() {
     ok(render(&single, &[]));
     let want = snapshot(&single.join("rendered"));
     assert!(want.len() > 100, "{}", want.len());
-    for n in [1, 2, 3, 7] {
-        let c = clone(s.path(), &format!("merged-{n}"));
-        // Each job renders its shard; the merge job gets every job's shard directory.
+    // Each job renders its shard; the merge job gets every job's shard directory.
+    let shards_into = |c: &Path, n: usize, round: &str| {
         for i in 1..=n {
-            let job = clone(s.path(), &format!("job-{n}-{i}"));
+            let job = clone(s.path(), &format!("job-{n}-{i}{round}"));
             ok(render(&job, &["--shard", &format!("{i}/{n}")]));
             let from = job.join("rendered/.capi-render.shards");
             std::fs::create_dir_all(c.join("rendered/.capi-render.shards")).unwrap();
@@ -87,8 +86,18 @@ fn n_shards_merged_equal_one_run() {
                 .unwrap();
             assert!(out.status.success());
         }
+    };
+    for n in [1, 2, 3, 7] {
+        let c = clone(s.path(), &format!("merged-{n}"));
+        shards_into(&c, n, "");
         ok(merge(&c));
         assert_eq!(snapshot(&c.join("rendered")), want, "{n} shards");
+        if n == 2 {
+            // Merged again over the merged tree: the lock is OUT's byte for byte.
+            shards_into(&c, n, "-again");
+            ok(merge(&c));
+            assert_eq!(snapshot(&c.join("rendered")), want, "{n} shards, again");
+        }
         // The merged lock replays as one run: nothing to do.
         let check = run(
             bin()

@@ -453,7 +453,7 @@ pub fn merge(out: &Path, hook: &mut writer::Hook) -> Result<(writer::WriteReport
     let (_held, prev) = super::open_out(out)?;
     let views = prev.outputs.views();
     let mut st = writer::Stager::new(out, &views, hook);
-    let res = merge_into(&shards, &slots, &dirs, &head, &opts, &mut st);
+    let res = merge_into(out, &shards, &slots, &dirs, &head, &opts, &mut st);
     if let Err(e) = res {
         st.abandon();
         return Err(e);
@@ -467,6 +467,7 @@ pub fn merge(out: &Path, hook: &mut writer::Hook) -> Result<(writer::WriteReport
 }
 
 fn merge_into(
+    out: &Path,
     shards: &[Read],
     slots: &[Slot],
     dirs: &[BTreeSet<String>],
@@ -529,8 +530,16 @@ fn merge_into(
         Files::file(st, p, t)
     })?;
     outputs.sort();
-    let text = lock::assemble(head, &outputs, &providers, &recs);
-    Files::file(st, lock::FILE.to_string(), text)
+    // As `lay_out` writes it: compared with OUT's as it is assembled, and a lock that
+    // differs staged piece by piece, never held whole.
+    let write = |each: &mut dyn FnMut(&str) -> bool| {
+        lock::assemble_pieces(head, &outputs, &providers, &recs, each)
+    };
+    if lock::same_as_file(&out.join(lock::FILE), write) {
+        Files::same(st, lock::FILE.to_string())
+    } else {
+        Files::lock(st, &write)
+    }
 }
 
 /// Remove a merged shard's files (those its lock lists, the sidecar and the lock), then
