@@ -88,7 +88,7 @@ pub fn parse_file_in(path: &str, text: &str, meter: &Meter) -> Result<Vec<InputO
     // the in-order one (a parse depends on the meter only through its caps, and the
     // run stayed within every limit); on any failure the counts go back and the file
     // is parsed again in order, so the error is the in-order one.
-    if docs.len() > 1 && text.len() >= PARALLEL_MIN_BYTES {
+    if docs.len() > 1 && text.len() >= crate::yaml::read::PARALLEL_MIN_BYTES {
         let before = meter.counts();
         let all: Option<Vec<Option<InputObject>>> = docs
             .par_iter()
@@ -106,9 +106,6 @@ pub fn parse_file_in(path: &str, text: &str, meter: &Meter) -> Result<Vec<InputO
     }
     Ok(out)
 }
-
-/// Below this many bytes a file is parsed on one thread (waking the pool costs more).
-const PARALLEL_MIN_BYTES: usize = 64 * 1024;
 
 /// Document `i` of the file, counted against `meter`: `None` for an empty document.
 /// Line numbers in errors count from the file's start.
@@ -381,7 +378,7 @@ mod tests {
             )
         };
         let many: String = (0..400).map(doc).collect();
-        assert!(many.len() > 8 * PARALLEL_MIN_BYTES);
+        assert!(many.len() > 8 * crate::yaml::read::PARALLEL_MIN_BYTES);
         let sequential = |text: &str, m: &Meter| -> Result<Vec<InputObject>> {
             let docs = crate::yaml::split::split_documents_at(text)?;
             m.charge(Limit::Documents, docs.len() as u64)?;

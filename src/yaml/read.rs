@@ -467,7 +467,7 @@ fn parse_all_in_order(docs: &[String], limits: crate::limits::Limits) -> Result<
 }
 
 /// Below this many bytes a text is parsed on one thread (waking the pool costs more).
-const PARALLEL_MIN_BYTES: usize = 64 * 1024;
+pub(crate) const PARALLEL_MIN_BYTES: usize = 64 * 1024;
 
 /// Every document parsed on the thread pool against one meter, or `None` when any
 /// document failed (a syntax error or a breached limit). When none failed, each value
