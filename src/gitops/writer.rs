@@ -372,6 +372,11 @@ impl<'a, 'h> Stager<'a, 'h> {
     }
 
     fn streamed_inner(&mut self, p: &str, write: &Pieces) -> std::result::Result<(), Stop> {
+        if p != super::lock::FILE {
+            return Err(Stop::Err(Error::new(format!(
+                "internal error: {p} is not the lock and was given in pieces"
+            ))));
+        }
         let Some(had_old) = self.target(p, None)? else {
             return Ok(());
         };
@@ -449,17 +454,9 @@ impl<'a, 'h> Stager<'a, 'h> {
                         super::lock::FILE
                     ))));
                 }
-                let concerned = match content {
-                    Some(content) => super::immutable::concerns(p, content),
-                    // Text given in pieces is the lock's only, never a CAPI template.
-                    None => p != super::lock::FILE,
-                };
-                if concerned {
-                    let Some(content) = content else {
-                        return Err(Stop::Err(Error::new(format!(
-                            "internal error: {p} is not the lock and was given in pieces"
-                        ))));
-                    };
+                // Text given in pieces is the lock's (`streamed_inner`), never a CAPI
+                // template.
+                if let Some(content) = content.filter(|c| super::immutable::concerns(p, c)) {
                     let shown = full.display().to_string();
                     let old = crate::limits::read_file(&full, &shown, |e| io_err("read", &full, e))
                         .map_err(Stop::Err)?;
