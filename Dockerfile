@@ -12,7 +12,7 @@ ARG RUST_VERSION=1.89
 FROM docker.io/library/rust:${RUST_VERSION}-slim-bookworm AS build
 WORKDIR /src
 # Only what `cargo build` needs (.dockerignore keeps the rest out of the context).
-COPY Cargo.toml Cargo.lock ./
+COPY Cargo.toml Cargo.lock build.rs ./
 COPY src ./src
 # No debug info and a stripped binary: the release profile keeps line tables for
 # local profiling, the image does not need them.

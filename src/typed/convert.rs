@@ -250,7 +250,7 @@ impl<'m> Walker<'m> {
         self.m
             .structs
             .get(i)
-            .map(|s| s.go_name.clone())
+            .map(|s| s.go_name.to_string())
             .unwrap_or_default()
     }
 
@@ -282,7 +282,6 @@ impl<'m> Walker<'m> {
                     Special::Duration => Value::String("0s".into()),
                     Special::OrBool(_) => Value::Bool(false),
                     Special::Time
-                    | Special::MicroTime
                     | Special::Raw
                     | Special::OrArray(_)
                     | Special::OrStringArray(_) => Value::Null,
@@ -296,7 +295,7 @@ impl<'m> Walker<'m> {
         let Some(def) = self.m.structs.get(idx) else {
             return;
         };
-        for f in &def.fields {
+        for f in def.fields {
             if f.inline {
                 if let Ty::Struct(j) = f.ty {
                     self.zero_struct(j, mode, out);
@@ -373,7 +372,7 @@ impl<'m> Walker<'m> {
             .structs
             .get(idx)
             .ok_or_else(|| msg("typed model: bad struct index"))?;
-        for f in &def.fields {
+        for f in def.fields {
             if f.inline {
                 match f.ty {
                     Ty::Struct(j) => self.conv_struct(m, j, out)?,
@@ -548,7 +547,6 @@ impl<'m> Walker<'m> {
                     }))
                 }
             },
-            Special::MicroTime => return Err(msg("typed: MicroTime is not supported")),
             Special::Raw => normalize_numbers(v.clone()),
             Special::OrBool(schema) => match v {
                 Value::Bool(b) => Value::Bool(*b),
@@ -558,7 +556,7 @@ impl<'m> Walker<'m> {
             Special::OrArray(schema) => match v {
                 Value::Object(_) => self.json_unmarshal(v, &Ty::Struct(schema))?,
                 Value::Array(a) => {
-                    let got = self.json_unmarshal(v, &Ty::Slice(Box::new(Ty::Struct(schema))))?;
+                    let got = self.json_unmarshal(v, &Ty::Slice(&Ty::Struct(schema)))?;
                     if a.is_empty() {
                         Value::Null
                     } else {
@@ -571,7 +569,7 @@ impl<'m> Walker<'m> {
                 Value::Object(_) => self.json_unmarshal(v, &Ty::Struct(schema))?,
                 Value::Array(a) => {
                     let string = Ty::Scalar(Kind::String, "string");
-                    let got = self.json_unmarshal(v, &Ty::Slice(Box::new(string)))?;
+                    let got = self.json_unmarshal(v, &Ty::Slice(&string))?;
                     if a.is_empty() {
                         Value::Null
                     } else {

@@ -44,23 +44,19 @@ use crate::error::{Error, Result};
 
 /// The (apiVersion, kind) pairs clusterctl round-trips, in the model's order.
 pub fn supported_kinds() -> Vec<(String, String)> {
-    match model::model() {
-        Ok(m) => m
-            .roots
-            .iter()
-            .map(|(a, k, _)| (a.clone(), k.clone()))
-            .collect(),
-        Err(_) => Vec::new(),
-    }
+    model::model()
+        .roots
+        .iter()
+        .map(|(a, k, _)| (a.to_string(), k.to_string()))
+        .collect()
 }
 
 /// Whether [`round_trip_as`] knows this apiVersion and kind.
 pub fn is_supported(api_version: &str, kind: &str) -> bool {
-    model::model().is_ok_and(|m| {
-        m.roots
-            .iter()
-            .any(|(a, k, _)| a == api_version && k == kind)
-    })
+    model::model()
+        .roots
+        .iter()
+        .any(|(a, k, _)| *a == api_version && *k == kind)
 }
 
 /// Round trip an object typed by its own `apiVersion` and `kind`.
@@ -73,11 +69,11 @@ pub fn round_trip(obj: &Value) -> Result<Value> {
 /// Round trip an object through the Go type registered for `api_version`/`kind`
 /// (one of [`supported_kinds`]). The error message is FromUnstructured's.
 pub fn round_trip_as(obj: &Value, api_version: &str, kind: &str) -> Result<Value> {
-    let m = model::model().map_err(Error::new)?;
+    let m = model::model();
     let idx = m
         .roots
         .iter()
-        .find(|(a, k, _)| a == api_version && k == kind)
+        .find(|(a, k, _)| *a == api_version && *k == kind)
         .map(|r| r.2)
         .ok_or_else(|| {
             Error::new(format!(
@@ -111,11 +107,11 @@ pub fn round_trip_as(obj: &Value, api_version: &str, kind: &str) -> Result<Value
 pub fn json_decode_check(obj: &Value) -> Result<()> {
     let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
-    let m = model::model().map_err(Error::new)?;
+    let m = model::model();
     let Some(idx) = m
         .roots
         .iter()
-        .find(|(a, k, _)| a == api_version && k == kind)
+        .find(|(a, k, _)| *a == api_version && *k == kind)
         .map(|r| r.2)
     else {
         return Ok(());

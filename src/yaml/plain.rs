@@ -32,11 +32,18 @@ fn has_candidate(doc: &str) -> bool {
             continue;
         }
         let start = i;
+        // Go reads every spelling that is all lower case, capitalized or all upper case:
+        // only a run with a capital after its first letter and a small letter can be
+        // misread, and only such a run is looked up.
+        let (mut capital_after_first, mut small) = (false, false);
         while i < b.len() && b[i].is_ascii_alphabetic() {
+            capital_after_first |= i > start && b[i].is_ascii_uppercase();
+            small |= b[i].is_ascii_lowercase();
             i += 1;
         }
         // A run of ASCII letters is whole UTF-8 characters: `doc[start..i]` is a str.
-        if (2..=5).contains(&(i - start)) && misread(&doc[start..i]) {
+        if capital_after_first && small && (2..=5).contains(&(i - start)) && misread(&doc[start..i])
+        {
             return true;
         }
     }
@@ -102,7 +109,7 @@ mod tests {
     proptest::proptest! {
         /// The byte scan finds what splitting at every non-letter character finds.
         #[test]
-        fn candidates_are_the_letter_runs(doc in "[a-zA-Zé: \n\"-]{0,24}") {
+        fn candidates_are_the_letter_runs(doc in "([a-zA-Zé: \n\"-]|[tT][rR][uU][eE]|[oO][nN]|[yY][eE][sS]){0,12}") {
             let by_chars = doc
                 .split(|c: char| !c.is_ascii_alphabetic())
                 .any(|w| (2..=5).contains(&w.len()) && misread(w));

@@ -104,6 +104,121 @@ impl<'de> Deserialize<'de> for Raw {
     }
 }
 
+/// A document's value built straight from serde-saphyr's events, with no [`Raw`] tree
+/// and no field path kept: `parse`'s way for a document whose keys all convert and whose
+/// numbers are all finite (every document we meet). Anything that would need a path for
+/// its error — a key that is a list or a mapping, an infinite number, a key repeated
+/// under strict decoding — stops the parse ([`stop_direct`]) and `parse` reads the
+/// document again through `Raw` and `to_json` for the error, so values and errors are
+/// theirs (test `direct_values_are_the_raw_conversion`).
+struct Direct<const STRICT: bool>(Value);
+
+thread_local! {
+    /// Set when [`Direct`] stopped a parse for want of a field path.
+    static DIRECT_STOPPED: Cell<bool> = const { Cell::new(false) };
+}
+
+fn stop_direct<E: de::Error>() -> E {
+    DIRECT_STOPPED.with(|s| s.set(true));
+    E::custom("a value that needs its field path for an error")
+}
+
+fn direct_number<E: de::Error>(f: f64) -> std::result::Result<Value, E> {
+    Number::from_f64(f)
+        .map(Value::Number)
+        .ok_or_else(stop_direct)
+}
+
+struct DirectVisitor<const STRICT: bool>;
+
+impl<'de, const STRICT: bool> Visitor<'de> for DirectVisitor<STRICT> {
+    type Value = Direct<STRICT>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_bool<E>(self, v: bool) -> std::result::Result<Self::Value, E> {
+        Ok(Direct(Value::Bool(v)))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
+        direct_number(v as i128 as f64).map(Direct)
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> std::result::Result<Self::Value, E> {
+        direct_number(v as f64).map(Direct)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
+        direct_number(v as i128 as f64).map(Direct)
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> std::result::Result<Self::Value, E> {
+        direct_number(v as f64).map(Direct)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
+        direct_number(v).map(Direct)
+    }
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Self::Value, E> {
+        Ok(Direct(Value::String(v.to_string())))
+    }
+    fn visit_string<E>(self, v: String) -> std::result::Result<Self::Value, E> {
+        Ok(Direct(Value::String(v)))
+    }
+    fn visit_bytes<E>(self, v: &[u8]) -> std::result::Result<Self::Value, E> {
+        Ok(Direct(Value::String(
+            String::from_utf8_lossy(v).into_owned(),
+        )))
+    }
+    fn visit_byte_buf<E>(self, v: Vec<u8>) -> std::result::Result<Self::Value, E> {
+        Ok(Direct(Value::String(
+            String::from_utf8_lossy(&v).into_owned(),
+        )))
+    }
+    fn visit_none<E>(self) -> std::result::Result<Self::Value, E> {
+        Ok(Direct(Value::Null))
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Self::Value, E> {
+        Ok(Direct(Value::Null))
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(Direct(x)) = seq.next_element::<Direct<STRICT>>()? {
+            v.push(x);
+        }
+        Ok(Direct(Value::Array(v)))
+    }
+    fn visit_map<A: MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        let mut m = Map::new();
+        while let Some(k) = map.next_key::<Raw>()? {
+            let k = match k {
+                Raw::Str(s) => s,
+                Raw::Bool(b) => b.to_string(),
+                Raw::Int(i) => i.to_string(),
+                Raw::Float(f) => go_float_key(f),
+                Raw::Null => "null".to_string(),
+                Raw::Seq(_) | Raw::Map(_) => return Err(stop_direct()),
+            };
+            if STRICT && m.contains_key(&k) {
+                return Err(stop_direct());
+            }
+            let Direct(v) = map.next_value::<Direct<STRICT>>()?;
+            m.insert(k, v);
+        }
+        Ok(Direct(Value::Object(m)))
+    }
+}
+
+impl<'de, const STRICT: bool> Deserialize<'de> for Direct<STRICT> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(DirectVisitor::<STRICT>)
+    }
+}
+
 fn options(duplicates: DuplicateKeyPolicy) -> Options {
     let mut o = Options::default();
     o.legacy_octal_numbers = true;
@@ -286,6 +401,74 @@ fn parse(doc: &str, keys: Keys, first_line: usize, meter: &Meter) -> Result<Valu
     // Go's boolean spellings (`tRue` is a string for go-yaml).
     let quoted = super::plain::quote_misread_booleans(doc);
     let doc: &str = quoted.as_deref().unwrap_or(doc);
+    let direct = match keys {
+        Keys::LastWins => read::<Direct<false>>(doc, keys, first_line, meter)?.map(|d| d.0),
+        Keys::Strict => read::<Direct<true>>(doc, keys, first_line, meter)?.map(|d| d.0),
+    };
+    match direct {
+        Read::Done(None) => Ok(Value::Null),
+        Read::Done(Some(v)) => {
+            merge_check(doc)?;
+            Ok(v)
+        }
+        Read::Stopped => parse_through_raw(doc, keys, first_line, meter),
+    }
+}
+
+/// [`parse`] through the [`Raw`] tree, keeping the field path for errors.
+fn parse_through_raw(doc: &str, keys: Keys, first_line: usize, meter: &Meter) -> Result<Value> {
+    let Read::Done(raw) = read::<Raw>(doc, keys, first_line, meter)? else {
+        return Err(Error::new(
+            "error converting YAML to JSON: the document could not be read (please report this)",
+        ));
+    };
+    let Some(r) = raw else {
+        return Ok(Value::Null);
+    };
+    merge_check(doc)?;
+    match to_json(r, keys, &mut Path::default()) {
+        Ok(v) => Ok(v),
+        Err(ConvertError::Plain(e)) => Err(e),
+        Err(ConvertError::Duplicate(d)) => Err(duplicate_error(doc, &d, first_line)),
+    }
+}
+
+fn merge_check(doc: &str) -> Result<()> {
+    super::merge::check(doc).map_err(|m| {
+        let go = if m == super::merge::WANT_MAP {
+            "yaml: "
+        } else {
+            ""
+        };
+        Error::new(format!("error converting YAML to JSON: {go}{m}"))
+    })
+}
+
+/// What [`read`] gives: the document's value, or `Stopped` when a [`Direct`] read met
+/// something that needs its field path (nothing was charged to the meter then).
+enum Read<T> {
+    Done(T),
+    Stopped,
+}
+
+impl<T> Read<Option<T>> {
+    fn map<U>(self, f: impl FnOnce(T) -> U) -> Read<Option<U>> {
+        match self {
+            Read::Done(v) => Read::Done(v.map(f)),
+            Read::Stopped => Read::Stopped,
+        }
+    }
+}
+
+/// One serde-saphyr parse of `doc` into `T` under this run's YAML limits: the nodes and
+/// alias expansions read are charged to `meter`, a syntax error or breached limit is
+/// the error.
+fn read<T: de::DeserializeOwned>(
+    doc: &str,
+    keys: Keys,
+    first_line: usize,
+    meter: &Meter,
+) -> Result<Read<Option<T>>> {
     let policy = match keys {
         Keys::LastWins => DuplicateKeyPolicy::LastWins,
         // Repeated keys reach the visitor; `to_json` finds them with their path.
@@ -329,7 +512,11 @@ fn parse(doc: &str, keys: Keys, first_line: usize, meter: &Meter) -> Result<Valu
     o.budget_report_cb = Some(Rc::new(RefCell::new(move |r: BudgetReport| {
         sink.set(Some((r.nodes, r.total_scalar_bytes)));
     })));
-    let parsed: std::result::Result<Option<Raw>, _> = serde_saphyr::from_str_with_options(doc, o);
+    DIRECT_STOPPED.with(|s| s.set(false));
+    let parsed: std::result::Result<Option<T>, _> = serde_saphyr::from_str_with_options(doc, o);
+    if DIRECT_STOPPED.with(|s| s.replace(false)) {
+        return Ok(Read::Stopped);
+    }
     let (nodes, bytes) = report.take().unwrap_or((0, 0));
     // Charge what was read, then name the run-wide limit that stopped the parse.
     let (src_nodes, src_bytes) = source.unwrap_or((nodes, bytes));
@@ -346,37 +533,40 @@ fn parse(doc: &str, keys: Keys, first_line: usize, meter: &Meter) -> Result<Valu
             syntax_error(&e, first_line)
         ))
     })?;
-    let Some(r) = raw else {
-        return Ok(Value::Null);
-    };
-    super::merge::check(doc).map_err(|m| {
-        let go = if m == super::merge::WANT_MAP {
-            "yaml: "
-        } else {
-            ""
-        };
-        Error::new(format!("error converting YAML to JSON: {go}{m}"))
-    })?;
-    match to_json(r, keys, &mut Path::default()) {
-        Ok(v) => Ok(v),
-        Err(ConvertError::Plain(e)) => Err(e),
-        Err(ConvertError::Duplicate(d)) => Err(duplicate_error(doc, &d, first_line)),
-    }
+    Ok(Read::Done(raw))
 }
 
 /// Whether `doc` may hold an alias: a `*` followed by a character that can start an
 /// anchor name (YAML's `ns-anchor-char`: not white space, a line break or a flow
-/// indicator). A superset of the documents with an alias token; it passes over the
-/// `* item` lists and lone `*`s of the descriptions in CRD schemas, which would
-/// otherwise be parsed twice.
+/// indicator), where a node can start: first on its line, or after an indicator that a
+/// node follows (`:`, `-`, `?`, `[`, `{`, `,`) with only blanks between. A superset of
+/// the documents with an alias token (property test `the_alias_filter_is_a_superset`):
+/// it passes over the `* item` lists, lone `*`s and `*.example.com`-like globs inside the
+/// text of CRD schemas, which would otherwise be parsed twice (most documents of a
+/// provider's components did).
 fn may_hold_alias(doc: &str) -> bool {
-    doc.as_bytes().windows(2).any(|w| {
-        w[0] == b'*'
-            && !matches!(
-                w[1],
-                b' ' | b'\t' | b'\r' | b'\n' | b',' | b'[' | b']' | b'{' | b'}'
-            )
-    })
+    let b = doc.as_bytes();
+    // The last byte on this line that is not a blank (none at a line's start). The
+    // bytes of a byte-order mark count as blanks: that only lets more through.
+    let mut prev: Option<u8> = None;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'\n' | b'\r' => prev = None,
+            b' ' | b'\t' | 0xEF | 0xBB | 0xBF => {}
+            b'*' if matches!(prev, None | Some(b':' | b'-' | b'?' | b'[' | b'{' | b','))
+                && b.get(i + 1).is_some_and(|n| {
+                    !matches!(
+                        n,
+                        b' ' | b'\t' | b'\r' | b'\n' | b',' | b'[' | b']' | b'{' | b'}'
+                    )
+                }) =>
+            {
+                return true;
+            }
+            _ => prev = Some(c),
+        }
+    }
+    false
 }
 
 fn clamp(n: u64) -> usize {
@@ -520,237 +710,4 @@ fn collect_objects(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::limits::Limits;
-    use serde_json::json;
-
-    #[test]
-    fn yaml11_scalars_resolve_as_go_does() {
-        let v = parse_value(
-            "a: yes\nb: off\nc: 017\nd: 0x1F\ne: 1_000\nf: '017'\ng: 2001-12-14\nh: ~\n",
-        )
-        .unwrap();
-        assert_eq!(
-            v,
-            json!({"a": true, "b": false, "c": 15.0, "d": 31.0, "e": 1000.0, "f": "017", "g": "2001-12-14", "h": null})
-        );
-    }
-
-    #[test]
-    fn numbers_become_float64() {
-        let v = parse_value("num: 12345678901234567890\n").unwrap();
-        assert_eq!(
-            v["num"].as_f64(),
-            Some(12345678901234567890u64 as f64),
-            "{v:?}"
-        );
-    }
-
-    #[test]
-    fn non_string_keys_are_stringified() {
-        let v = parse_value("1: a\ntrue: b\n").unwrap();
-        assert_eq!(v, json!({"1": "a", "true": "b"}));
-    }
-
-    #[test]
-    fn duplicate_keys_last_wins_and_merge_keys_merge() {
-        assert_eq!(
-            parse_value_lenient("a: 1\na: 2\n").unwrap(),
-            json!({"a": 2.0})
-        );
-        let objs = parse_documents("a: 1\na: 2\n").unwrap();
-        assert_eq!(objs, vec![json!({"a": 2.0})]);
-        let v = parse_value("base: &b {x: 1}\nd:\n  <<: *b\n  z: 2\n").unwrap();
-        assert_eq!(v["d"], json!({"x": 1.0, "z": 2.0}));
-        // A key that overrides a merged one is not a duplicate.
-        let v = parse_value("base: &b {x: 1}\nd:\n  <<: *b\n  x: 2\n").unwrap();
-        assert_eq!(v["d"], json!({"x": 2.0}));
-    }
-
-    #[test]
-    fn strict_decoding_rejects_duplicate_keys_with_path_and_line() {
-        let e = parse_value("kind: Cluster\nspec:\n  a: 1\nspec:\n  b: 2\n").unwrap_err();
-        assert_eq!(
-            e.message(),
-            "error converting YAML to JSON: yaml: unmarshal errors: line 4: key \"spec\" already set in map (a duplicate key in the document: remove one of the two)"
-        );
-        let e = parse_value("spec:\n  items:\n  - x: 1\n    y: 2\n    x: 3\n").unwrap_err();
-        assert!(
-            e.message().contains(
-                "line 5: key \"x\" already set in map (a duplicate key in spec.items[0]:"
-            ),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn line_numbers_count_from_the_file_start() {
-        let doc = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [b\n";
-        let e = parse_value(doc).unwrap_err();
-        assert!(e.message().contains("line 4 column 9"), "{e}");
-        let e = parse_value_at(doc, 6, &Meter::current()).unwrap_err();
-        assert!(e.message().contains("line 9 column 9"), "{e}");
-        let e = parse_value_at("a: 1\na: 2\n", 10, &Meter::current()).unwrap_err();
-        assert!(e.message().contains("line 11: key \"a\""), "{e}");
-    }
-
-    #[test]
-    fn unsupported_key_names_its_field() {
-        let e = parse_value("spec:\n  labels:\n    [a, b]: c\n").unwrap_err();
-        assert!(
-            e.message()
-                .contains("unsupported map key type (a key of spec.labels is a list"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn library_advice_is_not_shown() {
-        let e = parse_value("a: 1\n...\nb: 2\n").unwrap_err();
-        assert!(!e.message().contains("from_str"), "{e}");
-        assert!(e.message().contains("more than one YAML document"), "{e}");
-    }
-
-    #[test]
-    fn documents_null_dropped_non_map_rejected() {
-        let objs = parse_documents("# only a comment\n---\na: 1\n---\n{}\n").unwrap();
-        assert_eq!(objs, vec![json!({"a": 1.0}), json!({})]);
-        let e = parse_documents("a: 1\n---\n- x\n").unwrap_err();
-        assert!(
-            e.message()
-                .starts_with("failed to unmarshal the 2nd yaml document: \"- x\\n\""),
-            "{e}"
-        );
-    }
-
-    /// Whether serde-saphyr's own count finds an alias in `doc`.
-    fn saphyr_finds_alias(doc: &str) -> bool {
-        serde_saphyr::budget::check_yaml_budget(doc, Budget::default(), EnforcingPolicy::AllContent)
-            .is_ok_and(|r| r.aliases > 0)
-    }
-
-    #[test]
-    fn every_document_with_an_alias_is_scanned_first() {
-        let with = [
-            "a: &x 1\nb: *x\n",
-            "a: &x 1\nb: [*x, *x]\n",
-            "a: &x 1\nb: {k: *x}\n",
-            "a: &x 1\nb:\n- *x\n",
-            "a: &x 1\n? *x\n: v\n",
-            "a: &é 1\nb: *é\n",
-        ];
-        for doc in with {
-            assert!(saphyr_finds_alias(doc), "{doc:?}");
-            assert!(may_hold_alias(doc), "{doc:?}");
-        }
-        // CRD descriptions: bullets and lone stars are text, and skip the first scan.
-        let without = [
-            "description: |-\n  * one\n  * two\n",
-            "b: \"x * y\"\nc: [a, b]\n",
-            "glob: a/* b/*\n",
-        ];
-        for doc in without {
-            assert!(!saphyr_finds_alias(doc), "{doc:?}");
-            assert!(!may_hold_alias(doc), "{doc:?}");
-        }
-        // A value with the same alias as text or alias: identical results either way.
-        assert_eq!(
-            parse_value("a: &x {k: v}\nb: *x\n").unwrap(),
-            json!({"a": {"k": "v"}, "b": {"k": "v"}})
-        );
-    }
-
-    proptest::proptest! {
-        /// Any text saphyr finds an alias in is one the filter lets through.
-        #[test]
-        fn the_alias_filter_is_a_superset(doc in "[a-z*&:\\-\\[\\]{}, \n'\"!|#]{0,40}") {
-            if saphyr_finds_alias(&doc) {
-                proptest::prop_assert!(may_hold_alias(&doc), "{:?}", doc);
-            }
-        }
-    }
-
-    #[test]
-    fn ordinals_use_last_digit_only() {
-        assert_eq!(ordinalize(1), "1st");
-        assert_eq!(ordinalize(11), "11st");
-        assert_eq!(ordinalize(12), "12nd");
-        assert_eq!(ordinalize(4), "4th");
-    }
-
-    /// A text over the parallel threshold: `n` documents of varied shapes (anchors and
-    /// aliases, nulls, comments, block scalars), `edit` changing some.
-    fn many_documents(n: usize, edit: impl Fn(usize) -> Option<String>) -> String {
-        let mut t = String::new();
-        for i in 0..n {
-            let doc = edit(i).unwrap_or_else(|| match i % 4 {
-                0 => format!("kind: A\nmetadata: {{name: a{i}}}\nspec:\n  x: &x {{k: v{i}}}\n  w: *x\n  z: [1, yes, '0{i}']\n"),
-                1 => "# nothing but a comment\n".to_string(),
-                2 => format!("kind: B\ndata:\n  script: |\n    echo {i}\n    exit 0\n  n: {i}\n"),
-                _ => format!("{{kind: C, list: [{i}, {}], m: {{a: ~}}}}\n", i + 1),
-            });
-            t.push_str(&doc);
-            t.push_str("---\n");
-        }
-        assert!(
-            t.len() >= PARALLEL_MIN_BYTES,
-            "the text must take the parallel path"
-        );
-        t
-    }
-
-    fn in_order(text: &str, limits: Limits) -> Result<Vec<Value>> {
-        parse_all_in_order(&split_documents(text).unwrap(), limits)
-    }
-
-    #[test]
-    fn documents_parsed_in_parallel_equal_the_parse_in_order() {
-        let ok = many_documents(1500, |_| None);
-        let docs = split_documents(&ok).unwrap();
-        assert!(parse_all_parallel(&docs, Limits::default()).is_some());
-        let got = parse_documents_within(&ok, Limits::default()).unwrap();
-        assert_eq!(got, in_order(&ok, Limits::default()).unwrap());
-        assert_eq!(got.len(), 1125);
-        assert_eq!(got[0]["spec"]["w"], json!({"k": "v0"}));
-    }
-
-    #[test]
-    fn a_failing_document_gives_the_in_order_error() {
-        let d = Limits::default();
-        // A syntax error late, then a non-mapping document before it: the error is
-        // the first failing document's, as in order.
-        let late = many_documents(1500, |i| (i == 1300).then(|| "a: [\n".to_string()));
-        let both = many_documents(1500, |i| match i {
-            300 => Some("- a list\n".to_string()),
-            1300 => Some("a: [\n".to_string()),
-            _ => None,
-        });
-        for text in [&late, &both] {
-            assert!(parse_all_parallel(&split_documents(text).unwrap(), d).is_none());
-            let par = parse_documents_within(text, d).unwrap_err().to_string();
-            assert_eq!(par, in_order(text, d).unwrap_err().to_string());
-        }
-        assert!(parse_documents_within(&both, d)
-            .unwrap_err()
-            .to_string()
-            .contains("226th yaml document"));
-        // The run's node limit met part way: the same document and total are named.
-        let text = many_documents(1500, |_| None);
-        let small = Limits {
-            yaml_nodes: 8_000,
-            ..d
-        };
-        assert!(parse_all_parallel(&split_documents(&text).unwrap(), small).is_none());
-        let par = parse_documents_within(&text, small)
-            .unwrap_err()
-            .to_string();
-        assert_eq!(par, in_order(&text, small).unwrap_err().to_string());
-        assert!(par.contains("--max-yaml-nodes"), "{par}");
-    }
-
-    #[test]
-    fn infinity_is_rejected() {
-        assert!(parse_value("a: .inf\n").is_err());
-    }
-}
+mod tests;

@@ -21,30 +21,53 @@ pub fn split_documents(text: &str) -> Result<Vec<String>> {
 /// reader's line numbers (counted from the document's start) can be given from the
 /// file's start ([`super::read::parse_value_at`]).
 pub fn split_documents_at(text: &str) -> Result<Vec<(usize, String)>> {
+    // Each document is copied from the text in one piece (its lines re-terminated only
+    // when it holds a `\r`), at its final size.
     let mut docs = Vec::new();
-    let mut cur = String::new();
-    let mut start = 1;
-    for (n, line) in lines(text).enumerate() {
-        if let Some(rest) = line.strip_prefix("---") {
+    let mut cur: Option<(usize, std::ops::Range<usize>)> = None;
+    let mut at = 0;
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        let start = at;
+        at += line.len();
+        let bare = line.strip_suffix('\n').unwrap_or(line);
+        let bare = bare.strip_suffix('\r').unwrap_or(bare);
+        if let Some(rest) = bare.strip_prefix("---") {
             let rest = rest.trim();
             if !rest.is_empty() && !rest.starts_with('#') {
                 return Err(Error::new(format!(
                     "invalid Yaml document separator: {rest}"
                 )));
             }
-            if !cur.is_empty() {
-                docs.push((start, std::mem::take(&mut cur)));
-            }
-            start = n + 2;
+            docs.extend(cur.take().map(|c| document(text, c)));
             continue;
         }
-        cur.push_str(line);
-        cur.push('\n');
+        match &mut cur {
+            Some((_, r)) => r.end = at,
+            None => cur = Some((n + 1, start..at)),
+        }
     }
-    if !cur.is_empty() {
-        docs.push((start, cur));
-    }
+    docs.extend(cur.map(|c| document(text, c)));
     Ok(docs)
+}
+
+/// The document of the lines in `range` (the first on line `first`), each ended by `\n`
+/// alone.
+fn document(text: &str, (first, range): (usize, std::ops::Range<usize>)) -> (usize, String) {
+    let body = &text[range];
+    if !body.contains('\r') {
+        let mut d = String::with_capacity(body.len() + 1);
+        d.push_str(body);
+        if !d.ends_with('\n') {
+            d.push('\n');
+        }
+        return (first, d);
+    }
+    let mut d = String::with_capacity(body.len() + 1);
+    for line in lines(body) {
+        d.push_str(line);
+        d.push('\n');
+    }
+    (first, d)
 }
 
 /// The byte range in `text` of each document [`split_documents_at`] returns, in the same
@@ -113,6 +136,44 @@ mod tests {
         );
         let plain: Vec<String> = at.into_iter().map(|(_, d)| d).collect();
         assert_eq!(plain, split_documents(text).unwrap());
+    }
+
+    /// apimachinery's YAMLReader as the splitter first spelled it, line by line.
+    fn split_reference(text: &str) -> Result<Vec<(usize, String)>> {
+        let mut docs = Vec::new();
+        let mut cur = String::new();
+        let mut start = 1;
+        for (n, line) in lines(text).enumerate() {
+            if let Some(rest) = line.strip_prefix("---") {
+                let rest = rest.trim();
+                if !rest.is_empty() && !rest.starts_with('#') {
+                    return Err(Error::new(format!(
+                        "invalid Yaml document separator: {rest}"
+                    )));
+                }
+                if !cur.is_empty() {
+                    docs.push((start, std::mem::take(&mut cur)));
+                }
+                start = n + 2;
+                continue;
+            }
+            cur.push_str(line);
+            cur.push('\n');
+        }
+        if !cur.is_empty() {
+            docs.push((start, cur));
+        }
+        Ok(docs)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        #[test]
+        fn split_is_the_line_by_line_reference(text in "(a|-|---|\r|\n|\r\n| |#|x){0,24}") {
+            let got = split_documents_at(&text).map_err(|e| e.to_string());
+            let want = split_reference(&text).map_err(|e| e.to_string());
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 
     #[test]

@@ -5,9 +5,6 @@
 
 use std::cmp::Ordering;
 use std::fmt;
-use std::sync::OnceLock;
-
-use regex::Regex;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Version {
@@ -32,36 +29,7 @@ impl fmt::Display for Version {
     }
 }
 
-const SV: &str = r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
-const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
-const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
-/// RE2's `\s`.
-const S: &str = r"[\t\n\f\r ]";
-
-struct Res {
-    version: Regex,
-    constraint: Regex,
-    range: Regex,
-    find: Regex,
-    valid: Regex,
-}
-
-fn res() -> &'static Res {
-    static R: OnceLock<Res> = OnceLock::new();
-    R.get_or_init(|| {
-        let mk =
-            |p: String| Regex::new(&p).unwrap_or_else(|_| Regex::new("$^").expect("trivial regex"));
-        Res {
-            version: mk(format!("^{SV}$")),
-            constraint: mk(format!(r"^{S}*({OPS}){S}*({CV}){S}*$")),
-            range: mk(format!(r"{S}*({CV}){S}+-{S}+({CV}){S}*")),
-            find: mk(format!(r"({OPS}){S}*({CV})")),
-            valid: mk(format!(
-                r"^({S}*({OPS}){S}*({CV}){S}*)((?:{S}+|,{S}*)({OPS}){S}*({CV}){S}*)*$"
-            )),
-        }
-    })
-}
+mod scan;
 
 fn only(s: &str, set: impl Fn(char) -> bool) -> bool {
     s.chars().all(set)
@@ -107,16 +75,19 @@ fn seg(s: &str) -> Result<u64, String> {
 
 /// semver.NewVersion.
 pub fn parse(v: &str) -> Result<Version, String> {
-    let Some(m) = res().version.captures(v) else {
+    let Some(m) = scan::version(v) else {
         return Err("Invalid Semantic Version".into());
     };
-    let g = |i: usize| m.get(i).map(|x| x.as_str()).unwrap_or("");
+    let text = |s: &std::ops::Range<usize>| &v[s.clone()];
+    // The `-` and `+` marks are not part of the prerelease and metadata.
+    let tail =
+        |s: &Option<std::ops::Range<usize>>| s.as_ref().map_or("", |s| &v[s.start + 1..s.end]);
     let out = Version {
-        major: seg(g(1))?,
-        minor: if g(2).is_empty() { 0 } else { seg(g(2))? },
-        patch: if g(3).is_empty() { 0 } else { seg(g(3))? },
-        pre: g(5).to_string(),
-        metadata: g(8).to_string(),
+        major: seg(text(&m.major))?,
+        minor: m.minor.as_ref().map_or(Ok(0), |s| seg(text(s)))?,
+        patch: m.patch.as_ref().map_or(Ok(0), |s| seg(text(s)))?,
+        pre: tail(&m.pre).to_string(),
+        metadata: tail(&m.meta).to_string(),
         original: v.to_string(),
     };
     if !out.pre.is_empty() {
@@ -234,10 +205,20 @@ fn parse_constraint(c: &str) -> Result<Constraint, String> {
             dirty: true,
         });
     }
-    let Some(m) = res().constraint.captures(c) else {
+    let Some((op, cv)) = scan::constraint(c) else {
         return Err(format!("improper constraint: {c}"));
     };
-    let g = |i: usize| m.get(i).map(|x| x.as_str()).unwrap_or("");
+    let part = |s: &Option<std::ops::Range<usize>>| s.as_ref().map_or("", |s| &c[s.clone()]);
+    // The expression's groups: 1 the operator, 2 the version, 3 its major, 4 `.minor`,
+    // 5 `.patch`, 6 `-prerelease`.
+    let g = |i: usize| match i {
+        1 => &c[op.clone()],
+        2 => &c[cv.whole.clone()],
+        3 => &c[cv.major.clone()],
+        4 => part(&cv.minor),
+        5 => part(&cv.patch),
+        _ => part(&cv.pre),
+    };
     let mut ver = g(2).to_string();
     let (mut minor_dirty, mut patch_dirty, mut dirty) = (false, false, false);
     if is_x(g(3)) || g(3).is_empty() {
@@ -265,10 +246,8 @@ fn parse_constraint(c: &str) -> Result<Constraint, String> {
 
 fn rewrite_range(s: &str) -> String {
     let mut out = s.to_string();
-    for m in res().range.captures_iter(s) {
-        let whole = m.get(0).map(|x| x.as_str()).unwrap_or("");
-        let a = m.get(1).map(|x| x.as_str()).unwrap_or("");
-        let b = m.get(11).map(|x| x.as_str()).unwrap_or("");
+    for (whole, a, b) in scan::ranges(s) {
+        let (whole, a, b) = (&s[whole], &s[a], &s[b]);
         out = out.replacen(whole, &format!(">= {a}, <= {b} "), 1);
     }
     out
@@ -282,10 +261,10 @@ pub fn parse_constraints(c: &str) -> Result<Constraints, String> {
     let c = rewrite_range(c);
     let mut ors = Vec::new();
     for part in c.split("||") {
-        if !res().valid.is_match(part) {
+        if !scan::valid(part) {
             return Err(format!("improper constraint: {part}"));
         }
-        let mut found: Vec<&str> = res().find.find_iter(part).map(|m| m.as_str()).collect();
+        let mut found: Vec<&str> = scan::terms(part).into_iter().map(|m| &part[m]).collect();
         if found.is_empty() {
             found.push(part);
         }
