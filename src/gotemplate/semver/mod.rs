@@ -209,35 +209,28 @@ fn parse_constraint(c: &str) -> Result<Constraint, String> {
         return Err(format!("improper constraint: {c}"));
     };
     let part = |s: &Option<std::ops::Range<usize>>| s.as_ref().map_or("", |s| &c[s.clone()]);
-    // The expression's groups: 1 the operator, 2 the version, 3 its major, 4 `.minor`,
-    // 5 `.patch`, 6 `-prerelease`.
-    let g = |i: usize| match i {
-        1 => &c[op.clone()],
-        2 => &c[cv.whole.clone()],
-        3 => &c[cv.major.clone()],
-        4 => part(&cv.minor),
-        5 => part(&cv.patch),
-        _ => part(&cv.pre),
-    };
-    let mut ver = g(2).to_string();
+    // `.minor`, `.patch` and `-prerelease` keep their marks, as the expression's groups do.
+    let (whole, major) = (&c[cv.whole.clone()], &c[cv.major.clone()]);
+    let (minor, patch, pre) = (part(&cv.minor), part(&cv.patch), part(&cv.pre));
+    let mut ver = whole.to_string();
     let (mut minor_dirty, mut patch_dirty, mut dirty) = (false, false, false);
-    if is_x(g(3)) || g(3).is_empty() {
-        ver = format!("0.0.0{}", g(6));
+    if is_x(major) || major.is_empty() {
+        ver = format!("0.0.0{pre}");
         dirty = true;
-    } else if is_x(g(4).trim_start_matches('.')) || g(4).is_empty() {
+    } else if is_x(minor.trim_start_matches('.')) || minor.is_empty() {
         minor_dirty = true;
         dirty = true;
-        ver = format!("{}.0.0{}", g(3), g(6));
-    } else if is_x(g(5).trim_start_matches('.')) || g(5).is_empty() {
+        ver = format!("{major}.0.0{pre}");
+    } else if is_x(patch.trim_start_matches('.')) || patch.is_empty() {
         dirty = true;
         patch_dirty = true;
-        ver = format!("{}{}.0{}", g(3), g(4), g(6));
+        ver = format!("{major}{minor}.0{pre}");
     }
     let con = parse(&ver).map_err(|_| "constraint Parser Error".to_string())?;
     Ok(Constraint {
         con,
-        orig: g(2).to_string(),
-        op: g(1).to_string(),
+        orig: whole.to_string(),
+        op: c[op].to_string(),
         minor_dirty,
         patch_dirty,
         dirty,
