@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Whole-process timing: capi-render vs clusterctl v1.10.10 on the corpus.
 # Prints one line per workload with the median wall time of each tool (RUNS runs, default
-# 9) and the ratio. The issue's targets: >= 20x for `generate provider`, >= 30x for
+# 9; timed by hyperfine when it is installed, see time_cmd) and the ratio. The issue's targets: >= 20x for `generate provider`, >= 30x for
 # `topology plan` of one Cluster.
 # Needs clusterctl (conformance/run.sh installs it). Each command runs once untimed first
 # and must succeed.
@@ -24,9 +24,24 @@ providers:
   - {name: aws, type: InfrastructureProvider, url: $CAPI_CORPUS/stress/repository/infrastructure-aws/v2.10.3/infrastructure-components.yaml}
 AWS_B64ENCODED_CREDENTIALS: Cg==
 CFG
-time_cmd() { # tool args... -> median wall seconds over $runs (each run in a fresh, empty
-  # working directory, made before its clock starts; `-o .` output goes there)
-  local t=() i start end
+# Each tool runs in a fresh, empty working directory (`-o .` output goes there) with a
+# clean environment. With hyperfine (Debian's package) the clock is hyperfine's own
+# around the process, started without a shell (-N): what is timed is the tool from exec
+# to exit, with nothing of this script's around it (a subshell, `cd` and `env` cost
+# about 1-2 ms a run here: half of capi-render's `topology plan`). The directory is
+# emptied before each run. Without hyperfine, `date` around a subshell.
+hyperfine_bin=$(command -v hyperfine || true)
+time_cmd() { # tool args... -> median wall seconds over $runs
+  local t=() i start end dir=$work/run
+  mkdir -p "$dir"
+  if [ -n "$hyperfine_bin" ]; then
+    (cd "$dir" && env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/home" CLUSTERCTL_DISABLE_VERSIONCHECK=true \
+      "$hyperfine_bin" -N --style none --warmup 1 --runs "$runs" --ignore-failure \
+      --prepare "find $dir -mindepth 1 -delete" --export-json "$work/h.json" -- "$*" >/dev/null 2>&1)
+    python3 -c 'import json,sys; print("%.4f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$work/h.json"
+    rm -rf "$dir"
+    return
+  fi
   for i in $(seq "$runs"); do
     mkdir "$work/run.$i"
     start=$(date +%s%N)
@@ -39,6 +54,7 @@ time_cmd() { # tool args... -> median wall seconds over $runs (each run in a fre
 }
 qs="$R/infrastructure-docker/v1.10.10/clusterclass-quick-start.yaml"
 plan_cluster="$root/fixtures/topology/corpus-quick-start/cluster.yaml"
+if [ -n "$hyperfine_bin" ]; then echo "# timer: hyperfine -N, median of $runs runs"; else echo "# timer: date around a subshell, median of $runs runs"; fi
 printf '%-44s %12s %12s %8s\n' workload clusterctl capi-render ratio
 compare() { # label, clusterctl's args, capi-render's args (one string each)
   local a b tc tr

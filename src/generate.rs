@@ -71,7 +71,11 @@ pub fn generate_provider(
     let c = components::get(&repo, &opts, config)?;
     Ok(match output {
         ProviderOutput::Describe => describe(&c),
-        _ => format!("{}\n", c.yaml()),
+        _ => {
+            let mut text = c.yaml();
+            text.push('\n');
+            text
+        }
     })
 }
 

@@ -78,7 +78,8 @@ pub fn parse_file(path: &str, text: &str) -> Result<Vec<InputObject>> {
 /// file of a million tiny documents fails at once.
 pub fn parse_file_in(path: &str, text: &str, meter: &Meter) -> Result<Vec<InputObject>> {
     use rayon::prelude::*;
-    let docs = crate::yaml::split::split_documents_at(text)
+    // Slices of the text, not copies (a fleet's Clusters file is tens of megabytes).
+    let docs = crate::yaml::split::split_documents_at_borrowed(text)
         .map_err(|e| e.wrap(format!("{path}: failed to read yaml")).in_file(path))?;
     meter
         .charge(Limit::Documents, docs.len() as u64)

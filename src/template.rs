@@ -50,8 +50,10 @@ pub fn new_template(
     skip_process: bool,
     config: &Config,
 ) -> Result<Template> {
-    let variables = processor::get_variables(raw)?;
-    let variable_map = processor::get_variable_map(raw)?.into_iter().collect();
+    // One parse of the text for its variables and its substitution.
+    let prepared = processor::Prepared::new(raw)?;
+    let variables = prepared.variables();
+    let variable_map = prepared.variable_map().into_iter().collect();
     let mut t = Template {
         variables,
         variable_map,
@@ -61,7 +63,8 @@ pub fn new_template(
     if skip_process {
         return Ok(t);
     }
-    let processed = processor::process(raw, &|k: &str| config.get(k))?;
+    let processed = prepared.process(&|k: &str| config.get(k))?;
+    drop(prepared);
     let mut objs =
         crate::yaml::parse_documents(&processed).map_err(|e| e.wrap("failed to parse yaml"))?;
     if !target_namespace.is_empty() {

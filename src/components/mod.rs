@@ -97,13 +97,17 @@ pub fn render(
     opts: &ComponentsOptions,
     config: &Config,
 ) -> Result<Components> {
-    let variables = processor::get_variables(raw)?;
+    // One parse of the text for its variables and its substitution.
+    let prepared = processor::Prepared::new(raw)?;
+    let variables = prepared.variables();
     let processed = if opts.skip_template_process {
         raw.to_string()
     } else {
-        processor::process(raw, &|k: &str| config.get(k))
+        prepared
+            .process(&|k: &str| config.get(k))
             .map_err(|e| e.wrap("failed to perform variable substitution"))?
     };
+    drop(prepared);
     let mut objs =
         crate::yaml::parse_documents(&processed).map_err(|e| e.wrap("failed to parse yaml"))?;
     let label = provider.manifest_label();

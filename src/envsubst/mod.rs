@@ -81,7 +81,17 @@ pub type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 impl Template {
     /// drone's `Execute`, exact bytes; `Err` where Go panics.
     pub fn execute_bytes(&self, lookup: Lookup) -> Result<Vec<u8>, GoPanic> {
-        let mut out = Vec::new();
+        // At least the text between substitutions: a provider's components (a
+        // megabyte) are not regrown and copied on the way.
+        let text: usize = self
+            .nodes
+            .iter()
+            .map(|n| match n {
+                Node::Text(t) => t.len(),
+                Node::Func(_) => 0,
+            })
+            .sum();
+        let mut out = Vec::with_capacity(text);
         eval::eval_nodes(&self.nodes, lookup, &mut out)?;
         Ok(out)
     }

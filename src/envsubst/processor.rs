@@ -17,7 +17,7 @@ pub fn normalize_legacy(text: &str) -> String {
     let mut copied = 0;
     let mut i = 0;
     // Each `${` in turn (a substring search, not a look at every byte).
-    while let Some(at) = text[i..].find("${").map(|off| i + off) {
+    while let Some(at) = memchr::memmem::find(&b[i..], b"${").map(|off| i + off) {
         match legacy_at(b, at + 2) {
             Some((name, end)) => {
                 out.push_str(&text[copied..at]);
@@ -59,11 +59,73 @@ fn legacy_at(b: &[u8], start: usize) -> Option<(&str, usize)> {
     Some((name, close + 1))
 }
 
+/// A text normalised (R6.1) and parsed once, for everything clusterctl's processor
+/// asks of it: its variables (R6.3), the missing-variable check (R6.4) and the
+/// substitution (R6.5). clusterctl parses the text again for each; the parse is a pure
+/// function of the text, so one parse gives the same variables, errors and bytes.
+pub struct Prepared {
+    template: super::parse::Template,
+    vars: BTreeMap<String, String>,
+}
+
+impl Prepared {
+    /// Normalise and parse `text`; the parse error is clusterctl's.
+    pub fn new(text: &str) -> Result<Self> {
+        let template = parse(&normalize_legacy(text))?;
+        let vars = inspect(&template);
+        Ok(Prepared { template, vars })
+    }
+
+    /// `GetVariableMap`: variable name → default, `None` when the default string
+    /// is empty.
+    pub fn variable_map(&self) -> BTreeMap<String, Option<String>> {
+        self.vars
+            .iter()
+            .map(|(k, v)| (k.clone(), Some(v.clone()).filter(|v| !v.is_empty())))
+            .collect()
+    }
+
+    /// `GetVariables`: the variable names, sorted by bytes.
+    pub fn variables(&self) -> Vec<String> {
+        self.vars.keys().cloned().collect()
+    }
+
+    /// `Process`, returning raw bytes (a substring can cut a multi-byte character, and
+    /// clusterctl passes such bytes on unchanged).
+    ///
+    /// Errors: the missing-variables error; or, where drone panics (`${V:pos:len}`
+    /// with a negative len reaching before pos), the Go runtime panic message.
+    /// clusterctl would crash there.
+    pub fn process_bytes(&self, lookup: Lookup) -> Result<Vec<u8>> {
+        let missing: Vec<String> = self
+            .vars
+            .iter()
+            .filter(|(name, default)| default.is_empty() && lookup(name).is_none())
+            .map(|(name, _)| name.clone())
+            .collect();
+        if !missing.is_empty() {
+            return Err(missing_variables_error(missing));
+        }
+        self.template
+            .execute_bytes(lookup)
+            .map_err(|p| Error::new(p.0))
+    }
+
+    /// `Process` as text: [`Prepared::process_bytes`] with invalid UTF-8 (only
+    /// possible from byte-offset substrings of multi-byte values) replaced by U+FFFD.
+    pub fn process(&self, lookup: Lookup) -> Result<String> {
+        self.process_bytes(lookup).map(|b| {
+            // Valid UTF-8 (nearly always) is taken as it is, not copied.
+            String::from_utf8(b)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        })
+    }
+}
+
 /// Variables of the top-level substitutions, first occurrence wins, each
 /// with its default string (text arguments verbatim, nested substitutions as
 /// `${NAME}`; `""` when there are no arguments).
-fn inspect(text: &str) -> Result<BTreeMap<String, String>> {
-    let template = parse(text)?;
+fn inspect(template: &super::parse::Template) -> BTreeMap<String, String> {
     let mut vars = BTreeMap::new();
     for node in &template.nodes {
         let Node::Func(f) = node else { continue };
@@ -83,21 +145,18 @@ fn inspect(text: &str) -> Result<BTreeMap<String, String>> {
         }
         vars.insert(f.param.clone(), default);
     }
-    Ok(vars)
+    vars
 }
 
-/// `GetVariableMap`: variable name → default, `None` when the default string
-/// is empty. Parse errors are returned as they are.
+/// `GetVariableMap` of `text` ([`Prepared::variable_map`]). Parse errors are
+/// returned as they are.
 pub fn get_variable_map(text: &str) -> Result<BTreeMap<String, Option<String>>> {
-    Ok(inspect(&normalize_legacy(text))?
-        .into_iter()
-        .map(|(k, v)| (k, Some(v).filter(|v| !v.is_empty())))
-        .collect())
+    Ok(Prepared::new(text)?.variable_map())
 }
 
-/// `GetVariables`: the variable names, sorted by bytes.
+/// `GetVariables` of `text` ([`Prepared::variables`]).
 pub fn get_variables(text: &str) -> Result<Vec<String>> {
-    Ok(get_variable_map(text)?.into_keys().collect())
+    Ok(Prepared::new(text)?.variables())
 }
 
 /// The error for variables that are neither set nor defaulted.
@@ -109,35 +168,14 @@ pub fn missing_variables_error(mut names: Vec<String>) -> Error {
     ))
 }
 
-/// `Process`, returning raw bytes (a substring can cut a multi-byte
-/// character, and clusterctl passes such bytes on unchanged).
-///
-/// Errors: a parse error; the missing-variables error; or, where drone
-/// panics (`${V:pos:len}` with a negative len reaching before pos), the Go
-/// runtime panic message. clusterctl would crash there.
+/// `Process` of `text` ([`Prepared::process_bytes`]); a parse error first.
 pub fn process_bytes(text: &str, lookup: Lookup) -> Result<Vec<u8>> {
-    let normalized = normalize_legacy(text);
-    let vars = inspect(&normalized)?;
-    let missing: Vec<String> = vars
-        .iter()
-        .filter(|(name, default)| default.is_empty() && lookup(name).is_none())
-        .map(|(name, _)| name.clone())
-        .collect();
-    if !missing.is_empty() {
-        return Err(missing_variables_error(missing));
-    }
-    parse(&normalized)?
-        .execute_bytes(lookup)
-        .map_err(|p| Error::new(p.0))
+    Prepared::new(text)?.process_bytes(lookup)
 }
 
-/// `Process` as text: [`process_bytes`] with invalid UTF-8 (only possible
-/// from byte-offset substrings of multi-byte values) replaced by U+FFFD.
+/// `Process` of `text` as text ([`Prepared::process`]).
 pub fn process(text: &str, lookup: Lookup) -> Result<String> {
-    process_bytes(text, lookup).map(|b| {
-        // Valid UTF-8 (nearly always) is taken as it is, not copied.
-        String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-    })
+    Prepared::new(text)?.process(lookup)
 }
 
 #[cfg(test)]

@@ -224,10 +224,7 @@ impl Scanner {
     /// the token is the same; `width` is set again by the next `read`.
     fn skip_plain(&mut self) {
         let rest = self.buf.get(self.pos..).unwrap_or_default();
-        self.pos += rest
-            .iter()
-            .position(|b| matches!(b, b'$' | b'\\' | 0))
-            .unwrap_or(rest.len());
+        self.pos += memchr::memchr3(b'$', b'\\', 0, rest).unwrap_or(rest.len());
     }
 
     fn scan_lbrack(&mut self, r: char) -> bool {

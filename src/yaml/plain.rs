@@ -22,30 +22,38 @@ fn misread(w: &str) -> bool {
 }
 
 /// Whether any run of ASCII letters in `doc` is [`misread`] (a linear byte scan that
-/// lets almost every document skip the parser pass).
+/// lets almost every document skip the parser pass). Go reads every spelling that is
+/// all lower case, capitalized or all upper case: only a run with a capital after its
+/// first letter and a small letter, of 2 to 5 letters, can be misread. So the scan
+/// looks for capitals that follow a letter, and looks at a run only from one of them
+/// (at most 5 letters back, then on to the run's end, where the scan resumes).
 fn has_candidate(doc: &str) -> bool {
     let b = doc.as_bytes();
-    let mut i = 0;
+    let letter = |i: usize| b[i].is_ascii_alphabetic();
+    let mut i = 1;
     while i < b.len() {
-        if !b[i].is_ascii_alphabetic() {
+        if !(b[i].is_ascii_uppercase() && letter(i - 1)) {
             i += 1;
             continue;
         }
-        let start = i;
-        // Go reads every spelling that is all lower case, capitalized or all upper case:
-        // only a run with a capital after its first letter and a small letter can be
-        // misread, and only such a run is looked up.
-        let (mut capital_after_first, mut small) = (false, false);
-        while i < b.len() && b[i].is_ascii_alphabetic() {
-            capital_after_first |= i > start && b[i].is_ascii_uppercase();
-            small |= b[i].is_ascii_lowercase();
-            i += 1;
+        let mut start = i - 1;
+        while start > 0 && i - start < 5 && letter(start - 1) {
+            start -= 1;
         }
-        // A run of ASCII letters is whole UTF-8 characters: `doc[start..i]` is a str.
-        if capital_after_first && small && (2..=5).contains(&(i - start)) && misread(&doc[start..i])
+        let mut end = i + 1;
+        while end < b.len() && letter(end) {
+            end += 1;
+        }
+        let whole = start == 0 || !letter(start - 1);
+        // A run of ASCII letters is whole UTF-8 characters: `doc[start..end]` is a str.
+        if whole
+            && end - start <= 5
+            && b[start..end].iter().any(u8::is_ascii_lowercase)
+            && misread(&doc[start..end])
         {
             return true;
         }
+        i = end;
     }
     false
 }
@@ -109,7 +117,7 @@ mod tests {
     proptest::proptest! {
         /// The byte scan finds what splitting at every non-letter character finds.
         #[test]
-        fn candidates_are_the_letter_runs(doc in "([a-zA-Zé: \n\"-]|[tT][rR][uU][eE]|[oO][nN]|[yY][eE][sS]){0,12}") {
+        fn candidates_are_the_letter_runs(doc in "([a-zA-Zé: \n\"-]|[a-zA-Z]{2,7}|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[oO][nN]|[oO][fF][fF]|[yY][eE][sS]){0,12}") {
             let by_chars = doc
                 .split(|c: char| !c.is_ascii_alphabetic())
                 .any(|w| (2..=5).contains(&w.len()) && misread(w));

@@ -21,7 +21,7 @@ use serde_saphyr::{Budget, DuplicateKeyPolicy, Options};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use super::split::split_documents;
+use super::split::split_documents_borrowed;
 use crate::error::{Error, Result};
 use crate::limits::{Limit, Meter};
 
@@ -546,24 +546,30 @@ fn read<T: de::DeserializeOwned>(
 /// provider's components did).
 fn may_hold_alias(doc: &str) -> bool {
     let b = doc.as_bytes();
-    // The last byte on this line that is not a blank (none at a line's start). The
-    // bytes of a byte-order mark count as blanks: that only lets more through.
-    let mut prev: Option<u8> = None;
-    for (i, &c) in b.iter().enumerate() {
-        match c {
-            b'\n' | b'\r' => prev = None,
-            b' ' | b'\t' | 0xEF | 0xBB | 0xBF => {}
-            b'*' if matches!(prev, None | Some(b':' | b'-' | b'?' | b'[' | b'{' | b','))
-                && b.get(i + 1).is_some_and(|n| {
-                    !matches!(
-                        n,
-                        b' ' | b'\t' | b'\r' | b'\n' | b',' | b'[' | b']' | b'{' | b'}'
-                    )
-                }) =>
-            {
-                return true;
-            }
-            _ => prev = Some(c),
+    // Each `*` in turn (a substring search, not a look at every byte), then the last
+    // byte before it on its line that is not a blank. The bytes of a byte-order mark
+    // count as blanks: that only lets more through.
+    let mut from = 0;
+    while let Some(at) = doc[from..].find('*').map(|off| from + off) {
+        from = at + 1;
+        let named = b.get(at + 1).is_some_and(|n| {
+            !matches!(
+                n,
+                b' ' | b'\t' | b'\r' | b'\n' | b',' | b'[' | b']' | b'{' | b'}'
+            )
+        });
+        if !named {
+            continue;
+        }
+        let prev = b[..at]
+            .iter()
+            .rev()
+            .find(|c| !matches!(c, b' ' | b'\t' | 0xEF | 0xBB | 0xBF));
+        if matches!(
+            prev,
+            None | Some(b'\n' | b'\r' | b':' | b'-' | b'?' | b'[' | b'{' | b',')
+        ) {
+            return true;
         }
     }
     false
@@ -633,7 +639,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>> {
 
 /// [`parse_documents`] under the given limits (one run: the documents share them).
 fn parse_documents_within(text: &str, limits: crate::limits::Limits) -> Result<Vec<Value>> {
-    let docs = split_documents(text).map_err(|e| e.wrap("failed to read yaml"))?;
+    let docs = split_documents_borrowed(text).map_err(|e| e.wrap("failed to read yaml"))?;
     // A text of several documents is parsed on all cores first; the result is the
     // sequential one whenever every document parses (see `parse_all_parallel`), and
     // on any error the text is parsed again in order, so the error (and which limit
@@ -647,12 +653,16 @@ fn parse_documents_within(text: &str, limits: crate::limits::Limits) -> Result<V
 }
 
 /// The documents parsed one after the other against one meter, up to the first error.
-fn parse_all_in_order(docs: &[String], limits: crate::limits::Limits) -> Result<Vec<Value>> {
+fn parse_all_in_order<S: AsRef<str>>(
+    docs: &[S],
+    limits: crate::limits::Limits,
+) -> Result<Vec<Value>> {
     let meter = Meter::new(limits);
     meter.charge(Limit::Documents, docs.len() as u64)?;
     collect_objects(
         docs,
-        docs.iter().map(|doc| parse_value_lenient_in(doc, &meter)),
+        docs.iter()
+            .map(|doc| parse_value_lenient_in(doc.as_ref(), &meter)),
     )
 }
 
@@ -664,19 +674,22 @@ pub(crate) const PARALLEL_MIN_BYTES: usize = 64 * 1024;
 /// is what the sequential parse gives: a parse depends on the meter only through its
 /// caps, and the run's total stayed within every limit, so no document could have
 /// met a cap in order either (what was left before it is at least what it used).
-fn parse_all_parallel(docs: &[String], limits: crate::limits::Limits) -> Option<Vec<Value>> {
+fn parse_all_parallel<S: AsRef<str> + Sync>(
+    docs: &[S],
+    limits: crate::limits::Limits,
+) -> Option<Vec<Value>> {
     use rayon::prelude::*;
     let meter = Meter::new(limits);
     meter.charge(Limit::Documents, docs.len() as u64).ok()?;
     docs.par_iter()
-        .map(|doc| parse_value_lenient_in(doc, &meter).ok())
+        .map(|doc| parse_value_lenient_in(doc.as_ref(), &meter).ok())
         .collect()
 }
 
 /// The objects of parsed documents in order: nulls dropped, the first error or
 /// non-mapping document (by position) reported.
-fn collect_objects(
-    docs: &[String],
+fn collect_objects<S: AsRef<str>>(
+    docs: &[S],
     values: impl Iterator<Item = Result<Value>>,
 ) -> Result<Vec<Value>> {
     let mut out = Vec::with_capacity(docs.len());
@@ -685,7 +698,7 @@ fn collect_objects(
             e.wrap(format!(
                 "failed to unmarshal the {} yaml document: {}",
                 ordinalize(out.len() + 1),
-                crate::go::quote::quote(&crate::limits::excerpt(doc))
+                crate::go::quote::quote(&crate::limits::excerpt(doc.as_ref()))
             ))
         })?;
         match v {
@@ -701,7 +714,7 @@ fn collect_objects(
                 return Err(Error::new(format!(
                     "failed to unmarshal the {} yaml document: {}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {what} into Go value of type map[string]interface {{}}",
                     ordinalize(out.len() + 1),
-                    crate::go::quote::quote(&crate::limits::excerpt(doc))
+                    crate::go::quote::quote(&crate::limits::excerpt(doc.as_ref()))
                 )));
             }
         }

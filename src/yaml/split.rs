@@ -4,6 +4,8 @@
 //! every line re-terminated with `\n`. A line that starts at column 0 with `---`
 //! separates documents; the rest of that line, trimmed, must be empty or a comment.
 
+use std::borrow::Cow;
+
 use crate::error::{Error, Result};
 
 /// Split `text` into document bodies. Separators are never part of a document.
@@ -11,7 +13,18 @@ use crate::error::{Error, Result};
 /// documents that contain only whitespace or comments are returned and left to
 /// the YAML reader, which turns them into nothing.
 pub fn split_documents(text: &str) -> Result<Vec<String>> {
-    Ok(split_documents_at(text)?
+    Ok(split_documents_borrowed(text)?
+        .into_iter()
+        .map(Cow::into_owned)
+        .collect())
+}
+
+/// [`split_documents`] without copying: a document is a slice of `text` unless its
+/// lines must be re-terminated (it holds a `\r`, or it is the last and has no final
+/// `\n`). A provider's components are a megabyte; copying them into fresh memory
+/// cost more than reading them.
+pub fn split_documents_borrowed(text: &str) -> Result<Vec<Cow<'_, str>>> {
+    Ok(split_documents_at_borrowed(text)?
         .into_iter()
         .map(|(_, d)| d)
         .collect())
@@ -21,8 +34,14 @@ pub fn split_documents(text: &str) -> Result<Vec<String>> {
 /// reader's line numbers (counted from the document's start) can be given from the
 /// file's start ([`super::read::parse_value_at`]).
 pub fn split_documents_at(text: &str) -> Result<Vec<(usize, String)>> {
-    // Each document is copied from the text in one piece (its lines re-terminated only
-    // when it holds a `\r`), at its final size.
+    Ok(split_documents_at_borrowed(text)?
+        .into_iter()
+        .map(|(n, d)| (n, d.into_owned()))
+        .collect())
+}
+
+/// [`split_documents_at`] without copying (see [`split_documents_borrowed`]).
+pub fn split_documents_at_borrowed(text: &str) -> Result<Vec<(usize, Cow<'_, str>)>> {
     let mut docs = Vec::new();
     let mut cur: Option<(usize, std::ops::Range<usize>)> = None;
     let mut at = 0;
@@ -51,23 +70,24 @@ pub fn split_documents_at(text: &str) -> Result<Vec<(usize, String)>> {
 }
 
 /// The document of the lines in `range` (the first on line `first`), each ended by `\n`
-/// alone.
-fn document(text: &str, (first, range): (usize, std::ops::Range<usize>)) -> (usize, String) {
+/// alone: the slice itself when it is that already.
+fn document(text: &str, (first, range): (usize, std::ops::Range<usize>)) -> (usize, Cow<'_, str>) {
     let body = &text[range];
     if !body.contains('\r') {
+        if body.ends_with('\n') {
+            return (first, Cow::Borrowed(body));
+        }
         let mut d = String::with_capacity(body.len() + 1);
         d.push_str(body);
-        if !d.ends_with('\n') {
-            d.push('\n');
-        }
-        return (first, d);
+        d.push('\n');
+        return (first, Cow::Owned(d));
     }
     let mut d = String::with_capacity(body.len() + 1);
     for line in lines(body) {
         d.push_str(line);
         d.push('\n');
     }
-    (first, d)
+    (first, Cow::Owned(d))
 }
 
 /// The byte range in `text` of each document [`split_documents_at`] returns, in the same

@@ -121,14 +121,44 @@ fn scan_start(value: &str) -> Scan {
     }
 }
 
+/// ASCII bytes that change nothing in a scan but end the run of whitespace before them:
+/// printable, not a space, and no indicator in any place.
+const QUIET: [bool; 128] = {
+    let mut t = [false; 128];
+    let mut c = 0x21;
+    while c < 0x7F {
+        t[c] = true;
+        c += 1;
+    }
+    let loud = b"#,[]{}&*!|>'\"%@`?:-";
+    let mut k = 0;
+    while k < loud.len() {
+        t[loud[k] as usize] = false;
+        k += 1;
+    }
+    t
+};
+
+fn is_quiet(b: u8) -> bool {
+    QUIET.get(b as usize).copied().unwrap_or(false)
+}
+
 /// The full scan, over bytes: an ASCII byte is its own character, and only a
-/// multi-byte character is decoded.
+/// multi-byte character is decoded. A run of [`QUIET`] bytes (most of a description's
+/// prose) is passed over at once: each would only clear the walk's whitespace state.
 fn scan_chars(value: &str) -> Scan {
     let mut s = scan_start(value);
     let mut w = Walk::new();
     let b = value.as_bytes();
     let mut i = 0;
     while i < b.len() {
+        if is_quiet(b[i]) {
+            while i < b.len() && is_quiet(b[i]) {
+                i += 1;
+            }
+            (w.preceded_by_ws, w.prev_space, w.prev_break) = (false, false, false);
+            continue;
+        }
         let (c, len) = if b[i].is_ascii() {
             (b[i] as char, 1)
         } else {
@@ -250,6 +280,12 @@ mod tests {
         /// NEL, line and paragraph separators and controls.
         #[test]
         fn byte_scan_is_the_char_scan(v in "[a#:?\\- \t\n\r\u{85}\u{2028}é日\u{1}\u{FEFF}\u{7f}'&]{0,8}") {
+            proptest::prop_assert_eq!(scan_chars(&v), scan_by_char(&v));
+        }
+
+        /// Runs of quiet bytes between every kind of loud one.
+        #[test]
+        fn quiet_runs_are_the_char_scan(v in "([aZ0.(/=~;$+]{1,4}|[#,\\[\\]{}&*!|>'\"%@`?:\\- \t\n\r\u{85}é\u{1}\u{7f}]){0,10}") {
             proptest::prop_assert_eq!(scan_chars(&v), scan_by_char(&v));
         }
     }

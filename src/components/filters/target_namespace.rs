@@ -33,12 +33,35 @@ pub fn is_namespaced(kind: &str) -> bool {
     !CLUSTER_SCOPED_KINDS.contains(&kind)
 }
 
-/// Apply R7.5 to every object, in order.
+/// Apply R7.5 to every object; the error is the first object's (by position) that
+/// fails. Each object is moved on its own, so with many objects that need the typed
+/// round trip (CRDs, webhook configurations, role bindings: most of a provider's
+/// components by bytes) they are moved on the thread pool. On an error the caller
+/// drops the list, so objects after the failing one being moved too is not seen.
 pub fn fix_target_namespace(objs: &mut [Value], target: &str) -> Result<()> {
-    for o in objs.iter_mut() {
-        fix_one(o, target)?;
+    let typed = objs.iter().filter(|o| needs_round_trip(kind(o))).count();
+    if typed < PARALLEL_MIN_ROUND_TRIPS {
+        return objs.iter_mut().try_for_each(|o| fix_one(o, target));
     }
-    Ok(())
+    use rayon::prelude::*;
+    let results: Vec<Result<()>> = objs.par_iter_mut().map(|o| fix_one(o, target)).collect();
+    results.into_iter().collect()
+}
+
+/// From this many typed round trips on, [`fix_target_namespace`] uses the thread pool
+/// (below it, waking the pool costs more than it saves).
+const PARALLEL_MIN_ROUND_TRIPS: usize = 8;
+
+/// Whether [`fix_one`] converts an object of this kind to its typed struct and back.
+fn needs_round_trip(kind: &str) -> bool {
+    matches!(
+        kind,
+        "ClusterRoleBinding"
+            | "RoleBinding"
+            | "MutatingWebhookConfiguration"
+            | "ValidatingWebhookConfiguration"
+            | "CustomResourceDefinition"
+    )
 }
 
 fn fix_one(o: &mut Value, target: &str) -> Result<()> {
@@ -278,6 +301,66 @@ mod tests {
         assert_eq!(
             fix_target_namespace(&mut objs, "t").unwrap_err().message(),
             "failed to patch v2 ValidatingWebhookConfiguration"
+        );
+    }
+
+    /// Kinds of every branch of [`fix_one`], with and without a typed round trip.
+    fn mixed_objects(n: usize) -> Vec<Value> {
+        (0..n)
+            .map(|i| match i % 5 {
+                0 => json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                    "metadata": {"name": format!("c{i}"), "annotations": {"cert-manager.io/inject-ca-from": "a/b"}},
+                    "spec": {"conversion": {"strategy": "Webhook", "webhook": {"clientConfig":
+                        {"service": {"name": "s", "namespace": "a"}}, "conversionReviewVersions": ["v1"]}}}}),
+                1 => json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                    "metadata": {"name": format!("r{i}"), "namespace": "a"},
+                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "x"},
+                    "subjects": [{"kind": "ServiceAccount", "name": "sa", "namespace": "a"}]}),
+                2 => json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+                    "metadata": {"name": format!("v{i}")},
+                    "webhooks": [{"name": "w", "clientConfig": {"service": {"name": "s", "namespace": "a"}}}]}),
+                3 => json!({"kind": "Certificate", "metadata": {"name": format!("t{i}"), "namespace": "a"},
+                    "spec": {"dnsNames": ["svc.a.svc"]}}),
+                _ => json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": format!("s{i}")}}),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_thread_pool_moves_objects_as_one_at_a_time_does() {
+        let objs = mixed_objects(40);
+        assert!(
+            objs.iter().filter(|o| needs_round_trip(kind(o))).count() >= PARALLEL_MIN_ROUND_TRIPS
+        );
+        let mut pooled = objs.clone();
+        fix_target_namespace(&mut pooled, "t").unwrap();
+        let mut alone = objs.clone();
+        for o in &mut alone {
+            fix_one(o, "t").unwrap();
+        }
+        assert_eq!(pooled, alone);
+        assert_ne!(pooled, objs);
+        // Every typed kind is one `fix_one` converts: a round trip adds the zero
+        // fields of its struct (`creationTimestamp: null`).
+        for o in &pooled {
+            assert_eq!(
+                needs_round_trip(kind(o)),
+                o["metadata"].get("creationTimestamp").is_some(),
+                "{o}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_thread_pool_reports_the_first_failing_object() {
+        let mut objs = mixed_objects(40);
+        objs[23]["apiVersion"] = json!("admissionregistration.k8s.io/v2");
+        objs[7]["apiVersion"] = json!("admissionregistration.k8s.io/v3");
+        objs[31]["apiVersion"] = json!("admissionregistration.k8s.io/v4");
+        let e = fix_target_namespace(&mut objs, "t").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "failed to patch v3 ValidatingWebhookConfiguration"
         );
     }
 }

@@ -1,5 +1,6 @@
 use super::*;
 use crate::limits::Limits;
+use crate::yaml::split::split_documents;
 use serde_json::json;
 
 #[test]
@@ -186,7 +187,39 @@ fn alias_document() -> impl proptest::strategy::Strategy<Value = String> {
     })
 }
 
+/// The alias filter as one pass over every byte, keeping the last non-blank byte of
+/// the line: the reference for the search from star to star.
+fn may_hold_alias_by_bytes(doc: &str) -> bool {
+    let b = doc.as_bytes();
+    let mut prev: Option<u8> = None;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'\n' | b'\r' => prev = None,
+            b' ' | b'\t' | 0xEF | 0xBB | 0xBF => {}
+            b'*' if matches!(prev, None | Some(b':' | b'-' | b'?' | b'[' | b'{' | b','))
+                && b.get(i + 1).is_some_and(|n| {
+                    !matches!(
+                        n,
+                        b' ' | b'\t' | b'\r' | b'\n' | b',' | b'[' | b']' | b'{' | b'}'
+                    )
+                }) =>
+            {
+                return true;
+            }
+            _ => prev = Some(c),
+        }
+    }
+    false
+}
+
 proptest::proptest! {
+    /// The search from star to star is the byte pass, on text dense in stars, blanks,
+    /// byte-order marks, line ends and the indicators a node follows.
+    #[test]
+    fn the_alias_filter_is_the_byte_pass(doc in "([a*:?\\-\\[\\]{}, \t\n\r]|\u{feff}|\u{e9}|\\*\\*){0,40}") {
+        proptest::prop_assert_eq!(may_hold_alias(&doc), may_hold_alias_by_bytes(&doc), "{:?}", doc);
+    }
+
     /// Any text saphyr finds an alias in is one the filter lets through.
     #[test]
     fn the_alias_filter_is_a_superset(doc in "([a-z*&:?\\-\\[\\]{}, \t\n\r'\"!|#>.]|!!str |\u{feff}|\u{e9}){0,40}") {
