@@ -90,8 +90,8 @@ fn where_parse_failed(text: &str, at: usize) -> String {
 
 type PResult<T> = std::result::Result<T, &'static str>;
 
-struct Parser {
-    s: Scanner,
+struct Parser<'a> {
+    s: Scanner<'a>,
     depth: usize,
 }
 
@@ -99,7 +99,7 @@ fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-impl Parser {
+impl Parser<'_> {
     fn set(&mut self, accept: Accept, mode: u8) {
         self.s.accept = accept;
         self.s.mode = mode;

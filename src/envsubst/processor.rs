@@ -2,6 +2,7 @@
 //! envsubst engine: legacy whitespace normalisation (R6.1), variable discovery
 //! (R6.3), the missing-variable check (R6.4) and substitution (R6.5).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::parse::{parse, Node};
@@ -11,15 +12,20 @@ use crate::{Error, Result};
 /// R6.1: rewrite `${ NAME }`, `${ NAME}` and `${NAME }` to `${NAME}`, where
 /// NAME is `[A-Za-z0-9_$]+` and whitespace is Go regexp `\s` (`[\t\n\f\r ]`).
 /// Anything else inside the braces (`${ A:=x }`) is left alone.
-pub fn normalize_legacy(text: &str) -> String {
+/// The text itself when there is nothing to rewrite (nearly always): a provider's
+/// components are a megabyte.
+pub fn normalize_legacy(text: &str) -> Cow<'_, str> {
     let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
+    let mut out = String::new();
     let mut copied = 0;
     let mut i = 0;
     // Each `${` in turn (a substring search, not a look at every byte).
     while let Some(at) = memchr::memmem::find(&b[i..], b"${").map(|off| i + off) {
         match legacy_at(b, at + 2) {
             Some((name, end)) => {
+                if out.capacity() == 0 {
+                    out.reserve(text.len());
+                }
                 out.push_str(&text[copied..at]);
                 out.push_str("${");
                 out.push_str(name);
@@ -30,8 +36,11 @@ pub fn normalize_legacy(text: &str) -> String {
             None => i = at + 1,
         }
     }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
     out.push_str(&text[copied..]);
-    out
+    Cow::Owned(out)
 }
 
 fn is_space(c: u8) -> bool {

@@ -11,6 +11,8 @@
 //! - `unread` steps back by the width of the *last rune read*, which is not
 //!   always the rune being pushed back (see `Parser::default_or_substr`).
 
+use std::borrow::Cow;
+
 use super::gostr::decode_rune;
 
 /// Token kinds.
@@ -97,8 +99,9 @@ impl Accept {
 /// Rune value that stands for end of input (and for a literal NUL).
 const EOF: char = '\0';
 
-pub struct Scanner {
-    buf: Vec<u8>,
+pub struct Scanner<'a> {
+    /// The text, copied only when an escape is removed from it.
+    buf: Cow<'a, [u8]>,
     pos: usize,
     start: usize,
     width: usize,
@@ -107,15 +110,15 @@ pub struct Scanner {
     pub accept: Accept,
 }
 
-impl Scanner {
+impl<'a> Scanner<'a> {
     /// The byte offset the scanner has reached.
     pub fn offset(&self) -> usize {
         self.pos.min(self.buf.len())
     }
 
-    pub fn new(text: &str) -> Self {
+    pub fn new(text: &'a str) -> Self {
         Scanner {
-            buf: text.as_bytes().to_vec(),
+            buf: Cow::Borrowed(text.as_bytes()),
             pos: 0,
             start: 0,
             width: 0,
@@ -152,7 +155,7 @@ impl Scanner {
     /// that the escaped rune after it becomes part of the current token.
     fn skip(&mut self) {
         if self.pos >= 1 && self.pos <= self.buf.len() {
-            self.buf.remove(self.pos - 1);
+            self.buf.to_mut().remove(self.pos - 1);
         }
     }
 
@@ -257,7 +260,7 @@ impl Scanner {
 mod tests {
     use super::*;
 
-    fn top_level(text: &str) -> Scanner {
+    fn top_level(text: &str) -> Scanner<'_> {
         let mut s = Scanner::new(text);
         s.mode = IDENT | LBRACK | ESCAPE;
         s.escapes = DOLLAR;

@@ -42,30 +42,36 @@ pub fn split_documents_at(text: &str) -> Result<Vec<(usize, String)>> {
 
 /// [`split_documents_at`] without copying (see [`split_documents_borrowed`]).
 pub fn split_documents_at_borrowed(text: &str) -> Result<Vec<(usize, Cow<'_, str>)>> {
+    // Only the lines that start with `---` are looked at (found by a substring search,
+    // not line by line); a document is what lies between two of them, and its first
+    // line's number is counted from the line ends before it.
+    let b = text.as_bytes();
     let mut docs = Vec::new();
-    let mut cur: Option<(usize, std::ops::Range<usize>)> = None;
-    let mut at = 0;
-    for (n, line) in text.split_inclusive('\n').enumerate() {
-        let start = at;
-        at += line.len();
-        let bare = line.strip_suffix('\n').unwrap_or(line);
+    let (mut start, mut line, mut counted) = (0, 1, 0);
+    let first = b.starts_with(b"---").then_some(0);
+    let others = memchr::memmem::find_iter(b, b"\n---").map(|i| i + 1);
+    for sep in first.into_iter().chain(others) {
+        let end = memchr::memchr(b'\n', &b[sep..]).map_or(b.len(), |i| sep + i + 1);
+        let bare = &text[sep..end];
+        let bare = bare.strip_suffix('\n').unwrap_or(bare);
         let bare = bare.strip_suffix('\r').unwrap_or(bare);
-        if let Some(rest) = bare.strip_prefix("---") {
-            let rest = rest.trim();
-            if !rest.is_empty() && !rest.starts_with('#') {
-                return Err(Error::new(format!(
-                    "invalid Yaml document separator: {rest}"
-                )));
-            }
-            docs.extend(cur.take().map(|c| document(text, c)));
-            continue;
+        let rest = bare[3..].trim();
+        if !rest.is_empty() && !rest.starts_with('#') {
+            return Err(Error::new(format!(
+                "invalid Yaml document separator: {rest}"
+            )));
         }
-        match &mut cur {
-            Some((_, r)) => r.end = at,
-            None => cur = Some((n + 1, start..at)),
+        if sep > start {
+            line += memchr::memchr_iter(b'\n', &b[counted..start]).count();
+            counted = start;
+            docs.push(document(text, (line, start..sep)));
         }
+        start = end;
     }
-    docs.extend(cur.map(|c| document(text, c)));
+    if start < b.len() {
+        line += memchr::memchr_iter(b'\n', &b[counted..start]).count();
+        docs.push(document(text, (line, start..b.len())));
+    }
     Ok(docs)
 }
 
