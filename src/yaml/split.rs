@@ -42,9 +42,18 @@ pub fn split_documents_at(text: &str) -> Result<Vec<(usize, String)>> {
 
 /// [`split_documents_at`] without copying (see [`split_documents_borrowed`]).
 pub fn split_documents_at_borrowed(text: &str) -> Result<Vec<(usize, Cow<'_, str>)>> {
-    // Only the lines that start with `---` are looked at (found by a substring search,
-    // not line by line); a document is what lies between two of them, and its first
-    // line's number is counted from the line ends before it.
+    Ok(ranges(text)?
+        .into_iter()
+        .map(|r| document(text, r))
+        .collect())
+}
+
+/// Each document's first line (1-based) and byte range: from the start of its first
+/// line to the end of its last line's terminator. Only the lines that start with `---`
+/// are looked at (found by a substring search, not line by line); a document is what
+/// lies between two of them, and its first line's number is counted from the line ends
+/// before it.
+fn ranges(text: &str) -> Result<Vec<(usize, std::ops::Range<usize>)>> {
     let b = text.as_bytes();
     let mut docs = Vec::new();
     let (mut start, mut line, mut counted) = (0, 1, 0);
@@ -64,13 +73,13 @@ pub fn split_documents_at_borrowed(text: &str) -> Result<Vec<(usize, Cow<'_, str
         if sep > start {
             line += memchr::memchr_iter(b'\n', &b[counted..start]).count();
             counted = start;
-            docs.push(document(text, (line, start..sep)));
+            docs.push((line, start..sep));
         }
         start = end;
     }
     if start < b.len() {
         line += memchr::memchr_iter(b'\n', &b[counted..start]).count();
-        docs.push(document(text, (line, start..b.len())));
+        docs.push((line, start..b.len()));
     }
     Ok(docs)
 }
@@ -102,31 +111,7 @@ fn document(text: &str, (first, range): (usize, std::ops::Range<usize>)) -> (usi
 /// are never inside a range. For editing a file in place (`upgrade apply`) without
 /// moving any byte of the other documents.
 pub fn document_spans(text: &str) -> Result<Vec<std::ops::Range<usize>>> {
-    let mut spans = Vec::new();
-    let mut cur: Option<std::ops::Range<usize>> = None;
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        let start = at;
-        at += line.len();
-        let bare = line.strip_suffix('\n').unwrap_or(line);
-        let bare = bare.strip_suffix('\r').unwrap_or(bare);
-        if let Some(rest) = bare.strip_prefix("---") {
-            let rest = rest.trim();
-            if !rest.is_empty() && !rest.starts_with('#') {
-                return Err(Error::new(format!(
-                    "invalid Yaml document separator: {rest}"
-                )));
-            }
-            spans.extend(cur.take());
-            continue;
-        }
-        match &mut cur {
-            Some(r) => r.end = at,
-            None => cur = Some(start..at),
-        }
-    }
-    spans.extend(cur);
-    Ok(spans)
+    Ok(ranges(text)?.into_iter().map(|(_, r)| r).collect())
 }
 
 /// Lines without their terminator (`\n` or `\r\n`), as Go's `bufio.Reader.ReadLine`.
@@ -192,12 +177,48 @@ mod tests {
         Ok(docs)
     }
 
+    /// The spans as `upgrade apply` first computed them, line by line.
+    fn spans_reference(text: &str) -> Result<Vec<std::ops::Range<usize>>> {
+        let mut spans = Vec::new();
+        let mut cur: Option<std::ops::Range<usize>> = None;
+        let mut at = 0;
+        for line in text.split_inclusive('\n') {
+            let start = at;
+            at += line.len();
+            let bare = line.strip_suffix('\n').unwrap_or(line);
+            let bare = bare.strip_suffix('\r').unwrap_or(bare);
+            if let Some(rest) = bare.strip_prefix("---") {
+                let rest = rest.trim();
+                if !rest.is_empty() && !rest.starts_with('#') {
+                    return Err(Error::new(format!(
+                        "invalid Yaml document separator: {rest}"
+                    )));
+                }
+                spans.extend(cur.take());
+                continue;
+            }
+            match &mut cur {
+                Some(r) => r.end = at,
+                None => cur = Some(start..at),
+            }
+        }
+        spans.extend(cur);
+        Ok(spans)
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
         #[test]
         fn split_is_the_line_by_line_reference(text in "(a|-|---|\r|\n|\r\n| |#|x){0,24}") {
             let got = split_documents_at(&text).map_err(|e| e.to_string());
             let want = split_reference(&text).map_err(|e| e.to_string());
+            proptest::prop_assert_eq!(got, want);
+        }
+
+        #[test]
+        fn spans_are_the_line_by_line_reference(text in "(a|-|---|\r|\n|\r\n| |#|x){0,24}") {
+            let got = document_spans(&text).map_err(|e| e.to_string());
+            let want = spans_reference(&text).map_err(|e| e.to_string());
             proptest::prop_assert_eq!(got, want);
         }
     }
