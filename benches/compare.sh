@@ -2,7 +2,9 @@
 # Whole-process timing: capi-render vs clusterctl v1.10.10 on the corpus.
 # Prints one line per workload with the median wall time of each tool (RUNS runs, default
 # 9; timed by hyperfine when it is installed, see time_cmd) and the ratio. The issue's targets: >= 20x for `generate provider`, >= 30x for
-# `topology plan` of one Cluster.
+# `topology plan` of one Cluster. The last row starts and stops each tool with no work
+# (`version`): the part of every row no rendering can remove. `cargo bench --bench
+# reader_floor` times, in process, how much of `generate provider` is reading the YAML.
 # Needs clusterctl (conformance/run.sh installs it). Each command runs once untimed first
 # and must succeed.
 set -euo pipefail
@@ -79,3 +81,5 @@ done
 # One Cluster of the quick-start ClusterClass (the conformance case corpus-quick-start).
 compare "topology plan (one Cluster)" \
   "alpha topology plan -f $qs -f $plan_cluster -o ." "topology plan -f $qs -f $plan_cluster -o ."
+# The floor of every row above: starting and stopping each process with no work.
+compare "process start and exit (version)" "version" "--version"

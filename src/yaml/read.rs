@@ -17,7 +17,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use serde_saphyr::budget::{BudgetReport, EnforcingPolicy};
-use serde_saphyr::{Budget, DuplicateKeyPolicy, Options};
+use serde_saphyr::{Budget, DuplicateKeyPolicy, MergeKeyPolicy, Options};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
@@ -110,7 +110,9 @@ impl<'de> Deserialize<'de> for Raw {
 /// its error — a key that is a list or a mapping, an infinite number, a key repeated
 /// under strict decoding — stops the parse ([`stop_direct`]) and `parse` reads the
 /// document again through `Raw` and `to_json` for the error, so values and errors are
-/// theirs (test `direct_values_are_the_raw_conversion`).
+/// theirs (test `direct_values_are_the_raw_conversion`). A lenient read also stops at a
+/// key that is not a string: it reads with serde-saphyr's `PassThrough` policy (see
+/// [`key_policies`]), which equals `LastWins` only while every key is a string.
 struct Direct<const STRICT: bool>(Value);
 
 thread_local! {
@@ -197,6 +199,7 @@ impl<'de, const STRICT: bool> Visitor<'de> for DirectVisitor<STRICT> {
         while let Some(k) = map.next_key::<Raw>()? {
             let k = match k {
                 Raw::Str(s) => s,
+                _ if !STRICT => return Err(stop_direct()),
                 Raw::Bool(b) => b.to_string(),
                 Raw::Int(i) => i.to_string(),
                 Raw::Float(f) => go_float_key(f),
@@ -219,11 +222,52 @@ impl<'de, const STRICT: bool> Deserialize<'de> for Direct<STRICT> {
     }
 }
 
-fn options(duplicates: DuplicateKeyPolicy) -> Options {
+fn options((duplicates, merges): (DuplicateKeyPolicy, MergeKeyPolicy)) -> Options {
     let mut o = Options::default();
     o.legacy_octal_numbers = true;
     o.duplicate_keys = duplicates;
+    o.merge_keys = merges;
     o
+}
+
+/// serde-saphyr's duplicate-key and merge-key policies for a read of `doc` with `keys`,
+/// `direct` for a [`Direct`] read. serde-saphyr remembers every key of every mapping
+/// (hashed, in a set per mapping) unless duplicates pass through and merge keys are
+/// ordinary keys; neither changes what a [`Direct`] read of a document with only string
+/// keys and no merge key gives, so such a read takes those two policies:
+/// - `PassThrough` for `LastWins`: with string keys serde-saphyr's `LastWins` passes
+///   a repeated key on as well (the later value replaces the earlier one in the map);
+///   it selects entries itself only for a key holding an integer, which stops a
+///   lenient [`Direct`] read (the [`Raw`] read that follows keeps `LastWins`);
+/// - `AsOrdinary` merge keys when `doc` has none ([`without_merge_keys`]).
+fn key_policies(keys: Keys, doc: &str, direct: bool) -> (DuplicateKeyPolicy, MergeKeyPolicy) {
+    let merges = if without_merge_keys(doc) {
+        MergeKeyPolicy::AsOrdinary
+    } else {
+        MergeKeyPolicy::Merge
+    };
+    let duplicates = match keys {
+        Keys::LastWins if direct && merges == MergeKeyPolicy::AsOrdinary => {
+            DuplicateKeyPolicy::PassThrough
+        }
+        Keys::LastWins => DuplicateKeyPolicy::LastWins,
+        // Repeated keys reach the visitor; `to_json` finds them with their path.
+        Keys::Strict => DuplicateKeyPolicy::PassThrough,
+    };
+    (duplicates, merges)
+}
+
+/// Whether `doc` cannot hold a merge key. One is the scalar `<<`, plain or tagged
+/// `tag:yaml.org,2002:merge`, and only the `!!` handle, a verbatim `!<...>` tag or a
+/// `%TAG` directive names that tag: a document with none of `<<`, `!!`, `!<` and
+/// `%TAG` has none.
+fn without_merge_keys(doc: &str) -> bool {
+    let b = doc.as_bytes();
+    memchr::memchr3_iter(b'<', b'!', b'%', b).all(|i| match b[i] {
+        b'<' => b.get(i + 1) != Some(&b'<'),
+        b'!' => !matches!(b.get(i + 1), Some(b'!' | b'<')),
+        _ => !b[i..].starts_with(b"%TAG"),
+    })
 }
 
 /// How a mapping's repeated keys are read.
@@ -402,8 +446,14 @@ fn parse(doc: &str, keys: Keys, first_line: usize, meter: &Meter) -> Result<Valu
     let quoted = super::plain::quote_misread_booleans(doc);
     let doc: &str = quoted.as_deref().unwrap_or(doc);
     let direct = match keys {
-        Keys::LastWins => read::<Direct<false>>(doc, keys, first_line, meter)?.map(|d| d.0),
-        Keys::Strict => read::<Direct<true>>(doc, keys, first_line, meter)?.map(|d| d.0),
+        Keys::LastWins => {
+            read::<Direct<false>>(doc, key_policies(keys, doc, true), first_line, meter)?
+                .map(|d| d.0)
+        }
+        Keys::Strict => {
+            read::<Direct<true>>(doc, key_policies(keys, doc, true), first_line, meter)?
+                .map(|d| d.0)
+        }
     };
     match direct {
         Read::Done(None) => Ok(Value::Null),
@@ -417,7 +467,18 @@ fn parse(doc: &str, keys: Keys, first_line: usize, meter: &Meter) -> Result<Valu
 
 /// [`parse`] through the [`Raw`] tree, keeping the field path for errors.
 fn parse_through_raw(doc: &str, keys: Keys, first_line: usize, meter: &Meter) -> Result<Value> {
-    let Read::Done(raw) = read::<Raw>(doc, keys, first_line, meter)? else {
+    parse_through_raw_with(doc, keys, key_policies(keys, doc, false), first_line, meter)
+}
+
+/// [`parse_through_raw`] with the given serde-saphyr policies.
+fn parse_through_raw_with(
+    doc: &str,
+    keys: Keys,
+    policies: (DuplicateKeyPolicy, MergeKeyPolicy),
+    first_line: usize,
+    meter: &Meter,
+) -> Result<Value> {
+    let Read::Done(raw) = read::<Raw>(doc, policies, first_line, meter)? else {
         return Err(Error::new(
             "error converting YAML to JSON: the document could not be read (please report this)",
         ));
@@ -465,16 +526,11 @@ impl<T> Read<Option<T>> {
 /// the error.
 fn read<T: de::DeserializeOwned>(
     doc: &str,
-    keys: Keys,
+    policies: (DuplicateKeyPolicy, MergeKeyPolicy),
     first_line: usize,
     meter: &Meter,
 ) -> Result<Read<Option<T>>> {
-    let policy = match keys {
-        Keys::LastWins => DuplicateKeyPolicy::LastWins,
-        // Repeated keys reach the visitor; `to_json` finds them with their path.
-        Keys::Strict => DuplicateKeyPolicy::PassThrough,
-    };
-    let mut o = options(policy);
+    let mut o = options(policies);
     let mut budget = Budget::default();
     let per_doc_nodes = budget.max_nodes;
     let per_doc_bytes = budget.max_total_scalar_bytes;
@@ -582,12 +638,14 @@ fn clamp(n: u64) -> usize {
 /// go-yaml's strict error (`line N: key "spec" already set in map`), with the field path.
 fn duplicate_error(doc: &str, d: &Duplicate, first_line: usize) -> Error {
     // The line: serde-saphyr's own duplicate check reports where the repeated key is.
-    let line =
-        serde_saphyr::from_str_with_options::<Option<Raw>>(doc, options(DuplicateKeyPolicy::Error))
-            .err()
-            .and_then(|e| e.location())
-            .map(|l| format!("line {}: ", l.line() as usize + first_line - 1))
-            .unwrap_or_default();
+    let line = serde_saphyr::from_str_with_options::<Option<Raw>>(
+        doc,
+        options((DuplicateKeyPolicy::Error, MergeKeyPolicy::Merge)),
+    )
+    .err()
+    .and_then(|e| e.location())
+    .map(|l| format!("line {}: ", l.line() as usize + first_line - 1))
+    .unwrap_or_default();
     Error::new(format!(
         "error converting YAML to JSON: yaml: unmarshal errors: {line}key {} already set in map (a duplicate key in {}: remove one of the two)",
         crate::go::quote::quote(&d.key),

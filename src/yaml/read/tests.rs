@@ -334,7 +334,10 @@ fn infinity_is_rejected() {
 }
 
 /// `parse` (values built straight from the events) against `parse_through_raw` (the
-/// `Raw` tree and `to_json`): same value or same error, same charges to the meter.
+/// `Raw` tree and `to_json`) read with serde-saphyr's full key bookkeeping (`LastWins`
+/// or `PassThrough`, merge keys merged, whatever the document holds): same value or
+/// same error, same charges to the meter. So the lighter policies `parse` takes for a
+/// document without merge keys ([`key_policies`]) are checked against the full ones.
 fn same_as_raw(doc: &str) -> std::result::Result<(), proptest::test_runner::TestCaseError> {
     for keys in [Keys::LastWins, Keys::Strict] {
         let limits = Limits::default();
@@ -342,8 +345,18 @@ fn same_as_raw(doc: &str) -> std::result::Result<(), proptest::test_runner::Test
         let direct = parse(doc, keys, 3, &m1).map_err(|e| e.to_string());
         // `parse` reads Go's boolean spellings quoted before either way.
         let quoted = crate::yaml::plain::quote_misread_booleans(doc);
-        let raw = parse_through_raw(quoted.as_deref().unwrap_or(doc), keys, 3, &m2)
-            .map_err(|e| e.to_string());
+        let full = match keys {
+            Keys::LastWins => DuplicateKeyPolicy::LastWins,
+            Keys::Strict => DuplicateKeyPolicy::PassThrough,
+        };
+        let raw = parse_through_raw_with(
+            quoted.as_deref().unwrap_or(doc),
+            keys,
+            (full, MergeKeyPolicy::Merge),
+            3,
+            &m2,
+        )
+        .map_err(|e| e.to_string());
         proptest::prop_assert_eq!(&direct, &raw, "{:?}", doc);
         for l in [
             Limit::YamlNodes,
@@ -373,9 +386,78 @@ fn direct_values_are_the_raw_conversion() {
         "- a\n- b: [1, 2]\n",
         "a: [\n",
         "y: yes\nn: No\nt: tRue\n",
+        "1: a\n0x1: b\n01: c\nx: d\n",
+        "0x10: a\n'16': b\n16: c\n",
+        "16: a\n'16': b\n0x10: c\n'16': d\n",
+        "a: 1\n\"a\": 2\n'a': 3\n",
+        "x: &x {p: 1}\ny:\n  !!merge <<: *x\n",
+        "x: &x {p: 1}\ny:\n  !!merge \"\\x3c\\x3c\": *x\n",
+        "x: &x {p: 1}\ny:\n  !<tag:yaml.org,2002:merge> \"\\x3c\\x3c\": *x\n",
+        "x: &x {p: 1}\ny:\n  !!str <<: *x\n",
     ] {
         same_as_raw(doc).unwrap();
     }
+}
+
+#[test]
+fn only_documents_without_merge_keys_read_with_merges_off() {
+    use DuplicateKeyPolicy as D;
+    use MergeKeyPolicy as M;
+    for doc in [
+        "a: 1\nb: 2\n",
+        "rule: self.a != self.b && self.c < 3\nnote: 100% sure!\n",
+        "a: '<'\nb: \"! <\"\n",
+    ] {
+        assert!(without_merge_keys(doc), "{doc:?}");
+        assert!(matches!(
+            key_policies(Keys::LastWins, doc, true),
+            (D::PassThrough, M::AsOrdinary)
+        ));
+        assert!(matches!(
+            key_policies(Keys::Strict, doc, true),
+            (D::PassThrough, M::AsOrdinary)
+        ));
+        // A read through `Raw` keeps serde-saphyr's `LastWins` (it may meet integer keys).
+        assert!(matches!(
+            key_policies(Keys::LastWins, doc, false),
+            (D::LastWins, M::AsOrdinary)
+        ));
+    }
+    for doc in [
+        "a:\n  <<: *b\n",
+        "a:\n  !!merge x: 1\n",
+        "a:\n  !<tag:yaml.org,2002:merge> x: 1\n",
+        "%TAG !m! tag:yaml.org,2002:\n---\na:\n  !m!merge x: 1\n",
+    ] {
+        assert!(!without_merge_keys(doc), "{doc:?}");
+        assert!(matches!(
+            key_policies(Keys::LastWins, doc, true),
+            (D::LastWins, M::Merge)
+        ));
+        assert!(matches!(
+            key_policies(Keys::Strict, doc, true),
+            (D::PassThrough, M::Merge)
+        ));
+    }
+}
+
+#[test]
+fn lenient_reads_of_integer_keys_go_through_raw() {
+    // serde-saphyr's `LastWins` picks the winner of keys holding one integer (`1`,
+    // `0x1`, `01`); the direct read passes keys through, so it must not take those.
+    let m = Meter::new(Limits::default());
+    let r = read::<Direct<false>>(
+        "1: a\n0x1: b\n",
+        key_policies(Keys::LastWins, "1: a\n0x1: b\n", true),
+        1,
+        &m,
+    )
+    .unwrap();
+    assert!(matches!(r, Read::Stopped));
+    assert_eq!(
+        parse_value_lenient("1: a\n0x1: b\nx: c\n").unwrap(),
+        json!({"1": "b", "x": "c"})
+    );
 }
 
 proptest::proptest! {
@@ -388,7 +470,8 @@ proptest::proptest! {
         lines in proptest::collection::vec(
             (0usize..3, proptest::sample::select(vec![
                 "a", "b", "a", "1", "-2", "2.5", "1e3", "true", "null", "~", "[a, b]",
-                "{k: v}", "<<", "? [x]\n", "- a", "-", "\"q\"", "'s'",
+                "{k: v}", "<<", "? [x]\n", "- a", "-", "\"q\"", "'s'", "0x1", "01", "\"a\"",
+                "!!merge <<", "!!str <<",
             ]), proptest::sample::select(vec![
                 "", " 1", " x", " .inf", " -.Inf", " .nan", " 18446744073709551616",
                 " 340282366920938463463374607431768211456", " [1, .inf]", " {a: 1, a: 2}",
