@@ -439,12 +439,23 @@ pub fn parse_value_lenient_in(doc: &str, meter: &Meter) -> Result<Value> {
 }
 
 fn parse(doc: &str, keys: Keys, first_line: usize, meter: &Meter) -> Result<Value> {
+    parse_as(doc, keys, first_line, meter, true)
+}
+
+/// [`parse`]; `block: false` reads with serde-saphyr alone (the reference in tests).
+fn parse_as(doc: &str, keys: Keys, first_line: usize, meter: &Meter, block: bool) -> Result<Value> {
     if doc.trim().is_empty() {
         return Ok(Value::Null);
     }
     // Go's boolean spellings (`tRue` is a string for go-yaml).
     let quoted = super::plain::quote_misread_booleans(doc);
     let doc: &str = quoted.as_deref().unwrap_or(doc);
+    if block {
+        if let Some(v) = block::read_counted(doc, keys == Keys::Strict, meter)? {
+            merge_check(doc)?;
+            return Ok(v);
+        }
+    }
     let direct = match keys {
         Keys::LastWins => {
             read::<Direct<false>>(doc, key_policies(keys, doc, true), first_line, meter)?
@@ -779,6 +790,11 @@ fn collect_objects<S: AsRef<str>>(
     }
     Ok(out)
 }
+
+mod block;
+
+#[doc(hidden)]
+pub use block::agrees as block_reader_agrees;
 
 #[cfg(test)]
 mod tests;
