@@ -460,3 +460,21 @@ proptest! {
         prop_assert_eq!(agrees(&w.out), Ok(true), "{:?}", w.out);
     }
 }
+
+/// Lines past serde-saphyr's 1024-character simple-key window: long values are read
+/// the same way, long keys are left to it.
+#[test]
+fn long_lines_agree() {
+    for len in [1000, 1023, 1024, 1025, 5000] {
+        let x = "x".repeat(len);
+        for doc in [
+            format!("a: {x}\n"),
+            format!("- {x}\n"),
+            format!("a: \"{x}\"\n"),
+            format!("- a: '{x}'\n  b: [{x}]\n"),
+        ] {
+            assert_eq!(agrees(&doc), Ok(true), "{len}: {}", &doc[..8]);
+        }
+        assert!(agrees(&format!("{x}: b\n")).is_ok(), "{len}");
+    }
+}
