@@ -451,8 +451,8 @@ fn parse_as(doc: &str, keys: Keys, first_line: usize, meter: &Meter, block: bool
     let quoted = super::plain::quote_misread_booleans(doc);
     let doc: &str = quoted.as_deref().unwrap_or(doc);
     if block {
+        // `block` takes no merge key (`<<` and tags are outside it): no merge check.
         if let Some(v) = block::read_counted(doc, keys == Keys::Strict, meter)? {
-            merge_check(doc)?;
             return Ok(v);
         }
     }

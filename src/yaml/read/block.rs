@@ -100,7 +100,7 @@ pub(super) fn read_counted(
     let budget = serde_saphyr::Budget::default();
     let node_cap = budget
         .max_nodes
-        .min(usize::try_from(meter.remaining(Limit::YamlNodes)).unwrap_or(usize::MAX));
+        .min(super::clamp(meter.remaining(Limit::YamlNodes)));
     match read(doc, strict, node_cap, budget.max_total_scalar_bytes) {
         Ok(r) => {
             meter.charge(Limit::YamlNodes, r.nodes as u64)?;
