@@ -34,15 +34,33 @@ fn generate(text: &str) -> Result<String, String> {
         let (pkg, name) = id.rsplit_once('.').unwrap_or(("", id));
         let last = pkg.rsplit('/').next().unwrap_or(pkg);
         let go_name = format!("{last}.{name}");
+        let list = fields
+            .as_array()
+            .ok_or_else(|| format!("{id}: fields are not a list"))?;
+        // The non-inline fields by name, in byte order, with their index: what the
+        // converter searches a map's keys in. Empty when two share a name (the
+        // converter then looks field by field, as Go would find the first).
+        let mut by_name: Vec<(&str, usize)> = list
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| !f.get("i").and_then(Value::as_bool).unwrap_or(false))
+            .filter_map(|(i, f)| Some((f["n"].as_str()?, i)))
+            .collect();
+        by_name.sort();
+        if by_name.windows(2).any(|w| w[0].0 == w[1].0) {
+            by_name.clear();
+        }
+        let by_name: Vec<String> = by_name
+            .iter()
+            .map(|(n, i)| format!("({n:?}, {i})"))
+            .collect();
         writeln!(
             out,
-            "    StructDef {{ go_name: {go_name:?}, name: {name:?}, fields: &["
+            "    StructDef {{ go_name: {go_name:?}, name: {name:?}, by_name: &[{}], fields: &[",
+            by_name.join(", ")
         )
         .unwrap();
-        for f in fields
-            .as_array()
-            .ok_or_else(|| format!("{id}: fields are not a list"))?
-        {
+        for f in list {
             let field = f["n"]
                 .as_str()
                 .ok_or_else(|| format!("{id}: a field has no name"))?;

@@ -10,6 +10,7 @@
 //! Provider CRs (`operator.cluster.x-k8s.io`, `management.cluster.x-k8s.io`) are
 //! checked by `operator::api::classify` the same way.
 
+use crate::model::pointer::Pointer as _;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -57,7 +58,7 @@ pub fn check_one(o: &InputObject) -> Result<()> {
         return Ok(());
     }
     let name = v
-        .pointer("/metadata/name")
+        .ptr("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or("");
     if READ_KINDS.contains(&kind) {
@@ -66,7 +67,7 @@ pub fn check_one(o: &InputObject) -> Result<()> {
                 "{kind} {name:?}: apiVersion {api:?} is not a version capi-render reads ({CORE_GROUP}/v1beta1 or {CORE_GROUP}/v1beta2)"
             ));
         }
-        if kind == "Cluster" && v.pointer("/spec/topology").is_none_or(Value::is_null) {
+        if kind == "Cluster" && v.ptr("/spec/topology").is_none_or(Value::is_null) {
             return fail(format!(
                 "Cluster {name:?} has no spec.topology: render renders Clusters with a managed topology only, so this one would be left out of the output (with -o: removed from the tree); add spec.topology, or remove the Cluster from the inputs"
             ));

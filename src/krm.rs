@@ -2,6 +2,7 @@
 //! request (our options in `functionConfig.spec`, objects in `items`) and writing the
 //! response (the rendered objects, or an error `result`).
 
+use crate::model::pointer::Pointer as _;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
@@ -142,7 +143,7 @@ fn is_internal_annotation(k: &str) -> bool {
 /// Local configuration (kustomize passes a generator its own functionConfig as an
 /// item, marked `config.kubernetes.io/local-config: "true"`): not an input.
 fn is_local_config(v: &Value) -> bool {
-    v.pointer("/metadata/annotations/config.kubernetes.io~1local-config")
+    v.ptr("/metadata/annotations/config.kubernetes.io~1local-config")
         .and_then(Value::as_str)
         == Some("true")
 }
@@ -156,7 +157,7 @@ pub fn item_objects(items: &[Value]) -> Vec<InputObject> {
         .enumerate()
         .filter(|(_, it)| !is_local_config(it))
         .map(|(i, it)| {
-            let ann = it.pointer("/metadata/annotations");
+            let ann = it.ptr("/metadata/annotations");
             let path = ann
                 .and_then(|a| {
                     a.get("internal.config.kubernetes.io/path")
@@ -244,7 +245,7 @@ mod tests {
         let objs = item_objects(&items);
         assert_eq!(objs.len(), 1);
         assert_eq!(objs[0].file, "providers.yaml");
-        let ann = objs[0].value.pointer("/metadata/annotations").unwrap();
+        let ann = objs[0].value.ptr("/metadata/annotations").unwrap();
         assert_eq!(ann, &json!({"keep": "me"}));
     }
 

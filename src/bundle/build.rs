@@ -1,6 +1,7 @@
 //! Assembling a bundle's files from resolved providers (see README "bundle" for the
 //! layout). Pure: paths in, a [`Tree`] out; [`super::stage::write_bundle`] writes it.
 
+use crate::model::pointer::Pointer as _;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -93,7 +94,7 @@ pub fn provider_snippet(p: &BundleProvider, mirror_secret: Option<&str>) -> Valu
     }
     cr["spec"]["fetchConfig"] = json!({ "selector": selector });
     if let Some(name) = mirror_secret {
-        if cr.pointer("/spec/configSecret/name").is_none() {
+        if cr.ptr("/spec/configSecret/name").is_none() {
             cr["spec"]["configSecret"] = json!({"name": name, "namespace": p.cr.namespace});
         }
     }
@@ -105,11 +106,9 @@ pub fn provider_snippet(p: &BundleProvider, mirror_secret: Option<&str>) -> Valu
 /// adds/replaces the `images` key and keeps the Secret's other keys.
 pub fn mirror_secret(p: &BundleProvider, registry: &str) -> (String, Value) {
     let (name, ns) = match (
+        p.cr.spec.ptr("/configSecret/name").and_then(Value::as_str),
         p.cr.spec
-            .pointer("/configSecret/name")
-            .and_then(Value::as_str),
-        p.cr.spec
-            .pointer("/configSecret/namespace")
+            .ptr("/configSecret/namespace")
             .and_then(Value::as_str),
     ) {
         (Some(n), ns) => (
@@ -196,7 +195,7 @@ fn provider_files(p: &BundleProvider, opts: &BundleOptions) -> Result<Vec<(Strin
         let (name, secret) = mirror_secret(p, reg);
         // A config Secret in another namespace: that namespace first, in the same file.
         let secret_ns = secret
-            .pointer("/metadata/namespace")
+            .ptr("/metadata/namespace")
             .and_then(Value::as_str)
             .unwrap_or(ns);
         let objs = if secret_ns == ns {

@@ -4,6 +4,7 @@
 //! key of the provider's config Secret, operator.md R5.1.2/R5.3.3), which keeps each
 //! image's last path component, tag and digest and replaces everything before it.
 
+use crate::model::pointer::Pointer as _;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
@@ -50,13 +51,13 @@ pub fn check_registry(registry: &str) -> Result<()> {
 fn pod_spec(o: &Value) -> Option<(&Value, bool)> {
     let kind = o.get("kind").and_then(Value::as_str)?;
     let path = match kind {
-        "Deployment" | "DaemonSet" => return Some((o.pointer("/spec/template/spec")?, true)),
+        "Deployment" | "DaemonSet" => return Some((o.ptr("/spec/template/spec")?, true)),
         "StatefulSet" | "ReplicaSet" | "Job" => "/spec/template/spec",
         "CronJob" => "/spec/jobTemplate/spec/template/spec",
         "Pod" => "/spec",
         _ => return None,
     };
-    Some((o.pointer(path)?, false))
+    Some((o.ptr(path)?, false))
 }
 
 fn container_images(spec: &Value) -> impl Iterator<Item = &str> {
@@ -90,7 +91,7 @@ pub fn unreachable_by_overrides(objs: &[Value]) -> Vec<(String, String)> {
         let Some((spec, false)) = pod_spec(o) else {
             continue;
         };
-        let s = |p: &str| o.pointer(p).and_then(Value::as_str).unwrap_or("");
+        let s = |p: &str| o.ptr(p).and_then(Value::as_str).unwrap_or("");
         let what = format!(
             "{} {}/{}",
             s("/kind"),

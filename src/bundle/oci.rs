@@ -5,6 +5,7 @@
 //! (`<type>-<name>-<version>-metadata.yaml`, `<type>-<name>-<version>-components.yaml`).
 //! No timestamps: the same files always give the same digests.
 
+use crate::model::pointer::Pointer as _;
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
@@ -136,7 +137,7 @@ pub fn read_layout(
         .as_array()
         .into_iter()
         .flatten()
-        .find(|d| d.pointer("/annotations/org.opencontainers.image.ref.name") == Some(&json!(tag)))
+        .find(|d| d.ptr("/annotations/org.opencontainers.image.ref.name") == Some(&json!(tag)))
         .ok_or_else(|| Error::new(format!("index.json: no manifest tagged {tag:?}")))?;
     let manifest = parse(blob(layout, mdesc, "manifest")?, "manifest")?;
     let mut out = BTreeMap::new();
@@ -147,7 +148,7 @@ pub fn read_layout(
         .enumerate()
     {
         let title = l
-            .pointer("/annotations/org.opencontainers.image.title")
+            .ptr("/annotations/org.opencontainers.image.title")
             .and_then(Value::as_str)
             .ok_or_else(|| Error::new(format!("manifest layer {i}: no title annotation")))?;
         out.insert(

@@ -3,6 +3,7 @@
 //! included) against the repository files it was made from, and every OCI layout
 //! against its ConfigMap.
 
+use crate::model::pointer::Pointer as _;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -79,12 +80,12 @@ fn check_configmap(
     inflated: &mut u64,
 ) -> Option<(Vec<u8>, Vec<u8>)> {
     let name = cm
-        .pointer("/metadata/name")
+        .ptr("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or("");
     let at = format!("{file}: ConfigMap {name}");
     let label = |k: &str| {
-        cm.pointer("/metadata/labels")
+        cm.ptr("/metadata/labels")
             .and_then(|l| l.get(k))
             .and_then(Value::as_str)
             .unwrap_or("")
@@ -174,7 +175,7 @@ fn check_oci(
         serde_json::from_slice::<Value>(layout.get("index.json").map(Vec::as_slice).unwrap_or(b""))
             .ok()
             .and_then(|i| {
-                i.pointer("/manifests/0/annotations/org.opencontainers.image.ref.name")
+                i.ptr("/manifests/0/annotations/org.opencontainers.image.ref.name")
                     .and_then(Value::as_str)
                     .map(str::to_string)
             })
@@ -229,7 +230,7 @@ pub fn verify(root: &Path) -> Result<Report> {
                 check_configmap(&tree, path, cm, &mut report.problems, &mut inflated)
             {
                 let name = cm
-                    .pointer("/metadata/name")
+                    .ptr("/metadata/name")
                     .and_then(Value::as_str)
                     .unwrap_or("");
                 cms.insert(name.to_string(), files);

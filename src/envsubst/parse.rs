@@ -109,7 +109,7 @@ impl Parser<'_> {
     fn ident(&mut self, accept: Accept, mode: u8) -> Option<String> {
         self.set(accept, mode);
         match self.s.scan() {
-            Token::Ident => Some(lossy(self.s.text())),
+            Token::Ident => Some(lossy(&self.s.text())),
             _ => None,
         }
     }
@@ -120,7 +120,7 @@ impl Parser<'_> {
             self.set(Accept::Any, IDENT | LBRACK | ESCAPE);
             self.s.escapes = DOLLAR;
             match self.s.scan() {
-                Token::Ident => nodes.push(Node::Text(self.s.text().to_vec())),
+                Token::Ident => nodes.push(Node::Text(self.s.text().into_owned())),
                 Token::Lbrack => nodes.push(Node::Func(self.parse_func()?)),
                 Token::Eof => return Ok(nodes),
                 _ => return Err(ERR_BAD_SUBSTITUTION),
@@ -172,7 +172,7 @@ impl Parser<'_> {
         self.set(accept, mode | LBRACK);
         match self.s.scan() {
             Token::Lbrack => Ok(Node::Func(self.parse_func()?)),
-            Token::Ident | Token::Rbrack => Ok(Node::Text(self.s.text().to_vec())),
+            Token::Ident | Token::Rbrack => Ok(Node::Text(self.s.text().into_owned())),
             _ => Err(ERR_PARSE_FUNC_SUBSTITUTION),
         }
     }

@@ -6,6 +6,7 @@
 //! Deployments (webhooks) are available. Inside one Kustomization, Flux itself
 //! applies CRDs and Namespaces before the other objects.
 
+use crate::model::pointer::Pointer as _;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Value};
@@ -218,8 +219,8 @@ fn crd_defines(o: &Value) -> Option<(String, String)> {
     if g != "apiextensions.k8s.io" || k != "CustomResourceDefinition" {
         return None;
     }
-    let group = o.pointer("/spec/group")?.as_str()?;
-    let kind = o.pointer("/spec/names/kind")?.as_str()?;
+    let group = o.ptr("/spec/group")?.as_str()?;
+    let kind = o.ptr("/spec/names/kind")?.as_str()?;
     Some((group.to_string(), kind.to_string()))
 }
 

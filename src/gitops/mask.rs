@@ -7,6 +7,7 @@
 //! understood (flow style, an odd indentation), the Secret is shown re-serialized with
 //! its values masked instead. A side that cannot be parsed is not shown.
 
+use crate::model::pointer::Pointer as _;
 use serde_json::{Map, Value};
 
 pub const SAME: &str = "<masked>";
@@ -20,8 +21,8 @@ fn is_secret(v: &Value) -> bool {
 
 fn identity(v: &Value) -> (Option<&str>, Option<&str>) {
     (
-        v.pointer("/metadata/namespace").and_then(Value::as_str),
-        v.pointer("/metadata/name").and_then(Value::as_str),
+        v.ptr("/metadata/namespace").and_then(Value::as_str),
+        v.ptr("/metadata/name").and_then(Value::as_str),
     )
 }
 

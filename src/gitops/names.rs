@@ -2,6 +2,7 @@
 //! may escape OUT), object file names are derived and made unique, and relative paths
 //! read back from a lock or journal are validated before any use.
 
+use crate::model::pointer::Pointer as _;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
@@ -36,7 +37,7 @@ const MAX_STEM: usize = 180;
 pub fn object_stem(obj: &Value) -> String {
     let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
     let name = obj
-        .pointer("/metadata/name")
+        .ptr("/metadata/name")
         .and_then(Value::as_str)
         .unwrap_or("");
     let kind = if kind.is_empty() { "object" } else { kind };

@@ -4,7 +4,8 @@
 //! re-encoded) and the ClusterClass JSON patches of the topology engine.
 //!
 //! The document edits themselves (add, remove, replace) are done by the `json-patch`
-//! crate. What evanphx does differently from RFC 6902 is resolved here first, so that
+//! crate, but for an add into an object: that is an insert at the container already
+//! resolved here, done directly ([`object_insert`]). What evanphx does differently from RFC 6902 is resolved here first, so that
 //! every operation reaches the crate as a canonical pointer:
 //!
 //! * `value` absent is `null` (the Go struct re-encodes it as `"value": null`);
@@ -172,6 +173,37 @@ fn at<'a>(doc: &'a Value, tokens: &[String]) -> Option<&'a Value> {
     Some(cur)
 }
 
+fn at_mut<'a>(doc: &'a mut Value, tokens: &[String]) -> Option<&'a mut Value> {
+    let mut cur = doc;
+    for t in tokens {
+        cur = match cur {
+            Value::Object(m) => m.get_mut(t)?,
+            Value::Array(a) => a.get_mut(t.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// The crate's `add` into an object is `insert` at the container its pointer resolves
+/// to, which [`at`] has just found: done here, without the crate walking the pointer
+/// again (its walk unescapes each token with two `str::replace`s; the ClusterClass
+/// patches of a fleet add hundreds of thousands of fields).
+fn object_insert(
+    doc: &mut Value,
+    tokens: &[String],
+    key: &str,
+    value: Value,
+) -> Result<(), String> {
+    match at_mut(doc, tokens) {
+        Some(Value::Object(m)) => {
+            m.insert(key.to_string(), value);
+            Ok(())
+        }
+        _ => Err("invalid value, expected object".into()),
+    }
+}
+
 /// A resolved array index in `[0, len)` (negative counts from the end).
 fn array_index(key: &str, len: usize) -> Result<usize, String> {
     let mut i = atoi(key)?;
@@ -264,7 +296,7 @@ fn crate_apply(doc: &mut Value, op: PatchOperation) -> Result<(), String> {
 fn con_add(doc: &mut Value, tokens: &[String], key: &str, value: Value) -> Result<(), String> {
     let con = at(doc, tokens).ok_or_else(|| "invalid value, expected object".to_string())?;
     let last = match con {
-        Value::Object(_) => key.to_string(),
+        Value::Object(_) => return object_insert(doc, tokens, key, value),
         Value::Array(a) => {
             if key == "-" {
                 "-".to_string()
@@ -313,10 +345,7 @@ fn con_remove(doc: &mut Value, tokens: &[String], key: &str) -> Result<(), Strin
 fn con_set(doc: &mut Value, tokens: &[String], key: &str, value: Value) -> Result<(), String> {
     let con = at(doc, tokens).ok_or_else(|| "invalid value, expected object".to_string())?;
     match con {
-        Value::Object(_) => {
-            let path = pointer(tokens, key);
-            crate_apply(doc, PatchOperation::Add(AddOperation { path, value }))
-        }
+        Value::Object(_) => object_insert(doc, tokens, key, value),
         Value::Array(a) => {
             let i = array_index(key, a.len())?;
             let path = pointer(tokens, &i.to_string());

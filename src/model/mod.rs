@@ -5,6 +5,7 @@
 pub mod compact;
 pub mod hash;
 pub mod object;
+pub mod pointer;
 pub mod unit;
 
 pub use hash::{hex, sha256_hex};

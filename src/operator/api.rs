@@ -2,6 +2,7 @@
 //! the seven kinds and their three identifiers (R1.1.2), and [`ProviderCr`], one
 //! provider after conversion to v1alpha2 (§2) and defaulting (§1.5).
 
+use crate::model::pointer::Pointer as _;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -74,7 +75,7 @@ impl std::fmt::Display for Origin {
 pub fn describe_object(o: &InputObject) -> String {
     let s = |k: &str| {
         o.value
-            .pointer(k)
+            .ptr(k)
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string()

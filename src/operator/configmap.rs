@@ -4,6 +4,7 @@
 //! downloaded release. Also label-selector matching and the selector texts the
 //! operator's messages print.
 
+use crate::model::pointer::Pointer as _;
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -25,7 +26,7 @@ pub const ANNOTATION_SOURCE: &str = "provider.cluster.x-k8s.io/source";
 pub const MAX_CONFIGMAP_SIZE: usize = 1048576;
 
 fn meta_str<'a>(o: &'a Value, path: &str) -> &'a str {
-    o.pointer(path).and_then(Value::as_str).unwrap_or("")
+    o.ptr(path).and_then(Value::as_str).unwrap_or("")
 }
 
 /// `<ns>/<name>` of an object.
@@ -38,7 +39,7 @@ pub fn ns_name(o: &Value) -> String {
 }
 
 fn label<'a>(o: &'a Value, key: &str) -> Option<&'a str> {
-    o.pointer("/metadata/labels")
+    o.ptr("/metadata/labels")
         .and_then(Value::as_object)
         .and_then(|m| m.get(key))
         .and_then(Value::as_str)
@@ -84,7 +85,7 @@ pub fn read_configmap_within(
         .ok_or_else(|| Error::new(format!("ConfigMap {id} has no metadata")))?
         .to_string();
     let compressed = cm
-        .pointer("/metadata/annotations")
+        .ptr("/metadata/annotations")
         .and_then(Value::as_object)
         .and_then(|m| m.get(ANNOTATION_COMPRESSED))
         .and_then(Value::as_str)
@@ -285,7 +286,7 @@ impl LabelSelector {
 
     /// Does an object's label set match? (An empty selector matches everything.)
     pub fn matches(&self, obj: &Value) -> bool {
-        let labels = obj.pointer("/metadata/labels").and_then(Value::as_object);
+        let labels = obj.ptr("/metadata/labels").and_then(Value::as_object);
         let get = |k: &str| labels.and_then(|m| m.get(k)).and_then(Value::as_str);
         self.match_labels
             .iter()

@@ -2,6 +2,7 @@
 //! `operator.cluster.x-k8s.io/v1alpha1` (R2.1, incl. the `conversion-data`
 //! annotation) and the proposal's `management.cluster.x-k8s.io/v1alpha1` (R2.4).
 
+use crate::model::pointer::Pointer as _;
 use serde_json::{Map, Value};
 
 use super::api::{classify, ApiVersion, Origin, ProviderCr};
@@ -24,11 +25,8 @@ pub fn to_provider(o: &InputObject) -> Result<ProviderCr> {
     };
     let kind = o.value["kind"].as_str().unwrap_or("").to_string();
     let head = |msg: String| {
-        let name = o.value.pointer("/metadata/name").and_then(Value::as_str);
-        let ns = o
-            .value
-            .pointer("/metadata/namespace")
-            .and_then(Value::as_str);
+        let name = o.value.ptr("/metadata/name").and_then(Value::as_str);
+        let ns = o.value.ptr("/metadata/namespace").and_then(Value::as_str);
         Error::new(format!(
             "{kind} {}/{} ({origin}): {msg}",
             ns.unwrap_or(""),
@@ -38,14 +36,14 @@ pub fn to_provider(o: &InputObject) -> Result<ProviderCr> {
     };
     let name = o
         .value
-        .pointer("/metadata/name")
+        .ptr("/metadata/name")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .ok_or_else(|| head("metadata.name is required".into()))?
         .to_string();
     let namespace = o
         .value
-        .pointer("/metadata/namespace")
+        .ptr("/metadata/namespace")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .ok_or_else(|| {
@@ -62,7 +60,7 @@ pub fn to_provider(o: &InputObject) -> Result<ProviderCr> {
         ApiVersion::V1alpha1 => {
             let ann = o
                 .value
-                .pointer(&format!(
+                .ptr(&format!(
                     "/metadata/annotations/{}",
                     CONVERSION_DATA.replace('/', "~1")
                 ))
@@ -78,7 +76,7 @@ pub fn to_provider(o: &InputObject) -> Result<ProviderCr> {
     };
     let installed_version = o
         .value
-        .pointer("/status/installedVersion")
+        .ptr("/status/installedVersion")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .map(str::to_string);
@@ -201,7 +199,7 @@ fn restore_v1alpha2_only(m: &mut Map<String, Value>, data: &str) -> Result<()> {
             m.insert(k.into(), x.clone());
         }
     }
-    if let Some(oci) = spec.pointer("/fetchConfig/oci") {
+    if let Some(oci) = spec.ptr("/fetchConfig/oci") {
         let fc = m
             .entry("fetchConfig")
             .or_insert_with(|| Value::Object(Map::new()));
@@ -209,7 +207,7 @@ fn restore_v1alpha2_only(m: &mut Map<String, Value>, data: &str) -> Result<()> {
             fc.insert("oci".into(), oci.clone());
         }
     }
-    if let Some(aa) = spec.pointer("/manager/additionalArgs") {
+    if let Some(aa) = spec.ptr("/manager/additionalArgs") {
         let mg = m
             .entry("manager")
             .or_insert_with(|| Value::Object(Map::new()));

@@ -22,6 +22,7 @@ pub mod secret;
 pub mod source;
 pub mod upgrade;
 
+use crate::model::pointer::Pointer as _;
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
@@ -111,13 +112,13 @@ fn additional_manifests(p: &ProviderCr, objects: &[InputObject]) -> Result<Strin
     let ns = am.get("namespace").and_then(Value::as_str).unwrap_or("");
     let cm = source::configmaps_in(objects, ns)
         .into_iter()
-        .find(|o| o.value.pointer("/metadata/name").and_then(Value::as_str) == Some(name));
+        .find(|o| o.value.ptr("/metadata/name").and_then(Value::as_str) == Some(name));
     let Some(cm) = cm else {
         return Err(p.error(format!(
             "failed to get ConfigMap {ns}/{name}: configmaps {name:?} not found (spec.additionalManifests; no such ConfigMap among the inputs)"
         )));
     };
-    match cm.value.pointer("/data/manifests") {
+    match cm.value.ptr("/data/manifests") {
         None | Some(Value::Null) => Ok(String::new()),
         Some(Value::String(s)) => Ok(s.clone()),
         Some(_) => Err(p.error(format!(
@@ -256,7 +257,7 @@ pub fn cluster_topology_gate_warning(units: &[RenderedUnit]) -> Option<String> {
             continue;
         }
         let containers = o
-            .pointer("/spec/template/spec/containers")
+            .ptr("/spec/template/spec/containers")
             .and_then(Value::as_array);
         for c in containers.into_iter().flatten() {
             let args = c.get("args").and_then(Value::as_array);
@@ -269,7 +270,7 @@ pub fn cluster_topology_gate_warning(units: &[RenderedUnit]) -> Option<String> {
                     return Some(format!(
                         "{}: the core provider's manager (Deployment {}) runs with the ClusterTopology feature gate off ({a}), so its topology controller would ignore the Clusters with spec.topology rendered here; set spec.manager.featureGates.ClusterTopology: true on the CoreProvider (or CLUSTER_TOPOLOGY: \"true\" in its config Secret)",
                         core.dir(),
-                        o.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")
+                        o.ptr("/metadata/name").and_then(Value::as_str).unwrap_or("")
                     ));
                 }
             }

@@ -3,6 +3,7 @@
 //! --to-oci-layout` or `oras push --oci-layout`. Files are found by their
 //! `org.opencontainers.image.title` layer annotation (operator.md §4.5.2).
 
+use crate::model::pointer::Pointer as _;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -67,7 +68,7 @@ pub fn read_artifact(dir: &Path, reference: &str, tag: &str) -> Result<BTreeMap<
         .unwrap_or_default();
     let full = format!("{reference}:{tag}");
     let ref_of = |m: &Value| {
-        m.pointer(&format!("/annotations/{}", REF_NAME.replace('/', "~1")))
+        m.ptr(&format!("/annotations/{}", REF_NAME.replace('/', "~1")))
             .and_then(Value::as_str)
             .map(str::to_string)
     };
@@ -106,7 +107,7 @@ pub fn read_artifact(dir: &Path, reference: &str, tag: &str) -> Result<BTreeMap<
         .flatten()
     {
         let title = layer
-            .pointer(&format!("/annotations/{}", TITLE.replace('/', "~1")))
+            .ptr(&format!("/annotations/{}", TITLE.replace('/', "~1")))
             .and_then(Value::as_str);
         let Some(title) = title else { continue };
         let digest = layer.get("digest").and_then(Value::as_str).unwrap_or("");

@@ -2,6 +2,7 @@
 //! base64-decoded, `stringData` merged over them (what the API server does on write).
 //! Nothing else is a variable source: never the environment, never the config file.
 
+use crate::model::pointer::Pointer as _;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -18,11 +19,8 @@ pub fn find_secret<'a>(
     objects.iter().find(|o| {
         o.value.get("kind").and_then(Value::as_str) == Some("Secret")
             && o.value.get("apiVersion").and_then(Value::as_str) == Some("v1")
-            && o.value
-                .pointer("/metadata/namespace")
-                .and_then(Value::as_str)
-                == Some(namespace)
-            && o.value.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
+            && o.value.ptr("/metadata/namespace").and_then(Value::as_str) == Some(namespace)
+            && o.value.ptr("/metadata/name").and_then(Value::as_str) == Some(name)
     })
 }
 

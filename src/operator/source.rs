@@ -4,6 +4,7 @@
 //! for `fetchConfig.url` and the built-in provider list (R4.4), or an OCI image
 //! layout on disk for `fetchConfig.oci` (R4.5).
 
+use crate::model::pointer::Pointer as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -86,10 +87,7 @@ pub(super) fn configmaps_in<'a>(objects: &'a [InputObject], ns: &str) -> Vec<&'a
         .filter(|o| {
             o.value.get("kind").and_then(Value::as_str) == Some("ConfigMap")
                 && o.value.get("apiVersion").and_then(Value::as_str) == Some("v1")
-                && o.value
-                    .pointer("/metadata/namespace")
-                    .and_then(Value::as_str)
-                    == Some(ns)
+                && o.value.ptr("/metadata/namespace").and_then(Value::as_str) == Some(ns)
         })
         .collect()
 }

@@ -1,5 +1,6 @@
 //! Input validation and preparation of `topology plan` (topology.md R0.1, §9 defaults).
 
+use crate::model::pointer::Pointer as _;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -135,16 +136,16 @@ pub fn default_cluster_class(cc: &mut Value) {
         Some(s) => s,
         None => return,
     };
-    set_ns(spec.pointer_mut("/infrastructure/ref"));
-    set_ns(spec.pointer_mut("/controlPlane/ref"));
-    set_ns(spec.pointer_mut("/controlPlane/machineInfrastructure/ref"));
-    set_ns(spec.pointer_mut("/controlPlane/machineHealthCheck/remediationTemplate"));
+    set_ns(spec.ptr_mut("/infrastructure/ref"));
+    set_ns(spec.ptr_mut("/controlPlane/ref"));
+    set_ns(spec.ptr_mut("/controlPlane/machineInfrastructure/ref"));
+    set_ns(spec.ptr_mut("/controlPlane/machineHealthCheck/remediationTemplate"));
     for key in ["machineDeployments", "machinePools"] {
-        if let Some(Value::Array(list)) = spec.pointer_mut(&format!("/workers/{key}")) {
+        if let Some(Value::Array(list)) = spec.ptr_mut(&format!("/workers/{key}")) {
             for c in list {
-                set_ns(c.pointer_mut("/template/bootstrap/ref"));
-                set_ns(c.pointer_mut("/template/infrastructure/ref"));
-                set_ns(c.pointer_mut("/machineHealthCheck/remediationTemplate"));
+                set_ns(c.ptr_mut("/template/bootstrap/ref"));
+                set_ns(c.ptr_mut("/template/infrastructure/ref"));
+                set_ns(c.ptr_mut("/machineHealthCheck/remediationTemplate"));
             }
         }
     }
@@ -155,7 +156,7 @@ pub fn default_cluster_class(cc: &mut Value) {
 pub fn default_cluster(c: &mut Value) -> Result<()> {
     let ns = obj::namespace(c).to_string();
     for f in ["infrastructureRef", "controlPlaneRef"] {
-        if let Some(Value::Object(r)) = c.pointer_mut(&format!("/spec/{f}")) {
+        if let Some(Value::Object(r)) = c.ptr_mut(&format!("/spec/{f}")) {
             if r.get("namespace")
                 .and_then(Value::as_str)
                 .unwrap_or("")
@@ -191,7 +192,7 @@ pub fn default_cluster(c: &mut Value) -> Result<()> {
         }
     }
     for p in rts {
-        if let Some(Value::Object(r)) = c.pointer_mut(&p) {
+        if let Some(Value::Object(r)) = c.ptr_mut(&p) {
             if r.get("namespace")
                 .and_then(Value::as_str)
                 .unwrap_or("")

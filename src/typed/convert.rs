@@ -108,18 +108,21 @@ enum Mode {
 
 /// Error context of one sigs.k8s.io/json Unmarshal call.
 #[derive(Default)]
-struct JsonCtx {
+struct JsonCtx<'v> {
     /// (field name, name of the struct holding it)
-    stack: Vec<(String, String)>,
+    stack: Vec<(&'v str, &'static str)>,
     saved: Option<ConvErr>,
 }
 
-impl JsonCtx {
+/// Fields a struct may have for [`Walker::conv_struct`]'s search by key.
+const SPARSE_FIELDS: usize = 64;
+
+impl JsonCtx<'_> {
     fn add_context(&self, e: ConvErr) -> ConvErr {
         match (e, self.stack.last()) {
             (ConvErr::Type(mut t), Some((_, strct))) => {
-                let fields: Vec<&str> = self.stack.iter().map(|(f, _)| f.as_str()).collect();
-                t.context = Some((strct.clone(), fields.join(".")));
+                let fields: Vec<&str> = self.stack.iter().map(|(f, _)| *f).collect();
+                t.context = Some((strct.to_string(), fields.join(".")));
                 ConvErr::Type(t)
             }
             (e, _) => e,
@@ -372,7 +375,20 @@ impl<'m> Walker<'m> {
             .structs
             .get(idx)
             .ok_or_else(|| msg("typed model: bad struct index"))?;
-        for f in def.fields {
+        // A map with few of the struct's fields (a schema node sets 2 or 3 of its 40):
+        // each key is searched among the fields once, instead of each field in the map.
+        let mut found: [Option<&Value>; SPARSE_FIELDS] = [None; SPARSE_FIELDS];
+        let sparse = !def.by_name.is_empty()
+            && def.fields.len() <= SPARSE_FIELDS
+            && m.len() * 4 <= def.fields.len();
+        if sparse {
+            for (k, v) in m {
+                if let Some(fi) = def.field_named(k) {
+                    found[fi] = Some(v);
+                }
+            }
+        }
+        for (fi, f) in def.fields.iter().enumerate() {
             if f.inline {
                 match f.ty {
                     Ty::Struct(j) => self.conv_struct(m, j, out)?,
@@ -380,9 +396,8 @@ impl<'m> Walker<'m> {
                 }
                 continue;
             }
-            let o = self
-                .conv(m.get(f.name), &f.ty)
-                .map_err(|e| e.at(f.name.to_string()))?;
+            let v = if sparse { found[fi] } else { m.get(f.name) };
+            let o = self.conv(v, &f.ty).map_err(|e| e.at(f.name.to_string()))?;
             if f.name == "-" || (f.omitempty && o.zero) {
                 continue;
             }
@@ -597,7 +612,7 @@ impl<'m> Walker<'m> {
         }
     }
 
-    fn jdecode(&self, v: &Value, ty: &Ty, ctx: &mut JsonCtx) -> R<Out> {
+    fn jdecode<'v>(&self, v: &'v Value, ty: &Ty, ctx: &mut JsonCtx<'v>) -> R<Out> {
         if v.is_null() {
             return Ok(self.zero(ty, Mode::Json));
         }
@@ -717,7 +732,12 @@ impl<'m> Walker<'m> {
         }
     }
 
-    fn jdecode_struct(&self, m: &Map<String, Value>, idx: usize, ctx: &mut JsonCtx) -> R<Out> {
+    fn jdecode_struct<'v>(
+        &self,
+        m: &'v Map<String, Value>,
+        idx: usize,
+        ctx: &mut JsonCtx<'v>,
+    ) -> R<Out> {
         let def = self
             .m
             .structs
@@ -726,14 +746,15 @@ impl<'m> Walker<'m> {
         // Decode in key order (the JSON text came from json.Marshal of a map).
         let mut decoded: Vec<Option<Out>> = def.fields.iter().map(|_| None).collect();
         for (k, e) in m {
-            let Some(fi) = def
-                .fields
-                .iter()
-                .position(|f| !f.inline && f.name == *k && f.name != "-")
-            else {
+            let fi = if def.by_name.is_empty() {
+                def.fields.iter().position(|f| !f.inline && f.name == *k)
+            } else {
+                def.field_named(k)
+            };
+            let Some(fi) = fi.filter(|_| k != "-") else {
                 continue;
             };
-            ctx.stack.push((k.clone(), def.name.to_string()));
+            ctx.stack.push((k, def.name));
             let o = self.jdecode(e, &def.fields[fi].ty, ctx)?;
             ctx.stack.pop();
             decoded[fi] = Some(o);

@@ -38,6 +38,7 @@ mod gotime;
 mod model;
 pub mod quantity;
 
+use crate::model::pointer::Pointer as _;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -90,7 +91,7 @@ pub fn round_trip_as(obj: &Value, api_version: &str, kind: &str) -> Result<Value
             match e.path() {
                 Some(p) => err.with_hint(format!(
                     "the value of {p} in the {kind} {:?} has the wrong type or range",
-                    obj.pointer("/metadata/name")
+                    obj.ptr("/metadata/name")
                         .and_then(Value::as_str)
                         .unwrap_or("")
                 )),

@@ -77,7 +77,20 @@ pub struct StructDef {
     pub go_name: &'static str,
     /// The bare type name.
     pub name: &'static str,
+    /// The non-inline fields' names in byte order, each with its index in `fields`
+    /// (empty when two fields share a name).
+    pub by_name: &'static [(&'static str, usize)],
     pub fields: &'static [Field],
+}
+
+impl StructDef {
+    /// The index of the non-inline field named `key`, when `by_name` is complete.
+    pub fn field_named(&self, key: &str) -> Option<usize> {
+        self.by_name
+            .binary_search_by(|(n, _)| n.as_bytes().cmp(key.as_bytes()))
+            .ok()
+            .map(|i| self.by_name[i].1)
+    }
 }
 
 /// (apiVersion, kind, root struct index).

@@ -19,7 +19,7 @@ use super::resolve::plain_resolves_to_str;
 use crate::error::{Error, Result};
 
 /// go-yaml v2's `best_width`: plain and quoted scalars fold at a space past it.
-use super::style::{analyze, escape, is_break, is_printable, select_style, Style};
+use super::style::{analyze, escape, is_break, is_letter_word, is_printable, select_style, Style};
 
 const BEST_WIDTH: usize = 80;
 /// go-yaml v2's `best_indent`.
@@ -291,9 +291,11 @@ impl Emitter {
 
     fn node(&mut self, v: &Value, ctx: Ctx) {
         match v {
-            Value::Null => self.scalar("null", Style::Plain, ctx),
-            Value::Bool(b) => self.scalar(if *b { "true" } else { "false" }, Style::Plain, ctx),
-            Value::Number(n) => self.scalar(&number_text(n), Style::Plain, ctx),
+            // Plain one-liners of ASCII without space or indicator: `-` or `+` only
+            // inside a number's text, never before a space.
+            Value::Null => self.write_word("null"),
+            Value::Bool(b) => self.write_word(if *b { "true" } else { "false" }),
+            Value::Number(n) => self.write_word(&number_text(n)),
             Value::String(s) => self.string(s, ctx),
             Value::Array(items) if items.is_empty() => self.empty_flow("[", "]"),
             Value::Array(items) => self.sequence(items, ctx),
@@ -309,6 +311,12 @@ impl Emitter {
     /// go-yaml's `stringv`: literal if it has a newline, plain if it reads back as
     /// a string, double-quoted otherwise (the emitter may still change the style).
     fn string(&mut self, s: &str, ctx: Ctx) {
+        // Most keys and many values (`apiVersion`, `string`, `cluster.x-k8s.io`): the
+        // scalar path below would find plain style and write them as they are.
+        if is_letter_word(s) && plain_resolves_to_str(s) {
+            self.write_word(s);
+            return;
+        }
         let style = if s.contains('\n') {
             Style::Literal
         } else if plain_resolves_to_str(s) {
@@ -405,24 +413,43 @@ impl Emitter {
         self.indent = saved;
     }
 
-    fn write_plain(&mut self, value: &str, allow_breaks: bool) {
+    /// A plain scalar of ASCII without space or line break, as [`Self::write_plain`]
+    /// writes it.
+    fn write_word(&mut self, value: &str) {
         if !self.whitespace {
             self.put(' ');
         }
+        self.out.push_str(value);
+        self.column += value.len();
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_plain(&mut self, value: &str, allow_breaks: bool) {
         if value.is_ascii() && !value.bytes().any(|b| matches!(b, b' ' | b'\n' | b'\r')) {
             // One line without spaces: written as it is (the loop below would put
             // each character in turn).
-            self.out.push_str(value);
-            self.column += value.len();
-            self.whitespace = false;
-            self.indention = false;
+            self.write_word(value);
             return;
         }
+        if !self.whitespace {
+            self.put(' ');
+        }
         let (mut spaces, mut breaks) = (false, false);
-        let mut chars = value.chars().peekable();
-        while let Some(c) = chars.next() {
+        let b = value.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            // A word of prose, at once.
+            let run = self.put_run(value, i, b' ', breaks);
+            if run > 0 {
+                (spaces, breaks) = (false, false);
+                i += run;
+                continue;
+            }
+            let c = value[i..].chars().next().unwrap_or(' ');
+            i += c.len_utf8();
             if c == ' ' {
-                let next_space = chars.peek() == Some(&' ');
+                let next_space = b.get(i) == Some(&b' ');
                 if allow_breaks && !spaces && self.column > BEST_WIDTH && !next_space {
                     self.write_indent();
                 } else {
@@ -443,6 +470,22 @@ impl Emitter {
         }
         self.whitespace = false;
         self.indention = false;
+    }
+
+    /// Writes the [`ordinary_run`] of `value` at byte `at` (up to `stop`) as the
+    /// scalar writers put each of its characters in turn (an indentation first after
+    /// a break), and returns its length.
+    fn put_run(&mut self, value: &str, at: usize, stop: u8, after_break: bool) -> usize {
+        let run = ordinary_run(&value.as_bytes()[at..], stop);
+        if run > 0 {
+            if after_break {
+                self.write_indent();
+            }
+            self.out.push_str(&value[at..at + run]);
+            self.column += run;
+            self.indention = false;
+        }
+        run
     }
 
     /// A break inside a plain or single-quoted scalar: the first LF of a run is
@@ -531,7 +574,18 @@ impl Emitter {
         self.indention = true;
         self.whitespace = true;
         let mut breaks = true;
-        for c in value.chars() {
+        let b = value.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            // The characters of a line, at once.
+            let run = self.put_run(value, i, b'\n', breaks);
+            if run > 0 {
+                breaks = false;
+                i += run;
+                continue;
+            }
+            let c = value[i..].chars().next().unwrap_or('\n');
+            i += c.len_utf8();
             if is_break(c) {
                 self.write_break(c);
                 self.indention = true;
@@ -567,6 +621,14 @@ impl Emitter {
             self.write_indicator(ch, false, false, false);
         }
     }
+}
+
+/// The length of the run of ASCII bytes at the start of `b` that are neither `stop`
+/// nor a line break: characters a scalar writer puts one by one, each a column.
+fn ordinary_run(b: &[u8], stop: u8) -> usize {
+    b.iter()
+        .position(|&c| !c.is_ascii() || c == stop || c == b'\n' || c == b'\r')
+        .unwrap_or(b.len())
 }
 
 #[cfg(test)]
@@ -710,5 +772,25 @@ mod tests {
             Err("yaml: did not find expected ',' or '}'".into())
         );
         assert_eq!(e(json!({"a": "a\u{85}---"})), Ok("a: a ---\n".into()));
+    }
+
+    proptest::proptest! {
+        /// `node` writes numbers as words: the scalar analysis would choose plain
+        /// style for every number text and write it as it is.
+        #[test]
+        fn number_texts_are_plain_words(i in proptest::num::i64::ANY, u in proptest::num::u64::ANY,
+                                        f in proptest::num::f64::NORMAL | proptest::num::f64::SUBNORMAL | proptest::num::f64::ZERO) {
+            let mut nums = vec![Number::from(i), Number::from(u)];
+            nums.extend(Number::from_f64(f));
+            for n in nums {
+                let t = number_text(&n);
+                let a = analyze(&t);
+                proptest::prop_assert!(a.block_plain_allowed && !a.multiline, "{}", t);
+                proptest::prop_assert!(t.is_ascii() && !t.contains(' '), "{}", t);
+                for simple_key in [false, true] {
+                    proptest::prop_assert_eq!(select_style(Style::Plain, &a, &t, simple_key), Style::Plain);
+                }
+            }
+        }
     }
 }

@@ -17,7 +17,7 @@ const GO_BOOLS: [&str; 22] = [
 const WORDS: [&str; 8] = ["y", "yes", "on", "true", "n", "no", "off", "false"];
 
 /// A boolean for serde-saphyr, a string for go-yaml.
-fn misread(w: &str) -> bool {
+pub(super) fn misread(w: &str) -> bool {
     WORDS.iter().any(|b| w.eq_ignore_ascii_case(b)) && !GO_BOOLS.contains(&w)
 }
 

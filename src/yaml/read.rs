@@ -447,15 +447,15 @@ fn parse_as(doc: &str, keys: Keys, first_line: usize, meter: &Meter, block: bool
     if doc.trim().is_empty() {
         return Ok(Value::Null);
     }
-    // Go's boolean spellings (`tRue` is a string for go-yaml).
-    let quoted = super::plain::quote_misread_booleans(doc);
-    let doc: &str = quoted.as_deref().unwrap_or(doc);
     if block {
-        // `block` takes no merge key (`<<` and tags are outside it): no merge check.
+        // `block` takes no merge key (no merge check) and no `tRue` (left to the quoting).
         if let Some(v) = block::read_counted(doc, keys == Keys::Strict, meter)? {
             return Ok(v);
         }
     }
+    // Go's boolean spellings (`tRue` is a string for go-yaml).
+    let quoted = super::plain::quote_misread_booleans(doc);
+    let doc: &str = quoted.as_deref().unwrap_or(doc);
     let direct = match keys {
         Keys::LastWins => {
             read::<Direct<false>>(doc, key_policies(keys, doc, true), first_line, meter)?

@@ -49,6 +49,16 @@ fn is_word(value: &str) -> bool {
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b':' | b'-'))
 }
 
+/// A text that go-yaml writes plain and as it is, known in one pass: a non-empty
+/// [`is_word`] text that starts with a letter and does not end with `:`. Its scan is
+/// empty (no space, break, special character, and, by its first and last byte, no
+/// indicator: see [`scan_word`]), so the style stays plain; whether it resolves to a
+/// string (a word of the fixed table, like `true` or `No`, does not) is the caller's.
+pub(super) fn is_letter_word(value: &str) -> bool {
+    let b = value.as_bytes();
+    b.first().is_some_and(u8::is_ascii_alphabetic) && b.last() != Some(&b':') && is_word(value)
+}
+
 /// [`scan`] of a non-empty [`is_word`] text: no space, break or special character; an
 /// indicator only as a document marker, a lone `-`, or a final `:`.
 fn scan_word(value: &str) -> Scan {
@@ -287,6 +297,35 @@ mod tests {
         #[test]
         fn quiet_runs_are_the_char_scan(v in "([aZ0.(/=~;$+]{1,4}|[#,\\[\\]{}&*!|>'\"%@`?:\\- \t\n\r\u{85}é\u{1}\u{7f}]){0,10}") {
             proptest::prop_assert_eq!(scan_chars(&v), scan_by_char(&v));
+        }
+    }
+
+    #[test]
+    fn letter_words_analyse_as_plain_one_liners() {
+        for v in [
+            "a",
+            "apiVersion",
+            "v1beta1",
+            "x-k8s.io/v1",
+            "a:b",
+            "a_b/c.d-e",
+            "Z",
+            "a--",
+        ] {
+            assert!(is_letter_word(v), "{v}");
+            let a = analyze(v);
+            assert!(a.block_plain_allowed && !a.multiline, "{v}");
+            assert_eq!(select_style(Style::Plain, &a, v, true), Style::Plain, "{v}");
+            assert_eq!(
+                select_style(Style::Plain, &a, v, false),
+                Style::Plain,
+                "{v}"
+            );
+        }
+        for v in [
+            "", "a:", "1a", "-a", ".a", "a b", "a\n", "é", "a#", "_a", "/a", ":a",
+        ] {
+            assert!(!is_letter_word(v), "{v}");
         }
     }
 

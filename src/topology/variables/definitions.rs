@@ -6,6 +6,7 @@
 //! `oldSelf` under `items`; `example` and `enum` values valid against the schema and its
 //! CEL rules. Schema errors come before CEL errors, as Go's `OpenAPISchemaErrorList`.
 
+use crate::model::pointer::Pointer as _;
 use serde_json::Value;
 
 use super::cel;
@@ -40,7 +41,7 @@ pub fn variable_definition_errors_with(
 ) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let vars = cluster_class
-        .pointer("/spec/variables")
+        .ptr("/spec/variables")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or(&[]);
@@ -89,11 +90,11 @@ pub fn variable_definition_errors_with(
             &format!("{path}.metadata"),
         ));
         let schema_path = format!("{path}.schema.openAPIV3Schema");
-        if let Some(raw_schema) = v.pointer("/schema/openAPIV3Schema") {
+        if let Some(raw_schema) = v.ptr("/schema/openAPIV3Schema") {
             x_metadata_errors(raw_schema, &schema_path, &mut errs);
         }
         match v
-            .pointer("/schema/openAPIV3Schema")
+            .ptr("/schema/openAPIV3Schema")
             .map(|s| Schema::from_value(s, &schema_path))
         {
             Some(Ok(s)) => root_schema_errors(&s, &schema_path, cost_budget, &mut errs),
@@ -537,7 +538,7 @@ pub fn validate_cluster_class_variables(cluster_class: &Value) -> Result<()> {
     }
     let md = |k: &str| {
         cluster_class
-            .pointer(&format!("/metadata/{k}"))
+            .ptr(&format!("/metadata/{k}"))
             .and_then(Value::as_str)
             .unwrap_or("")
     };

@@ -3,6 +3,7 @@
 //! definition, no conflict).
 
 use crate::go::quote::quote as go_q;
+use crate::model::pointer::Pointer as _;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -147,7 +148,7 @@ fn index_definitions(definitions: &[Value]) -> Result<BTreeMap<String, Definitio
             ));
         }
         if let Some(first) = defs.first() {
-            let schema = match first.pointer("/schema/openAPIV3Schema") {
+            let schema = match first.ptr("/schema/openAPIV3Schema") {
                 Some(s) => match Schema::from_value(
                     s,
                     &format!("status.variables[{name}].schema.openAPIV3Schema"),

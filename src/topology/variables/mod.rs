@@ -31,6 +31,7 @@ pub mod structural;
 pub mod unknown_fields;
 pub mod validation;
 
+use crate::model::pointer::Pointer as _;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -54,7 +55,7 @@ pub fn definitions_of(status_variables: &Value) -> index::Definitions {
 }
 
 fn list_at<'a>(v: &'a Value, pointer: &str) -> &'a [Value] {
-    v.pointer(pointer)
+    v.ptr(pointer)
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or(&[])
@@ -101,7 +102,7 @@ fn default_lists(cluster: &mut Value, defs: &index::Definitions) -> (Vec<FieldEr
     match defaulting::default_variables(&topology_values, defs, true, TOPOLOGY_VARIABLES) {
         Ok(v) => {
             if let Some(t) = cluster
-                .pointer_mut("/spec/topology")
+                .ptr_mut("/spec/topology")
                 .and_then(Value::as_object_mut)
             {
                 t.insert("variables".into(), Value::Array(v));
@@ -124,7 +125,7 @@ fn default_lists(cluster: &mut Value, defs: &index::Definitions) -> (Vec<FieldEr
         }
         match defaulting::default_variables(&values, defs, false, &path) {
             Ok(v) => {
-                if let Some(slot) = cluster.pointer_mut(&pointer) {
+                if let Some(slot) = cluster.ptr_mut(&pointer) {
                     *slot = Value::Array(v);
                 }
             }
@@ -171,7 +172,7 @@ fn validate_lists(cluster: &Value, defs: &index::Definitions) -> validation::Rep
 fn cluster_name(cluster: &Value) -> (&str, &str) {
     let md = |k: &str| {
         cluster
-            .pointer(&format!("/metadata/{k}"))
+            .ptr(&format!("/metadata/{k}"))
             .and_then(Value::as_str)
             .unwrap_or("")
     };
@@ -236,7 +237,7 @@ pub fn default_and_validate_cluster_variables(
     // only when there is one).
     let mut view = std::borrow::Cow::Borrowed(&*cluster);
     for pointer in failed {
-        if let Some(slot) = view.to_mut().pointer_mut(&pointer) {
+        if let Some(slot) = view.to_mut().ptr_mut(&pointer) {
             let stripped =
                 index::strip_null_values(slot.as_array().map(Vec::as_slice).unwrap_or(&[]));
             *slot = Value::Array(stripped);
@@ -273,16 +274,16 @@ mod tests {
             default_and_validate_cluster_variables(&mut c, &definitions_of(&status)).unwrap();
         assert!(warnings.is_empty());
         assert_eq!(
-            c.pointer("/spec/topology/variables").unwrap(),
+            c.ptr("/spec/topology/variables").unwrap(),
             &json!([{"name": "n", "value": 1}, {"name": "o", "value": {"a": "x"}}])
         );
         assert_eq!(
-            c.pointer("/spec/topology/workers/machineDeployments/0/variables/overrides")
+            c.ptr("/spec/topology/workers/machineDeployments/0/variables/overrides")
                 .unwrap(),
             &json!([{"name": "o", "value": {"a": "x"}}])
         );
         assert!(c
-            .pointer("/spec/topology/workers/machineDeployments/1/variables")
+            .ptr("/spec/topology/workers/machineDeployments/1/variables")
             .is_none());
     }
 

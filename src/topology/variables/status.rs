@@ -3,6 +3,7 @@
 //! name, a single `from: inline` definition, sorted by name. Definitions of one name from
 //! several sources are appended and flagged `definitionsConflict` when they differ.
 
+use crate::model::pointer::Pointer as _;
 use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
@@ -22,7 +23,7 @@ pub fn definition(variable: &Value, from: &str, path: &str) -> Result<Value> {
         Some(_) => return Err(Error::new(format!("{path}.required: expected a boolean"))),
     };
     let schema = variable
-        .pointer("/schema/openAPIV3Schema")
+        .ptr("/schema/openAPIV3Schema")
         .map(|s| Schema::from_value(s, &format!("{path}.schema.openAPIV3Schema")))
         .transpose()?
         .unwrap_or_default();
@@ -55,7 +56,7 @@ pub fn add_definition(status_variable: &mut Value, def: Value) {
         .get("definitionsConflict")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    let differs = match status_variable.pointer("/definitions/0") {
+    let differs = match status_variable.ptr("/definitions/0") {
         Some(first) => ["required", "schema", "metadata"]
             .iter()
             .any(|k| first.get(*k) != def.get(*k)),
@@ -72,7 +73,7 @@ pub fn add_definition(status_variable: &mut Value, def: Value) {
 /// `status.variables` for a ClusterClass (any apiVersion with `spec.variables`).
 pub fn status_variables(cluster_class: &Value) -> Result<Value> {
     let mut by_name: BTreeMap<String, Value> = BTreeMap::new();
-    let vars = match cluster_class.pointer("/spec/variables") {
+    let vars = match cluster_class.ptr("/spec/variables") {
         None | Some(Value::Null) => return Ok(Value::Array(vec![])),
         Some(Value::Array(v)) => v,
         Some(_) => return Err(Error::new("spec.variables: expected a list")),

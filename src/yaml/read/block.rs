@@ -466,6 +466,7 @@ impl<'a> Reader<'a> {
             Plain::Num(f) => Number::from_f64(f).map_or(Value::Null, Value::Number),
             Plain::Str => Value::String(text.into_owned()),
             Plain::Unsure => by_saphyr(&text)?,
+            Plain::Misread => return Err(Out),
         })
     }
 
@@ -653,6 +654,9 @@ enum Plain {
     Str,
     /// A number or a string by rules left to serde-saphyr.
     Unsure,
+    /// A boolean in a spelling Go reads as a string (`tRue`): `parse` quotes it before
+    /// serde-saphyr reads the document (`yaml::plain`), so the document is left to that.
+    Misread,
 }
 
 /// What serde-saphyr's untyped read makes of a plain scalar (see the module's notes).
@@ -672,7 +676,11 @@ fn resolve(s: &str) -> Plain {
             ("off", false),
         ];
         if let Some((_, b)) = bools.iter().find(|(w, _)| s.eq_ignore_ascii_case(w)) {
-            return Plain::Bool(*b);
+            return if crate::yaml::plain::misread(s) {
+                Plain::Misread
+            } else {
+                Plain::Bool(*b)
+            };
         }
     }
     if !matches!(s.as_bytes()[0], b'0'..=b'9' | b'+' | b'-' | b'.') {

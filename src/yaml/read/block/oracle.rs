@@ -19,7 +19,9 @@ pub fn agrees(doc: &str) -> std::result::Result<bool, String> {
         (crate::yaml::read::Keys::LastWins, false),
         (crate::yaml::read::Keys::Strict, true),
     ] {
-        let Ok(mine) = read(q, strict, budget.max_nodes, budget.max_total_scalar_bytes) else {
+        // `parse_as` gives the block reader the document as it is (the quoting of
+        // Go's string spellings of booleans comes after, on serde-saphyr's path).
+        let Ok(mine) = read(doc, strict, budget.max_nodes, budget.max_total_scalar_bytes) else {
             continue;
         };
         took |= !strict;

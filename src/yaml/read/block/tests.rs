@@ -101,6 +101,11 @@ fn leaves_the_rest_to_serde_saphyr() {
         "...\n",
         "a:\n  - b\n c: d\n",
         "a: 1\na: 2\n",
+        // Booleans Go reads as strings: `parse` quotes them before serde-saphyr reads.
+        "a: tRue\n",
+        "- oFF\n",
+        "a: [x, yES]\n",
+        "nO: 1\n",
     ] {
         let strict = read(doc, true, usize::MAX, usize::MAX);
         let lenient = read(doc, false, usize::MAX, usize::MAX);
@@ -137,7 +142,11 @@ fn resolves_plain_scalars_as_serde_saphyr() {
         ("NULL", Plain::Null),
         ("nUll", Plain::Str),
         ("Y", Plain::Bool(true)),
-        ("oFf", Plain::Bool(false)),
+        ("Off", Plain::Bool(false)),
+        ("NO", Plain::Bool(false)),
+        // serde-saphyr's boolean, go-yaml's string: left to the quoting.
+        ("oFf", Plain::Misread),
+        ("tRUE", Plain::Misread),
         ("0", Plain::Num(0.0)),
         ("-0", Plain::Unsure),
         ("00", Plain::Unsure),
