@@ -169,6 +169,15 @@ fn scan_chars(value: &str) -> Scan {
             (w.preceded_by_ws, w.prev_space, w.prev_break) = (false, false, false);
             continue;
         }
+        if b[i] == b' ' {
+            // What `step` does with a space (prose has one every few bytes).
+            s.leading_space |= i == 0;
+            i += 1;
+            s.trailing_space |= i == b.len();
+            s.break_space |= w.prev_break;
+            (w.preceded_by_ws, w.prev_space, w.prev_break) = (true, true, false);
+            continue;
+        }
         let (c, len) = if b[i].is_ascii() {
             (b[i] as char, 1)
         } else {
