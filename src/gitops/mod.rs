@@ -131,16 +131,11 @@ pub(crate) fn previous_lock(out: &Path) -> Result<lock::Lock> {
         .file_bytes
         .max(LOCK_READ_BYTES);
     let shown = p.display().to_string();
-    match crate::limits::read_file_within(&p, &shown, limit, |e| {
+    let text = crate::limits::read_text_within(&p, &shown, limit, |e| {
         Error::new(format!("failed to read {shown}: {e}"))
-    }) {
-        Err(e) => Err(e),
-        Ok(b) => {
-            let text = String::from_utf8(b)
-                .map_err(|_| Error::new(format!("{shown}: not UTF-8 text")).in_file(&shown))?;
-            lock::read_lock(text, &shown)
-        }
-    }
+    })?
+    .ok_or_else(|| Error::new(format!("{shown}: not UTF-8 text")).in_file(&shown))?;
+    lock::read_lock(text, &shown)
 }
 
 /// The `render` command OUT's lock records (`render --from-lock`), its paths resolved
