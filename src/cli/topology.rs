@@ -57,12 +57,15 @@ fn run_plan(a: &PlanArgs) -> Result<(), Error> {
         objs.extend(docs);
     }
     let out = plan::plan(objs, &a.namespace, &a.cluster, &a.out_dir)?;
+    // Each directory is created once (the plan's files are in two).
+    let mut made: Vec<std::path::PathBuf> = Vec::new();
     for f in &out.files {
         let p =
             capi_render::paths::safe_join(Path::new(&a.out_dir), &f.path, "topology plan output")?;
-        if let Some(d) = p.parent() {
+        if let Some(d) = p.parent().filter(|d| !made.iter().any(|m| m == d)) {
             std::fs::create_dir_all(d)
                 .map_err(|e| Error::new(format!("failed to create {:?} directory: {e}", d)))?;
+            made.push(d.to_path_buf());
         }
         std::fs::write(&p, &f.content)
             .map_err(|e| Error::new(format!("failed to write {}: {e}", p.display())))?;
