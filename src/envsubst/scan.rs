@@ -358,9 +358,8 @@ mod tests {
 
     #[test]
     fn a_million_escapes_are_each_removed_once() {
-        // Each removal used to move the rest of the text: 10^12 byte moves here, which
-        // took minutes; the gap buffer copies each byte once (README "Performance"; no
-        // timing is asserted).
+        // Each removal used to move the rest of the text (10^12 byte moves here); the gap
+        // buffer copies each byte once (README "Performance"; no timing is asserted).
         let text = "$$".repeat(1_000_000);
         let mut s = top_level(&text);
         assert_eq!(s.scan(), Token::Ident);
