@@ -340,6 +340,16 @@ pub fn read_file_within(
         Ok(f) => f,
         Err(e) => return Err(io_err(e)),
     };
+    read_opened(f, shown, limit, io_err)
+}
+
+/// [`read_file_within`] of a file already open.
+fn read_opened(
+    f: std::fs::File,
+    shown: &str,
+    limit: u64,
+    io_err: impl FnOnce(std::io::Error) -> Error,
+) -> Result<Vec<u8>> {
     // A regular file says its size: refuse before reading anything.
     let mut expected = 0;
     if let Ok(m) = f.metadata() {
@@ -399,7 +409,7 @@ pub fn read_text_within(
         .filter(|n| *n >= PARALLEL_READ_BYTES)
         .and_then(|n| usize::try_from(n).ok())
     else {
-        let b = read_file_within(path, shown, limit, io_err)?;
+        let b = read_opened(f, shown, limit, io_err)?;
         return Ok(String::from_utf8(b).ok());
     };
     if len as u64 > limit {

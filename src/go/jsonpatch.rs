@@ -5,8 +5,9 @@
 //!
 //! The document edits themselves (add, remove, replace) are done by the `json-patch`
 //! crate, but for an add into an object: that is an insert at the container already
-//! resolved here, done directly ([`object_insert`]). What evanphx does differently from RFC 6902 is resolved here first, so that
-//! every operation reaches the crate as a canonical pointer:
+//! resolved here, done directly ([`object_insert`]). What evanphx does differently
+//! from RFC 6902 is resolved here first, so that every operation reaches the crate as
+//! a canonical pointer:
 //!
 //! * `value` absent is `null` (the Go struct re-encodes it as `"value": null`);
 //!   `from` empty is absent (`omitempty`), so `move`/`copy` without `from` fail to decode;
