@@ -435,9 +435,8 @@ fn run(cli: Cli) -> Result<(), Error> {
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let color = cli::ui::color_from_args(&args);
-    let matches = Cli::command()
-        .color(cli::ui::clap_color(color))
-        .get_matches_from(&args);
+    let full = Cli::command().color(cli::ui::clap_color(color));
+    let matches = cli::prune::for_args(full, &args).get_matches_from(&args);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     cli::ui::init(cli.ui.ui());
     cli.limits.install();

@@ -494,23 +494,21 @@ fn class_units(namespaces: &[Namespace]) -> crate::Result<Vec<RenderedUnit>> {
 /// cluster mode, the limits in force (they decide whether a render fails), the objects
 /// of its namespace and the Cluster (the sha256 of its compact form). Equal
 /// fingerprints give equal units. `prefix` is [`fingerprint_prefix`] of its namespace.
-fn fingerprint(prefix: &[u8], job: &ClusterJob) -> String {
-    let mut b = Vec::with_capacity(prefix.len() + job.hash.len());
-    b.extend_from_slice(prefix);
-    b.extend_from_slice(job.hash.as_bytes());
-    crate::model::sha256_hex(&b)
+fn fingerprint(prefix: &crate::model::hash::Sha256Prefix, job: &ClusterJob) -> String {
+    prefix.hex_with(job.hash.as_bytes())
 }
 
-/// Everything of a fingerprint but the Cluster: one per namespace and run.
-fn fingerprint_prefix(ns: &Namespace, mode: ClusterMode) -> Vec<u8> {
-    format!(
+/// Everything of a fingerprint but the Cluster: one per namespace and run, absorbed
+/// into the sha256 once (the Cluster's sum is all each fingerprint then hashes).
+fn fingerprint_prefix(ns: &Namespace, mode: ClusterMode) -> crate::model::hash::Sha256Prefix {
+    let text = format!(
         "capi-render {} cluster unit {}\n{:?}\n{}\n",
         env!("CARGO_PKG_VERSION"),
         mode.as_str(),
         crate::limits::Limits::current(),
         ns.fingerprint
-    )
-    .into_bytes()
+    );
+    crate::model::hash::Sha256Prefix::new(text.as_bytes())
 }
 
 /// What a rendered Cluster's unit carries for the lock ([`Produced::Made`]).
@@ -629,7 +627,7 @@ impl Rendering {
         crate::progress::start("clusters", self.clusters.len());
         let namespaces = &self.namespaces;
         let mode = self.mode;
-        let prefixes: Vec<Vec<u8>> = namespaces
+        let prefixes: Vec<crate::model::hash::Sha256Prefix> = namespaces
             .iter()
             .map(|ns| fingerprint_prefix(ns, mode))
             .collect();

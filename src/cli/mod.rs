@@ -9,6 +9,7 @@ pub mod limits;
 pub mod lint;
 pub mod merge;
 pub mod output;
+pub mod prune;
 pub mod render;
 pub mod topology;
 pub mod ui;

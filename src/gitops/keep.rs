@@ -95,8 +95,12 @@ pub(super) fn in_kept_dirs<'p>(
 /// `None` when it, or a directory above it, is not one (a link, a file, missing).
 pub(super) struct Places<'o> {
     out: &'o Path,
-    listed: std::sync::Mutex<rustc_hash::FxHashMap<String, Option<Arc<Listing>>>>,
+    listed: std::sync::Mutex<rustc_hash::FxHashMap<String, Arc<Listed>>>,
 }
+
+/// A parent directory's listing, made once by the first worker that needs it (the
+/// others wait for that one, not for the listings of other parents).
+type Listed = std::sync::OnceLock<Option<Listing>>;
 
 /// A parent directory's subdirectories (not links to one), by name, and the
 /// directory held open (looks below it are relative to it).
@@ -115,8 +119,27 @@ impl Listing {
     #[cfg(unix)]
     fn is_real_dir_below(&self, name: &str, rel: &str) -> bool {
         use std::os::fd::AsRawFd;
-        let Ok(path) = std::ffi::CString::new(format!("{name}/{rel}")) else {
-            return false;
+        // `name/rel` and its NUL on the stack (no allocation per unit), on the heap when
+        // longer; a NUL inside is no such directory.
+        let mut buf = [0u8; 256];
+        let len = name.len() + 1 + rel.len();
+        let heap;
+        let path: &std::ffi::CStr = if len < buf.len() {
+            buf[..name.len()].copy_from_slice(name.as_bytes());
+            buf[name.len()] = b'/';
+            buf[name.len() + 1..len].copy_from_slice(rel.as_bytes());
+            match std::ffi::CStr::from_bytes_with_nul(&buf[..=len]) {
+                Ok(p) => p,
+                Err(_) => return false,
+            }
+        } else {
+            match std::ffi::CString::new(format!("{name}/{rel}")) {
+                Ok(p) => {
+                    heap = p;
+                    &heap
+                }
+                Err(_) => return false,
+            }
         };
         let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
         // SAFETY: `path` is NUL-terminated and outlives the call, `st` is a buffer for
@@ -151,15 +174,30 @@ impl<'o> Places<'o> {
         }
     }
 
-    /// `parent`'s listing: listed on first use (by one worker; the other waits).
-    fn listing(&self, parent: &str) -> Option<Arc<Listing>> {
-        let mut listed = self.listed.lock().ok()?;
-        if let Some(l) = listed.get(parent) {
-            return l.clone();
-        }
-        let l = self.list(parent).map(Arc::new);
-        listed.insert(parent.to_string(), l.clone());
-        l
+    /// Lists `parents` on all cores now (each once): a run's keep decisions start with
+    /// every namespace's Clusters at once, so that listing them on first use left one
+    /// worker listing while the others waited for the same namespace.
+    pub(super) fn list_now<'p>(&self, parents: impl Iterator<Item = &'p str>) {
+        use rayon::prelude::*;
+        let mut seen = rustc_hash::FxHashSet::default();
+        let todo: Vec<&str> = parents.filter(|p| seen.insert(*p)).collect();
+        todo.par_iter().for_each(|p| {
+            self.listing(p);
+        });
+    }
+
+    /// `parent`'s listing: listed on first use, by one worker; a worker that needs
+    /// the same parent meanwhile waits for it, one that needs another lists that one.
+    fn listing(&self, parent: &str) -> Option<Arc<Listed>> {
+        let cell = {
+            let mut listed = self.listed.lock().ok()?;
+            match listed.get(parent) {
+                Some(c) => c.clone(),
+                None => listed.entry(parent.to_string()).or_default().clone(),
+            }
+        };
+        cell.get_or_init(|| self.list(parent));
+        Some(cell)
     }
 
     fn list(&self, parent: &str) -> Option<Listing> {
@@ -212,23 +250,28 @@ pub(super) fn still_in_place(places: &Places, dir: &str, files: &[lock::Owned<'_
         return false;
     }
     let mut review = false;
+    let (d, review_dir) = (dir.as_bytes(), crate::model::REVIEW_DIR.as_bytes());
+    // One scan to a file's first `/` after the unit's directory, then the review
+    // directory's name compared only there: this runs for each of the 1.5 million
+    // files of a 100,000-Cluster lock.
     for o in files {
-        match o.path.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) {
-            Some(rest) => match rest
-                .strip_prefix(crate::model::REVIEW_DIR)
-                .and_then(|r| r.strip_prefix('/'))
-            {
-                Some(name) if !name.contains('/') => review = true,
-                _ if !rest.contains('/') => {}
-                _ => return false,
-            },
-            None => return false,
+        let p = o.path.as_bytes();
+        let Some(rest) = p.strip_prefix(d).and_then(|r| r.strip_prefix(b"/")) else {
+            return false;
+        };
+        match rest.iter().position(|&b| b == b'/') {
+            None => {}
+            Some(i) if &rest[..i] == review_dir && !rest[i + 1..].contains(&b'/') => review = true,
+            Some(_) => return false,
         }
     }
     let Some((parent, name)) = dir.rsplit_once('/') else {
         return false;
     };
-    let Some(listing) = places.listing(parent) else {
+    let Some(cell) = places.listing(parent) else {
+        return false;
+    };
+    let Some(listing) = cell.get().and_then(Option::as_ref) else {
         return false;
     };
     if !listing.dirs.contains(name) {

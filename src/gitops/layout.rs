@@ -106,9 +106,17 @@ impl Layout {
         Ok(())
     }
 
-    /// Add the next unit, not rendered this time: its files stay as they are.
-    pub fn kept(&mut self, summary: UnitSummary) -> Result<()> {
-        self.claim(&summary)?;
+    /// Add the next unit, not rendered this time: its files stay as they are. `dir` is
+    /// its directory (`summary.dir()`, which the caller has at hand).
+    pub fn kept(&mut self, summary: UnitSummary, dir: String) -> Result<()> {
+        debug_assert_eq!(dir, summary.dir());
+        if !self.dirs.insert(dir) {
+            return Err(same_directory(
+                &summary.kind,
+                &summary.namespace,
+                &summary.name,
+            ));
+        }
         self.units.push(summary);
         Ok(())
     }

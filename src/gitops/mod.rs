@@ -383,6 +383,11 @@ pub(crate) fn lay_out(
     let keep = prev.and_then(|p| p.keep);
     let keepable = keep.map(|u| keepable(u, views)).unwrap_or_default();
     let places = keep::Places::new(out);
+    places.list_now(
+        keepable
+            .keys()
+            .filter_map(|d| d.rsplit_once('/').map(|(p, _)| p)),
+    );
     let may_keep = |dir: &str, fp: &str| {
         keepable
             .get(dir)
@@ -430,6 +435,7 @@ pub(crate) fn lay_out(
                 let (rec, owned, at) = &keepable[k.dir.as_str()];
                 files.kept_unit(&k.dir, owned);
                 blocks.push(Block::Prev(*at..at + owned.len()));
+                let dir = k.dir.clone();
                 records.push(lock::UnitRecord {
                     dir: k.dir,
                     inputs: k.facts.fingerprint,
@@ -448,7 +454,7 @@ pub(crate) fn lay_out(
                     after: Vec::new(),
                 };
                 on_unit(&summary);
-                tree.kept(summary)
+                tree.kept(summary, dir)
             }
         },
     )?;
@@ -537,15 +543,26 @@ fn output_runs<'a>(
         Open::Prev(r) => lock::Run::Prev(&views[r]),
     };
     let text = prev.and_then(lock::Outputs::lock_text);
+    // Where each kept unit's items are in the previous lock's text, looked up on all
+    // cores (each item of each kept unit is checked: 1.5 million at 100,000 Clusters).
+    let written: Vec<Option<std::ops::Range<usize>>> = {
+        use rayon::prelude::*;
+        blocks
+            .par_iter()
+            .with_min_len(256)
+            .map(|b| match (b, text.and(prev)) {
+                (Block::Prev(r), Some(o)) => o.written_items(r.clone()),
+                _ => None,
+            })
+            .collect()
+    };
     let mut runs = Vec::new();
     let mut open: Option<Open> = None;
-    for b in blocks {
-        let next = match b {
-            Block::Made(r) => Open::Made(r.clone()),
-            Block::Prev(r) => match (text, prev.and_then(|o| o.written_items(r.clone()))) {
-                (Some(t), Some(bytes)) => Open::Text(t, bytes),
-                _ => Open::Prev(r.clone()),
-            },
+    for (b, bytes) in blocks.iter().zip(written) {
+        let next = match (b, text, bytes) {
+            (Block::Made(r), _, _) => Open::Made(r.clone()),
+            (Block::Prev(_), Some(t), Some(bytes)) => Open::Text(t, bytes),
+            (Block::Prev(r), _, _) => Open::Prev(r.clone()),
         };
         open = match (open.take(), next) {
             (Some(Open::Text(t, a)), Open::Text(_, b)) if a.end == b.start => {

@@ -523,7 +523,7 @@ fn merge_into(
         if let Some(r) = records.get(u.dir().as_str()) {
             recs.push((*r).clone());
         }
-        tree.kept(u.clone())?;
+        tree.kept(u.clone(), u.dir())?;
     }
     tree.finish(opts, &mut |p, t| {
         outputs.push((p.clone(), sha256_hex(t.as_bytes())));

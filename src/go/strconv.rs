@@ -6,29 +6,36 @@ use crate::go::quote::quote;
 /// Go's `strconv.Atoi: parsing "s": invalid syntax` / `value out of range`; like Go, a
 /// run of digits that overflows is out of range even if a bad character follows it.
 pub fn atoi(s: &str) -> Result<i64, String> {
-    let err = |why: &str| format!("strconv.Atoi: parsing {}: {why}", quote(s));
+    parse_int(s).map_err(|why| format!("strconv.Atoi: parsing {}: {why}", quote(s)))
+}
+
+/// [`atoi`] without its message, for callers that only ask whether a text is an int
+/// (the ClusterClass webhook asks it of every JSON patch path segment).
+pub fn parse_int(s: &str) -> Result<i64, &'static str> {
+    const SYNTAX: &str = "invalid syntax";
+    const RANGE: &str = "value out of range";
     let (neg, digits) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
         _ => (false, s),
     };
     if digits.is_empty() {
-        return Err(err("invalid syntax"));
+        return Err(SYNTAX);
     }
     let mut n: u64 = 0;
     for c in digits.bytes() {
         if !c.is_ascii_digit() {
-            return Err(err("invalid syntax"));
+            return Err(SYNTAX);
         }
         n = n
             .checked_mul(10)
             .and_then(|n| n.checked_add(u64::from(c - b'0')))
-            .ok_or_else(|| err("value out of range"))?;
+            .ok_or(RANGE)?;
     }
     let limit = 1u64 << 63;
     match (neg, n) {
-        (false, n) if n >= limit => Err(err("value out of range")),
-        (true, n) if n > limit => Err(err("value out of range")),
+        (false, n) if n >= limit => Err(RANGE),
+        (true, n) if n > limit => Err(RANGE),
         (true, n) => Ok((n as i64).wrapping_neg()),
         (false, n) => Ok(n as i64),
     }

@@ -113,16 +113,20 @@ pub fn plan(
     // and `--cluster` then looks for "/NAME".
     let ns = input::validate(&objs, target_ns).map_err(|e| e.wrap("input failed validation"))?;
     input::set_missing_namespaces(&mut objs, &ns);
+    // The Clusters and every other object (the webhooks' and the reconcile's inputs),
+    // each in input order: moved apart, not copied.
+    let (cluster_objs, inputs): (Vec<Value>, Vec<Value>) =
+        objs.into_iter().partition(input::is_cluster);
     // The webhooks' dry-run client holds every object but the Clusters and ClusterClasses.
-    for o in objs
-        .iter()
-        .filter(|o| !input::is_cluster(o) && !input::is_cluster_class(o))
-    {
+    for o in inputs.iter().filter(|o| !input::is_cluster_class(o)) {
         super::add_to_fake_client(o)?;
     }
     let mut stdout = String::new();
     let key_of = |o: &Value| format!("{}/{}", obj::namespace(o), obj::name(o));
-    let classes: Vec<&Value> = objs.iter().filter(|o| input::is_cluster_class(o)).collect();
+    let classes: Vec<&Value> = inputs
+        .iter()
+        .filter(|o| input::is_cluster_class(o))
+        .collect();
     if classes.is_empty() {
         stdout.push_str("No ClusterClasses will be affected by the changes.\n");
     } else {
@@ -132,7 +136,7 @@ pub fn plan(
         }
         stdout.push('\n');
     }
-    let clusters: Vec<&Value> = objs.iter().filter(|o| input::is_cluster(o)).collect();
+    let clusters: Vec<&Value> = cluster_objs.iter().collect();
     let mut summary = PlanSummary {
         cluster_classes: classes.iter().map(|c| key_of(c)).collect(),
         clusters: clusters.iter().map(|c| key_of(c)).collect(),
@@ -140,11 +144,6 @@ pub fn plan(
     };
     if clusters.is_empty() {
         // Without a Cluster, clusterctl still runs the ClusterClass webhook and controller.
-        let inputs: Vec<Value> = objs
-            .iter()
-            .filter(|o| !input::is_cluster(o))
-            .cloned()
-            .collect();
         for c in &classes {
             super::default_and_validate_class(&mut (*c).clone(), &inputs)?;
         }
@@ -169,11 +168,6 @@ pub fn plan(
         )));
     }
     let key = key_of(cluster);
-    let inputs: Vec<Value> = objs
-        .iter()
-        .filter(|o| !input::is_cluster(o))
-        .cloned()
-        .collect();
     let has_topology = obj::get(cluster, &["spec", "topology"]).is_some_and(|t| !t.is_null());
     // clusterctl runs the ClusterClass webhook and controller on the input ClusterClass
     // and the Cluster webhook on the Cluster even when the Cluster does not use that

@@ -37,11 +37,14 @@ impl Outputs {
     /// whole lock and `spans` its `outputs` items, each exactly `- path: P` /
     /// `  sha256: S` with plain scalars, back to back (what the all-cores reader
     /// accepts), so that [`Outputs::written_items`] may hand out their text.
+    /// Checked on all cores (1.5 million items at 100,000 Clusters).
     pub(super) fn from_spans(text: String, spans: Vec<Span>) -> Option<Outputs> {
+        use rayon::prelude::*;
         let on =
             |at: usize, len: usize| at.checked_add(len).and_then(|e| text.get(at..e)).is_some();
         spans
-            .iter()
+            .par_iter()
+            .with_min_len(1 << 14)
             .all(|s| on(s.path, s.path_len) && on(s.sum, s.sum_len))
             .then_some(Outputs {
                 text,
@@ -129,9 +132,14 @@ impl Outputs {
     }
 
     /// Every item, borrowed (what the writer, the checker and the incremental run
-    /// take as the previous outputs).
+    /// take as the previous outputs), in order; made on all cores.
     pub fn views(&self) -> Vec<Owned<'_>> {
-        self.iter().collect()
+        use rayon::prelude::*;
+        self.spans
+            .par_iter()
+            .with_min_len(1 << 14)
+            .map(|s| self.item(s))
+            .collect()
     }
 }
 

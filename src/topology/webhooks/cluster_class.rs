@@ -271,13 +271,12 @@ pub fn cluster_class_errors_with(cc: &Value, head: bool) -> Vec<FieldError> {
             if let Some(Value::Array(defs)) = defs {
                 for (j, d) in defs.iter().enumerate() {
                     let dp = fe::index(&fe::child(&pp, "definitions"), j);
-                    let jps = d
+                    let jps: &[Value] = d
                         .get("jsonPatches")
                         .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default();
+                        .map_or(&[], Vec::as_slice);
                     patches::json_patches(
-                        &jps,
+                        jps,
                         &var_names,
                         &fe::child(&dp, "jsonPatches"),
                         head,

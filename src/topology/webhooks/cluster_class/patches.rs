@@ -143,7 +143,7 @@ pub(super) fn json_patches(
 /// allows only 0, `replace` and `remove` none (one error per segment, as Go).
 fn index_access(op: &str, jp: &str, path: &str, errs: &mut Vec<FieldError>) {
     for seg in jp.split('/') {
-        let Ok(index) = crate::go::strconv::atoi(seg) else {
+        let Ok(index) = crate::go::strconv::parse_int(seg) else {
             continue;
         };
         if op == "add" && index != 0 {
@@ -340,10 +340,10 @@ pub(super) fn selectors(sel: &Value, cc: &Value, path: &str, errs: &mut Vec<Fiel
         ),
         ("machinePoolClass", &mp, "MachinePool", "machinePools"),
     ] {
-        let classes: Vec<Value> = obj::get(cc, &["spec", "workers", field])
+        // Borrowed: the worker classes are looked at, once per selector.
+        let classes: &[Value] = obj::get(cc, &["spec", "workers", field])
             .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+            .map_or(&[], Vec::as_slice);
         for (i, name) in list.iter().enumerate() {
             let np = fe::index(&fe::child(&fe::child(&mrp, key), "names"), i);
             if let Some(m) = selector_name_error(name) {
