@@ -174,8 +174,10 @@ impl<'a> Checker<'a> {
         for (o, kept) in super::keep::in_kept_dirs(self.prev, &kept_dirs) {
             // What `render -o` would remove; it refuses a file whose bytes changed, and
             // so does the check.
-            if !self.planned.contains(o.path)
-                && !kept
+            // `kept` first: a kept unit's files (1.5 million at 100,000 Clusters) are
+            // never looked up among the planned paths.
+            if !kept
+                && !self.planned.contains(o.path)
                 && super::writer::still_as_written(self.out, o)?
             {
                 if let Some(cur) = read_existing(self.out, o.path)? {
