@@ -519,7 +519,8 @@ pub(crate) fn lay_out(
     } else {
         files.lock(&write)
     };
-    free_in_background(records);
+    let n = records.len();
+    free_in_background(records, n);
     done
 }
 
@@ -632,7 +633,8 @@ pub fn write_opened(
     }
     let changes = st.commit()?;
     drop(views);
-    free_in_background(prev);
+    let n = prev.units.len();
+    free_in_background(prev, n);
     // Reported sorted, as [`write_tree`] reports them.
     let sorted = |mut v: Vec<String>| {
         v.sort();
@@ -680,16 +682,18 @@ pub fn check_opened(
     lay_out(r, opts, out, Some(&previous), on_unit, &mut c, None)?;
     let report = c.finish();
     drop(views);
-    free_in_background(prev);
+    let n = prev.units.len();
+    free_in_background(prev, n);
     report
 }
 
-/// Frees a previous lock on a thread of its own when it records many units: a
-/// 100,000-Cluster lock's unit records are 500,000 strings, 50 ms of `free` at the end
-/// of every run on the thread that returns (a process that exits next has the kernel
-/// take them back at once). Freed here when the lock is small or no thread starts.
-fn free_in_background<T: HasUnits + Send + 'static>(v: T) {
-    if v.units() < BACKGROUND_FREE_UNITS {
+/// Frees `v` (a previous lock, the new unit records) on a thread of its own when the
+/// unit records it holds, `units`, are [`BACKGROUND_FREE_UNITS`] or more: a
+/// 100,000-Cluster lock's records are 500,000 strings, 50 ms of `free` at the end of
+/// every run on the thread that returns (a process that exits next has the kernel
+/// take them back at once). Freed here when fewer or when no thread starts.
+fn free_in_background<T: Send + 'static>(v: T, units: usize) {
+    if units < BACKGROUND_FREE_UNITS {
         return;
     }
     // A failed spawn drops the closure, and `v` with it, here.
@@ -700,23 +704,6 @@ fn free_in_background<T: HasUnits + Send + 'static>(v: T) {
 
 /// Units from which [`free_in_background`] frees on another thread.
 const BACKGROUND_FREE_UNITS: usize = 10_000;
-
-/// How many unit records a value holds ([`free_in_background`]).
-trait HasUnits {
-    fn units(&self) -> usize;
-}
-
-impl HasUnits for lock::Lock {
-    fn units(&self) -> usize {
-        self.units.len()
-    }
-}
-
-impl HasUnits for Vec<lock::UnitRecord> {
-    fn units(&self) -> usize {
-        self.len()
-    }
-}
 
 /// OUT made ready for `--check`: no interrupted run, the shared lock held when OUT
 /// exists, the outputs of its lock.
