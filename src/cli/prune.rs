@@ -185,9 +185,28 @@ mod tests {
     /// version are errors of their own kind).
     fn outcome(cmd: Command, args: &[OsString]) -> String {
         match cmd.try_get_matches_from(args) {
-            Ok(m) => format!("{m:?}"),
+            Ok(m) => matched(&m),
             Err(e) => format!("{:?}\n{}", e.kind(), e.render().ansi()),
         }
+    }
+
+    /// The matches, level by level: each argument's source, indices and raw values, then
+    /// the subcommand. Not `{:?}`: a debug build's `ArgMatches` also lists the command's
+    /// valid subcommands, which is the one thing the rebuild changes on purpose.
+    fn matched(m: &clap::ArgMatches) -> String {
+        let mut out = String::new();
+        let mut level = Some(("", m));
+        while let Some((name, m)) = level {
+            out.push_str(&format!("[{name}]\n"));
+            for id in m.ids() {
+                let id = id.as_str();
+                let raw: Vec<_> = m.get_raw(id).into_iter().flatten().collect();
+                let at: Vec<_> = m.indices_of(id).into_iter().flatten().collect();
+                out.push_str(&format!("{id} {:?} {at:?} {raw:?}\n", m.value_source(id)));
+            }
+            level = m.subcommand();
+        }
+        out
     }
 
     /// Every subcommand path of the tree, as words.
