@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole-process timing: capi-render vs clusterctl v1.10.10 on the corpus.
 # Prints one line per workload with the median wall time of each tool (RUNS runs, default
-# 9; timed by hyperfine when it is installed, see time_cmd) and the ratio. The issue's targets: >= 20x for `generate provider`, >= 30x for
+# 9, the two tools taking turns; timed by hyperfine when it is installed, see time_runs)
+# and the ratio. The issue's targets: >= 20x for `generate provider`, >= 30x for
 # `topology plan` of one Cluster. The last row starts and stops each tool with no work
 # (`version`): the part of every row no rendering can remove. `cargo bench --bench
 # reader_floor` times, in process, how much of `generate provider` is reading the YAML.
@@ -32,31 +33,51 @@ CFG
 # to exit, with nothing of this script's around it (a subshell, `cd` and `env` cost
 # about 1-2 ms a run here: half of capi-render's `topology plan`). The directory is
 # emptied before each run. Without hyperfine, `date` around a subshell.
+# The two tools take turns: rounds of up to 5 runs of one, then of the other, until
+# each has had $runs. This machine's speed drifts by a fifth from minute to minute;
+# all of one tool's runs and then all of the other's put that drift into the ratio
+# (a row once read 18x in one run and 24x in the next). Each median is over all of a
+# tool's runs.
 hyperfine_bin=$(command -v hyperfine || true)
-time_cmd() { # tool args... -> median wall seconds over $runs
-  local t=() i start end dir=$work/run
-  mkdir -p "$dir"
+round=${ROUND:-5}
+time_runs() { # n tool args... -> n wall times in seconds, one a line
+  local n=$1; shift
+  local i start end dir=$work/run
   if [ -n "$hyperfine_bin" ]; then
+    mkdir -p "$dir"
     (cd "$dir" && env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/home" CLUSTERCTL_DISABLE_VERSIONCHECK=true \
-      "$hyperfine_bin" -N --style none --warmup 1 --runs "$runs" --ignore-failure \
+      "$hyperfine_bin" -N --style none --warmup 1 --runs "$n" --ignore-failure \
       --prepare "find $dir -mindepth 1 -delete" --export-json "$work/h.json" -- "$*" >/dev/null 2>&1)
-    python3 -c 'import json,sys; print("%.4f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$work/h.json"
+    python3 -c 'import json,sys; print("\n".join("%.6f" % t for t in json.load(open(sys.argv[1]))["results"][0]["times"]))' "$work/h.json"
     rm -rf "$dir"
     return
   fi
-  for i in $(seq "$runs"); do
+  for i in $(seq "$n"); do
     mkdir "$work/run.$i"
     start=$(date +%s%N)
     (cd "$work/run.$i" && env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/home" CLUSTERCTL_DISABLE_VERSIONCHECK=true "$@" >/dev/null 2>&1) || true
     end=$(date +%s%N)
     rm -rf "$work/run.$i"
-    t+=("$(( end - start ))")
+    echo "$end $start" | awk '{printf "%.6f\n", ($1 - $2) / 1e9}'
   done
-  printf '%s\n' "${t[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p" | awk '{printf "%.4f", $1 / 1e9}'
+}
+median() { sort -n | awk '{v[NR] = $1} END {printf "%.4f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+time_pair() { # "clusterctl args" "capi-render args" -> "median median" over $runs runs each
+  local a b done=0 n
+  read -r -a a <<<"$1"; read -r -a b <<<"$2"
+  : >"$work/ta"; : >"$work/tb"
+  while [ "$done" -lt "$runs" ]; do
+    n=$(( runs - done < round ? runs - done : round ))
+    time_runs "$n" "$clusterctl" "${a[@]}" >>"$work/ta"
+    time_runs "$n" "$capi" "${b[@]}" >>"$work/tb"
+    done=$(( done + n ))
+  done
+  echo "$(median <"$work/ta") $(median <"$work/tb")"
 }
 qs="$R/infrastructure-docker/v1.10.10/clusterclass-quick-start.yaml"
 plan_cluster="$root/fixtures/topology/corpus-quick-start/cluster.yaml"
-if [ -n "$hyperfine_bin" ]; then echo "# timer: hyperfine -N, median of $runs runs"; else echo "# timer: date around a subshell, median of $runs runs"; fi
+if [ -n "$hyperfine_bin" ]; then timer="hyperfine -N"; else timer="date around a subshell"; fi
+echo "# timer: $timer, median of $runs runs each, the tools taking turns $round runs at a time"
 printf '%-44s %12s %12s %8s\n' workload clusterctl capi-render ratio
 compare() { # label, clusterctl's args, capi-render's args (one string each)
   local a b tc tr
@@ -67,7 +88,7 @@ compare() { # label, clusterctl's args, capi-render's args (one string each)
       { echo "failed: $cmd" >&2; cat "$work/err" >&2; exit 1; }
     rm -rf "$work/check"
   done
-  tc=$(time_cmd "$clusterctl" "${a[@]}"); tr=$(time_cmd "$capi" "${b[@]}")
+  read -r tc tr < <(time_pair "$2" "$3")
   printf '%-44s %11.4fs %11.4fs %7.1fx\n' "${1:0:44}" "$tc" "$tr" "$(echo "$tc / $tr" | bc -l)"
 }
 for w in "generate provider --core cluster-api:v1.10.10" \

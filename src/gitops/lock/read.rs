@@ -163,11 +163,12 @@ fn outputs_on_all_cores(text: &str) -> Option<(&str, &str, Vec<Span>)> {
         .par_windows(2)
         .map(|w| read_output_items(&items[w[0]..w[1]], start + w[0]))
         .collect();
-    let mut all = Vec::with_capacity(pieces.iter().flatten().map(Vec::len).sum());
-    for p in pieces {
-        all.extend(p?);
-    }
-    Some((&text[..start], &text[end..], all))
+    let pieces: Vec<Vec<Span>> = pieces.into_iter().collect::<Option<_>>()?;
+    Some((
+        &text[..start],
+        &text[end..],
+        super::outputs::concat_on_all_cores(&pieces),
+    ))
 }
 
 /// Where the last `\nproviders:` starts in `hay` (as `memmem::rfind`): found by its
@@ -233,7 +234,10 @@ fn read_output_items(piece: &str, base: usize) -> Option<Vec<Span>> {
     const PATH: &[u8] = b"- path: ";
     const SUM: &[u8] = b"  sha256: ";
     let b = piece.as_bytes();
-    let mut out = Vec::with_capacity(piece.len() / 160 + 1);
+    // Every item is at least MIN_ITEM bytes: the vector never grows (a grown one is
+    // copied, and its new pages faulted in, piece after piece).
+    const MIN_ITEM: usize = PATH.len() + 2 + SUM.len() + 64 + 1;
+    let mut out = Vec::with_capacity(piece.len() / MIN_ITEM + 1);
     let mut i = 0;
     while i < b.len() {
         if !b[i..].starts_with(PATH) {
@@ -316,10 +320,20 @@ impl LockFacts {
     /// would find them in the two texts joined.
     fn join(mut self, next: LockFacts) -> LockFacts {
         self.version = next.version.or(self.version);
-        self.outputs.extend(next.outputs);
-        self.units.extend(next.units);
-        self.inputs.extend(next.inputs);
+        append(&mut self.outputs, next.outputs);
+        append(&mut self.units, next.units);
+        append(&mut self.inputs, next.inputs);
         self
+    }
+}
+
+/// `to.extend(more)`, without copying `more` when `to` is empty (the text before a
+/// lock's outputs has no units: 100,000 of them are after).
+fn append<T>(to: &mut Vec<T>, mut more: Vec<T>) {
+    if to.is_empty() {
+        std::mem::swap(to, &mut more);
+    } else {
+        to.append(&mut more);
     }
 }
 
