@@ -30,6 +30,55 @@ pub(super) fn keepable<'a>(
     // path): one look-up per run of files in the same directory. A unit whose files
     // come in more than one run (a lock edited by hand) is not kept: it renders.
     let mut split = rustc_hash::FxHashSet::default();
+    for (dir, run) in runs_on_all_cores(outs, 1 << 16) {
+        if let Some((_, files, at)) = k.get_mut(dir) {
+            if files.is_empty() {
+                *files = &outs[run.clone()];
+                *at = run.start;
+            } else {
+                split.insert(dir);
+            }
+        }
+    }
+    k.retain(|d, _| !split.contains(d));
+    k
+}
+
+/// The runs of `outs` (1.5 million files at 100,000 Clusters) as [`runs`] finds them,
+/// found on all cores in chunks of about `chunk` files that start where a run does.
+fn runs_on_all_cores<'a>(
+    outs: &'a [lock::Owned<'a>],
+    chunk: usize,
+) -> Vec<(&'a str, Range<usize>)> {
+    use rayon::prelude::*;
+    // `b` starts a run unless the file before is in a unit directory and `b` is in it.
+    let starts_run = |b: usize| {
+        b == 0
+            || b >= outs.len()
+            || unit_dir_of(outs[b - 1].path).is_none_or(|d| !in_dir(outs[b].path, d))
+    };
+    let mut cuts = vec![0];
+    let mut b = chunk.max(1);
+    while b < outs.len() {
+        while !starts_run(b) {
+            b += 1;
+        }
+        if b < outs.len() {
+            cuts.push(b);
+        }
+        b += chunk.max(1);
+    }
+    cuts.push(outs.len());
+    cuts.par_windows(2)
+        .flat_map_iter(|w| runs(&outs[w[0]..w[1]], w[0]))
+        .collect()
+}
+
+/// Each run of `outs` (files next to each other in the unit directory of the first):
+/// the directory and the run's place, `at` added; a file in no unit directory is in
+/// none.
+fn runs<'a>(outs: &'a [lock::Owned<'a>], at: usize) -> Vec<(&'a str, Range<usize>)> {
+    let mut found = Vec::new();
     let mut i = 0;
     while i < outs.len() {
         let Some(dir) = unit_dir_of(outs[i].path) else {
@@ -42,18 +91,10 @@ pub(super) fn keepable<'a>(
                 .iter()
                 .position(|o| !in_dir(o.path, dir))
                 .unwrap_or(outs.len() - i - 1);
-        if let Some((_, files, at)) = k.get_mut(dir) {
-            if files.is_empty() {
-                *files = &outs[i..run];
-                *at = i;
-            } else {
-                split.insert(dir);
-            }
-        }
+        found.push((dir, at + i..at + run));
         i = run;
     }
-    k.retain(|d, _| !split.contains(d));
-    k
+    found
 }
 
 /// Whether `path` is in directory `dir` (at any depth).
@@ -63,10 +104,13 @@ fn in_dir(path: &str, dir: &str) -> bool {
 
 /// Whether each of `prev`'s files is in a kept unit's directory, in order: one look-up
 /// in `kept` per run of files in the same directory.
-pub(super) fn in_kept_dirs<'p>(
+pub(super) fn in_kept_dirs<'p, 'k>(
     prev: &'p [lock::Owned<'p>],
-    kept: &'p rustc_hash::FxHashSet<String>,
-) -> impl Iterator<Item = (&'p lock::Owned<'p>, bool)> + 'p {
+    kept: &'k rustc_hash::FxHashSet<String>,
+) -> impl Iterator<Item = (&'p lock::Owned<'p>, bool)> + 'k
+where
+    'p: 'k,
+{
     let mut last: Option<(&str, bool)> = None;
     prev.iter().map(move |o| {
         // Most files are in the unit directory of the file before (its first three
@@ -88,6 +132,26 @@ pub(super) fn in_kept_dirs<'p>(
             }
         }
     })
+}
+
+/// `prev`'s files that are in no kept unit's directory and not `planned`, in order:
+/// [`in_kept_dirs`] on all cores, a chunk of files each (the commit and the check look
+/// at what is left, which a no-change run of 100,000 Clusters makes empty out of 1.5
+/// million files).
+pub(super) fn outside_kept_dirs<'p>(
+    prev: &'p [lock::Owned<'p>],
+    kept: &rustc_hash::FxHashSet<String>,
+    planned: &(dyn Fn(&str) -> bool + Sync),
+) -> Vec<&'p lock::Owned<'p>> {
+    use rayon::prelude::*;
+    prev.par_chunks(1 << 14)
+        .flat_map_iter(|chunk| {
+            in_kept_dirs(chunk, kept)
+                .filter(|(o, kept)| !kept && !planned(o.path))
+                .map(|(o, _)| o)
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// Where kept units are looked for: OUT, and each unit's parent directory
@@ -509,6 +573,67 @@ mod tests {
                 .collect();
         let flags: Vec<bool> = in_kept_dirs(&views, &kept).map(|(_, k)| k).collect();
         assert_eq!(flags, [true, true, true, false, true, false, true, false]);
+    }
+
+    #[test]
+    fn runs_found_on_all_cores_are_the_in_order_runs() {
+        // Units of 1 to 4 files, a unit whose files come in two runs, files of no unit
+        // and directories that are a prefix of the next one's name.
+        let mut paths = Vec::new();
+        for u in 0..400 {
+            for f in 0..(u % 4 + 1) {
+                paths.push(format!("clusters/ns/c{}/f{f}", u / 2));
+            }
+            if u % 7 == 0 {
+                paths.push(format!("top{u}.yaml"));
+                paths.push(format!("clusters/ns/c{}0/x", u / 2));
+            }
+            if u % 50 == 0 {
+                paths.push(format!("clusters/ns/c{}/again", u / 3));
+            }
+        }
+        let files: Vec<lock::Owned<'_>> = paths.iter().map(|p| owned(p)).collect();
+        let want = runs(&files, 0);
+        let split = |d: &str| want.iter().filter(|(w, _)| *w == d).count() > 1;
+        assert!(want.len() > 250 && split("clusters/ns/c50") && !split("clusters/ns/c51"));
+        for chunk in [0, 1, 2, 3, 5, 64, 1000, 5000] {
+            assert_eq!(runs_on_all_cores(&files, chunk), want, "{chunk}");
+        }
+        assert!(runs_on_all_cores(&[], 4).is_empty());
+    }
+
+    #[test]
+    fn files_outside_kept_dirs_on_all_cores_are_the_in_order_ones() {
+        // Units of 1 to 7 files, over several chunks of the pool, and files of no unit.
+        let mut paths = Vec::new();
+        for u in 0..9000 {
+            for f in 0..(u % 7 + 1) {
+                paths.push(format!("clusters/ns{}/c{u:05}/desired/f{f}.yaml", u % 3));
+            }
+            if u % 1000 == 0 {
+                paths.push(format!("providers/p{u}.yaml"));
+            }
+        }
+        let files: Vec<lock::Owned<'_>> = paths.iter().map(|p| owned(p)).collect();
+        let kept: rustc_hash::FxHashSet<String> = (0..9000)
+            .filter(|u| u % 5 != 2)
+            .map(|u| format!("clusters/ns{}/c{u:05}", u % 3))
+            .collect();
+        let planned = |p: &str| p.ends_with("f1.yaml") || p.starts_with("providers/p3");
+        let want: Vec<&str> = in_kept_dirs(&files, &kept)
+            .filter(|(o, k)| !k && !planned(o.path))
+            .map(|(o, _)| o.path)
+            .collect();
+        let got: Vec<&str> = outside_kept_dirs(&files, &kept, &planned)
+            .into_iter()
+            .map(|o| o.path)
+            .collect();
+        assert!(
+            want.len() > 3000 && want.len() < files.len() / 2,
+            "{}",
+            want.len()
+        );
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -524,10 +524,9 @@ impl<'a, 'h> Stager<'a, 'h> {
     pub fn commit(mut self) -> Result<Changes> {
         let prev = self.prev;
         let kept_dirs = std::mem::take(&mut self.kept_dirs);
-        for (o, kept) in super::keep::in_kept_dirs(prev, &kept_dirs) {
-            if kept || self.planned.contains(o.path) {
-                continue;
-            }
+        let planned = &self.planned;
+        let left = super::keep::outside_kept_dirs(prev, &kept_dirs, &|p| planned.contains(p));
+        for o in left {
             match still_as_written(&self.out, o) {
                 Ok(true) => self.changes.removes.push(o.path.to_string()),
                 Ok(false) => {}
