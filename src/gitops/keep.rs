@@ -57,8 +57,9 @@ fn runs_on_all_cores<'a>(
             || b >= outs.len()
             || unit_dir_of(outs[b - 1].path).is_none_or(|d| !in_dir(outs[b].path, d))
     };
+    let step = chunk.max(1);
     let mut cuts = vec![0];
-    let mut b = chunk.max(1);
+    let mut b = step;
     while b < outs.len() {
         while !starts_run(b) {
             b += 1;
@@ -66,7 +67,7 @@ fn runs_on_all_cores<'a>(
         if b < outs.len() {
             cuts.push(b);
         }
-        b += chunk.max(1);
+        b += step;
     }
     cuts.push(outs.len());
     cuts.par_windows(2)
