@@ -13,8 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd)
 CAPI_CORPUS=$(cd "${CAPI_CORPUS:-$root/../shared/corpus}" && pwd)
 clusterctl=${CLUSTERCTL:-$(go env GOPATH)/bin/clusterctl}
 runs=${RUNS:-9}
-(cd "$root" && cargo build --release --quiet)
-capi="$root/target/release/capi-render"
+# The release binary (statically linked on Linux/glibc: scripts/build-release.sh).
+capi=$("$root/scripts/build-release.sh")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/home"
 R="$CAPI_CORPUS/repository"
