@@ -16,8 +16,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd)
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(100 1000 10000)
 runs=${FLEET_RUNS:-3}
-(cd "$root" && cargo build --release --quiet)
-capi="$root/target/release/capi-render"
+# The release binary (statically linked on Linux/glibc: scripts/build-release.sh).
+capi=$("$root/scripts/build-release.sh")
 work=$(mktemp -d -p "${FLEET_DIR:-${TMPDIR:-/tmp}}"); trap 'rm -rf "$work"' EXIT
 # median wall seconds and the max RSS (MB) of $runs runs of a command; `prep` (a shell
 # snippet) runs before each run, untimed.
