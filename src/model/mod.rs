@@ -1,10 +1,11 @@
 //! The bottom layer every stage may import and that imports no stage: the shared data
 //! types (input files and objects, rendered units, the render set and options), hashing
-//! and the compact form of objects.
+//! and the compact form of objects; `par`, work on all cores largest first.
 
 pub mod compact;
 pub mod hash;
 pub mod object;
+pub mod par;
 pub mod pointer;
 pub mod unit;
 

@@ -747,12 +747,17 @@ fn parse_all_parallel<S: AsRef<str> + Sync>(
     docs: &[S],
     limits: crate::limits::Limits,
 ) -> Option<Vec<Value>> {
-    use rayon::prelude::*;
     let meter = Meter::new(limits);
     meter.charge(Limit::Documents, docs.len() as u64).ok()?;
-    docs.par_iter()
-        .map(|doc| parse_value_lenient_in(doc.as_ref(), &meter).ok())
-        .collect()
+    // Largest first: a provider's two or three biggest CRDs are most of its bytes, and
+    // halves by position would give them to one thread.
+    crate::model::par::map_largest_first(
+        docs,
+        |doc| doc.as_ref().len(),
+        |doc| parse_value_lenient_in(doc.as_ref(), &meter).ok(),
+    )
+    .into_iter()
+    .collect()
 }
 
 /// The objects of parsed documents in order: nulls dropped, the first error or

@@ -36,21 +36,41 @@ pub fn is_namespaced(kind: &str) -> bool {
 /// Apply R7.5 to every object; the error is the first object's (by position) that
 /// fails. Each object is moved on its own, so with many objects that need the typed
 /// round trip (CRDs, webhook configurations, role bindings: most of a provider's
-/// components by bytes) they are moved on the thread pool. On an error the caller
-/// drops the list, so objects after the failing one being moved too is not seen.
+/// components by bytes), or two CRDs or more, they are moved on the thread pool, CRDs
+/// first ([`round_trip_weight`]): a kubeadm provider is two CRDs of a quarter of a
+/// megabyte each and a dozen small objects, and the two CRDs then convert side by side.
+/// On an error the caller drops the list, so objects after the failing one being moved
+/// too is not seen.
 pub fn fix_target_namespace(objs: &mut [Value], target: &str) -> Result<()> {
-    let typed = objs.iter().filter(|o| needs_round_trip(kind(o))).count();
-    if typed < PARALLEL_MIN_ROUND_TRIPS {
+    let weights = objs.iter().map(|o| round_trip_weight(kind(o)));
+    let (typed, crds) = weights.fold((0, 0), |(t, c), w| {
+        (t + usize::from(w > 0), c + usize::from(w > 1))
+    });
+    if typed < PARALLEL_MIN_ROUND_TRIPS && crds < 2 {
         return objs.iter_mut().try_for_each(|o| fix_one(o, target));
     }
-    use rayon::prelude::*;
-    let results: Vec<Result<()>> = objs.par_iter_mut().map(|o| fix_one(o, target)).collect();
+    let results = crate::model::par::map_mut_largest_first(
+        objs,
+        |o| round_trip_weight(kind(o)),
+        |o| fix_one(o, target),
+    );
     results.into_iter().collect()
 }
 
 /// From this many typed round trips on, [`fix_target_namespace`] uses the thread pool
-/// (below it, waking the pool costs more than it saves).
+/// (below it, and with fewer than two CRDs, waking the pool costs more than it saves).
 const PARALLEL_MIN_ROUND_TRIPS: usize = 8;
+
+/// How much of [`fix_one`]'s work an object of this kind is, roughly: a CRD's typed round
+/// trip (its schema: tens of thousands of nodes) 2, another round trip 1, no round trip
+/// 0 (a few field writes).
+fn round_trip_weight(kind: &str) -> usize {
+    match kind {
+        "CustomResourceDefinition" => 2,
+        k if needs_round_trip(k) => 1,
+        _ => 0,
+    }
+}
 
 /// Whether [`fix_one`] converts an object of this kind to its typed struct and back.
 fn needs_round_trip(kind: &str) -> bool {
@@ -328,9 +348,19 @@ mod tests {
 
     #[test]
     fn the_thread_pool_moves_objects_as_one_at_a_time_does() {
-        let objs = mixed_objects(40);
+        // 40 objects: 24 typed round trips; 6: two CRDs among four.
+        for n in [40, 6] {
+            moved_on_the_pool_as_one_at_a_time(n);
+        }
+    }
+
+    fn moved_on_the_pool_as_one_at_a_time(n: usize) {
+        let objs = mixed_objects(n);
+        let weights: Vec<usize> = objs.iter().map(|o| round_trip_weight(kind(o))).collect();
         assert!(
-            objs.iter().filter(|o| needs_round_trip(kind(o))).count() >= PARALLEL_MIN_ROUND_TRIPS
+            weights.iter().filter(|w| **w > 0).count() >= PARALLEL_MIN_ROUND_TRIPS
+                || weights.iter().filter(|w| **w > 1).count() >= 2,
+            "{n} objects take the pool"
         );
         let mut pooled = objs.clone();
         fix_target_namespace(&mut pooled, "t").unwrap();
