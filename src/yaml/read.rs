@@ -743,21 +743,16 @@ pub(crate) const PARALLEL_MIN_BYTES: usize = 64 * 1024;
 /// is what the sequential parse gives: a parse depends on the meter only through its
 /// caps, and the run's total stayed within every limit, so no document could have
 /// met a cap in order either (what was left before it is at least what it used).
+/// Longest first (`model::par`): a provider's biggest CRDs are most of its bytes.
 fn parse_all_parallel<S: AsRef<str> + Sync>(
     docs: &[S],
     limits: crate::limits::Limits,
 ) -> Option<Vec<Value>> {
     let meter = Meter::new(limits);
     meter.charge(Limit::Documents, docs.len() as u64).ok()?;
-    // Largest first: a provider's two or three biggest CRDs are most of its bytes, and
-    // halves by position would give them to one thread.
-    crate::model::par::map_largest_first(
-        docs,
-        |doc| doc.as_ref().len(),
-        |doc| parse_value_lenient_in(doc.as_ref(), &meter).ok(),
-    )
-    .into_iter()
-    .collect()
+    let parse = |doc: &S| parse_value_lenient_in(doc.as_ref(), &meter).ok();
+    let values = crate::model::par::map_largest_first(docs, |d| d.as_ref().len(), parse);
+    values.into_iter().collect()
 }
 
 /// The objects of parsed documents in order: nulls dropped, the first error or
