@@ -440,7 +440,7 @@ fn main() -> ! {
 /// output and error flushed, then `_exit(2)`, without the C runtime's exit handlers.
 /// The one handler there is mimalloc's, which walks its whole heap to give every page
 /// back to the kernel (`madvise` on each) just before the kernel frees them all anyway:
-/// 0.3–0.4 ms of a 10 ms `generate provider` (see README "Performance"). Nothing of
+/// 0.1–0.4 ms of a 10 ms `generate provider` (see README "Performance"). Nothing of
 /// ours is left for the handlers: files are closed by their owners when dropped, and a
 /// pool thread still running is ended by the exit as it would be on return from `main`.
 fn exit_now(code: ExitCode) -> ! {
