@@ -32,17 +32,19 @@ CFG
 # around the process, started without a shell (-N): what is timed is the tool from exec
 # to exit, with nothing of this script's around it (a subshell, `cd` and `env` cost
 # about 1-2 ms a run here: half of capi-render's `topology plan`). The directory is
-# emptied before each run. Without hyperfine, `date` around a subshell.
+# emptied before each run. Without hyperfine, python3 does the same: the directory
+# emptied, then the clock read around posix_spawn and wait4 of the tool alone.
 # The two tools take turns: rounds of up to 5 runs of one, then of the other, until
 # each has had $runs. This machine's speed drifts by a fifth from minute to minute;
 # all of one tool's runs and then all of the other's put that drift into the ratio
 # (a row once read 18x in one run and 24x in the next). Each median is over all of a
 # tool's runs.
-hyperfine_bin=$(command -v hyperfine || true)
+# HYPERFINE= (empty) times with python3 even where hyperfine is installed.
+hyperfine_bin=${HYPERFINE-$(command -v hyperfine || true)}
 round=${ROUND:-5}
 time_runs() { # n tool args... -> n wall times in seconds, one a line
   local n=$1; shift
-  local i start end dir=$work/run
+  local dir=$work/run
   if [ -n "$hyperfine_bin" ]; then
     mkdir -p "$dir"
     (cd "$dir" && env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/home" CLUSTERCTL_DISABLE_VERSIONCHECK=true \
@@ -52,14 +54,28 @@ time_runs() { # n tool args... -> n wall times in seconds, one a line
     rm -rf "$dir"
     return
   fi
-  for i in $(seq "$n"); do
-    mkdir "$work/run.$i"
-    start=$(date +%s%N)
-    (cd "$work/run.$i" && env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/home" CLUSTERCTL_DISABLE_VERSIONCHECK=true "$@" >/dev/null 2>&1) || true
-    end=$(date +%s%N)
-    rm -rf "$work/run.$i"
-    echo "$end $start" | awk '{printf "%.6f\n", ($1 - $2) / 1e9}'
-  done
+  mkdir -p "$dir"
+  python3 - "$n" "$dir" "$work/home" "$@" <<'PY'
+import os, shutil, sys, time
+n, run, home, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+env = {"PATH": os.environ["PATH"], "HOME": home, "XDG_CONFIG_HOME": home,
+       "CLUSTERCTL_DISABLE_VERSIONCHECK": "true"}
+null = os.open(os.devnull, os.O_WRONLY)
+quiet = [(os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)]
+os.chdir(run)
+for i in range(n + 1):  # the first run untimed, as hyperfine's --warmup 1
+    for e in os.listdir("."):
+        if os.path.isdir(e) and not os.path.islink(e):
+            shutil.rmtree(e)
+        else:
+            os.remove(e)
+    start = time.perf_counter()
+    os.waitpid(os.posix_spawn(argv[0], argv, env, file_actions=quiet), 0)
+    took = time.perf_counter() - start
+    if i > 0:
+        print("%.6f" % took)
+PY
+  rm -rf "$dir"
 }
 median() { sort -n | awk '{v[NR] = $1} END {printf "%.4f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 time_pair() { # "clusterctl args" "capi-render args" -> "median median" over $runs runs each
@@ -76,7 +92,7 @@ time_pair() { # "clusterctl args" "capi-render args" -> "median median" over $ru
 }
 qs="$R/infrastructure-docker/v1.10.10/clusterclass-quick-start.yaml"
 plan_cluster="$root/fixtures/topology/corpus-quick-start/cluster.yaml"
-if [ -n "$hyperfine_bin" ]; then timer="hyperfine -N"; else timer="date around a subshell"; fi
+if [ -n "$hyperfine_bin" ]; then timer="hyperfine -N"; else timer="python3 posix_spawn"; fi
 echo "# timer: $timer, median of $runs runs each, the tools taking turns $round runs at a time"
 printf '%-44s %12s %12s %8s\n' workload clusterctl capi-render ratio
 compare() { # label, clusterctl's args, capi-render's args (one string each)
