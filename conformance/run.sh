@@ -31,7 +31,7 @@ if ! have_version "$clusterctl"; then
   GOBIN="$work/bin" go install "sigs.k8s.io/cluster-api/cmd/clusterctl@$CLUSTERCTL_VERSION"
   mkdir -p "$gobin"; cp "$work/bin/clusterctl" "$gobin/clusterctl"; clusterctl="$gobin/clusterctl"
 fi
-# The release binary (statically linked on Linux/glibc: scripts/build-release.sh), so
+# The release binary (static: musl on x86_64 Linux, else glibc; scripts/build-release.sh), so
 # the binary the benchmarks time is the one checked against clusterctl here.
 capi=$("$root/scripts/build-release.sh")
 
