@@ -36,6 +36,10 @@ target=${CARGO_TARGET_DIR:-$root/target}
 host=$(rustc -vV | sed -n 's/^host: //p')
 musl=x86_64-unknown-linux-musl
 libc=${CAPI_RELEASE_LIBC:-}
+case "$libc" in
+  ""|musl|glibc) ;;
+  *) echo "build-release: CAPI_RELEASE_LIBC=$libc: say musl or glibc (or leave it unset)" >&2; exit 2 ;;
+esac
 case "$libc:$host" in
   :*-linux-gnu*) libc=glibc ;;
 esac
@@ -58,7 +62,7 @@ case "$libc" in
     built=$target/release/capi-render
     echo "build-release: static, glibc" >&2
     ;;
-  *)
+  "")
     cargo build --release --quiet --bin capi-render
     built=$target/release/capi-render
     echo "build-release: cargo build --release ($host)" >&2
