@@ -1,5 +1,5 @@
 //! `upgrade apply` on the corpus: v1.9.11 → v1.10.10 within v1beta1 and v1.10.10
-//! (v1beta1) → v1.11.11 (v1beta2) all together, edits that change only the bytes of
+//! (v1beta1) → v1.14.2 (v1beta2) all together, edits that change only the bytes of
 //! `spec.version` (each expected file is the input text with only the versions
 //! replaced), refusals that name the file, document and field and write nothing, and
 //! `upgrade plan --exit-code`.
@@ -204,8 +204,8 @@ fn v1beta1_to_v1beta2_all_together() {
         ],
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert_eq!(read(d, "a.yaml"), A.replace("@V@", "v1.11.11"));
-    assert_eq!(read(d, "b.yaml"), B.replace("@V@", "v1.11.11"));
+    assert_eq!(read(d, "a.yaml"), A.replace("@V@", "v1.14.2"));
+    assert_eq!(read(d, "b.yaml"), B.replace("@V@", "v1.14.2"));
     assert_eq!(text(&o.stdout).lines().count(), 4);
     // Nothing left to move.
     assert_eq!(plan_exit(&repo, d), Some(0));
@@ -223,18 +223,18 @@ fn v1beta1_to_v1beta2_all_together() {
             "b.yaml",
             "--write",
             "--core",
-            "cluster-api:v1.11.11",
+            "cluster-api:v1.14.2",
             "--bootstrap",
-            "kubeadm:v1.11.11",
+            "kubeadm:v1.14.2",
             "--control-plane",
-            "capi-kubeadm-control-plane-system/kubeadm:v1.11.11",
+            "capi-kubeadm-control-plane-system/kubeadm:v1.14.2",
             "--to",
-            "docker:v1.11.11",
+            "docker:v1.14.2",
         ],
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert_eq!(read(s.path(), "a.yaml"), A.replace("@V@", "v1.11.11"));
-    assert_eq!(read(s.path(), "b.yaml"), B.replace("@V@", "v1.11.11"));
+    assert_eq!(read(s.path(), "a.yaml"), A.replace("@V@", "v1.14.2"));
+    assert_eq!(read(s.path(), "b.yaml"), B.replace("@V@", "v1.14.2"));
 }
 
 #[test]
@@ -277,18 +277,18 @@ fn moves_the_plan_does_not_allow_are_refused() {
         "Error: CoreProvider capi-system/cluster-api (./a.yaml, document 1): spec.version: v1.10.10 -> v1.9.11 is a downgrade",
     ]);
     // The core provider alone to the next contract: the others would be left behind.
-    refused(&repo, &s, &["--core", "cluster-api:v1.11.11"], &[
+    refused(&repo, &s, &["--core", "cluster-api:v1.14.2"], &[
         "BootstrapProvider capi-kubeadm-bootstrap-system/kubeadm (./a.yaml, document 3): spec.version: v1.10.10 abides by contract v1beta1, but the management group moves to v1beta2",
-        "hint: include it in the upgrade: --bootstrap capi-kubeadm-bootstrap-system/kubeadm:v1.11.11",
+        "hint: include it in the upgrade: --bootstrap capi-kubeadm-bootstrap-system/kubeadm:v1.14.2",
     ]);
     // Mixed contracts: one provider to v1beta2 while the core stays on v1beta1.
-    refused(&repo, &s, &["--to", "docker:v1.11.11"], &[
-        "InfrastructureProvider capd-system/docker (./b.yaml, document 2): spec.version: v1.11.11 abides by contract v1beta2, but the management group moves to v1beta1",
+    refused(&repo, &s, &["--to", "docker:v1.14.2"], &[
+        "InfrastructureProvider capd-system/docker (./b.yaml, document 2): spec.version: v1.14.2 abides by contract v1beta2, but the management group moves to v1beta1",
     ]);
     // A version the repository does not hold.
     refused(&repo, &s, &["-i", "docker:v1.10.11"], &[
         "InfrastructureProvider capd-system/docker (./b.yaml, document 2): spec.version: version v1.10.11 is not in the provider's source",
-        "hint: versions offered (newest first): v1.11.11, v1.10.10, v1.10.9, v1.9.11",
+        "hint: versions offered (newest first): v1.14.2, v1.13.6, v1.11.11, v1.10.10, v1.10.9, v1.9.11",
     ]);
     // An older contract, an unknown one, an ambiguous name.
     refused(
@@ -366,11 +366,11 @@ fn nothing_is_written_when_one_file_is_refused() {
 fn a_provider_without_spec_version_gets_it_pinned() {
     let Some(c) = corpus() else { return };
     let repo = c.join("repository");
-    let s = inputs("default", "v1.11.11");
+    let s = inputs("default", "v1.14.2");
     // The docker provider leaves its version to the default (the newest local one).
     let unpinned = B
-        .replace("@V@", "v1.11.11")
-        .replace("spec:\n  version: v1.11.11\n", "");
+        .replace("@V@", "v1.14.2")
+        .replace("spec:\n  version: v1.14.2\n", "");
     put(s.path(), "b.yaml", &unpinned);
     assert_eq!(plan_exit(&repo, s.path()), Some(0));
     let o = run(
@@ -382,16 +382,16 @@ fn a_provider_without_spec_version_gets_it_pinned() {
             "-f",
             ".",
             "-i",
-            "docker:v1.11.11",
+            "docker:v1.14.2",
             "--write",
         ],
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(
         read(s.path(), "b.yaml"),
-        format!("{unpinned}spec:\n  version: v1.11.11\n")
+        format!("{unpinned}spec:\n  version: v1.14.2\n")
     );
-    assert_eq!(read(s.path(), "a.yaml"), A.replace("@V@", "v1.11.11"));
+    assert_eq!(read(s.path(), "a.yaml"), A.replace("@V@", "v1.14.2"));
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! `upgrade plan` over declarative providers: the corpus providers at v1.9.11 can move to
-//! v1.10.10 within v1beta1, and to v1.11.11 (v1beta2) only all together; a provider
+//! v1.10.10 within v1beta1, and to v1.14.2 (v1beta2, the newest release in the corpus) only all together; a provider
 //! with no release for the next contract blocks the change. Through the library and
 //! through the binary.
 
@@ -55,13 +55,13 @@ fn corpus_providers_at_v1_9_11() {
         assert_eq!(r.newest_same_contract, "v1.10.10");
         assert_eq!(
             (r.newest.version.as_str(), r.newest.contract.as_str()),
-            ("v1.11.11", "v1beta2")
+            ("v1.14.2", "v1beta2")
         );
     }
     assert_eq!(p.within_contract, moves("v1.10.10"));
     let cc = p.contract_change.expect("a contract change");
     assert_eq!(cc.contract, "v1beta2");
-    assert_eq!(cc.moves, moves("v1.11.11"));
+    assert_eq!(cc.moves, moves("v1.14.2"));
     assert!(cc.blocked.is_empty());
     assert!(p.warnings.is_empty(), "{:?}", p.warnings);
 }

@@ -264,11 +264,11 @@ fn empty_version_picks_the_highest_local_release_and_says_so() {
         &repo_opts(&c),
     )
     .unwrap();
-    assert_eq!(info(&set.units[0]).version, "v1.11.11");
+    assert_eq!(info(&set.units[0]).version, "v1.14.2");
     assert_eq!(info(&set.units[0]).contract, "v1beta2");
     assert_eq!(set.warnings.len(), 1);
     assert!(
-        set.warnings[0].contains("spec.version is empty: using v1.11.11"),
+        set.warnings[0].contains("spec.version is empty: using v1.14.2"),
         "{:?}",
         set.warnings
     );
