@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Conformance: capi-render against the real clusterctl v1.10.10 (and our Go oracles).
+# Conformance: capi-render against the real clusterctl v1.14.2 (the default) and v1.10.10
+# (`--clusterctl-version v1.10`, and `topology plan`), and our Go oracles.
 #
 #   conformance/run.sh            regenerate every golden file into a scratch directory,
 #                                 fail if any committed golden differs (stale or hand-edited),
@@ -7,7 +8,9 @@
 #                                 and on every provider/version/template of $CAPI_CORPUS.
 #   conformance/run.sh update     regenerate the committed golden files in place.
 #
-# Needs Go (the module proxy) to install clusterctl v1.10.10 when it is missing.
+# Needs Go (the module proxy) to install clusterctl v1.10.10 when it is missing, and to
+# build clusterctl v1.14.2 through conformance/clusterctl-v1.14/ (cached outside the
+# checkout by source hash).
 # Golden files only ever come from the real tools, never from capi-render.
 set -euo pipefail
 
@@ -30,6 +33,16 @@ if ! have_version "$clusterctl"; then
   echo "installing clusterctl $CLUSTERCTL_VERSION with go install" >&2
   GOBIN="$work/bin" go install "sigs.k8s.io/cluster-api/cmd/clusterctl@$CLUSTERCTL_VERSION"
   mkdir -p "$gobin"; cp "$work/bin/clusterctl" "$gobin/clusterctl"; clusterctl="$gobin/clusterctl"
+fi
+# clusterctl v1.14.2 through its wrapper module (its own go.mod has replace directives).
+cc114_src="$here/clusterctl-v1.14"
+cc114_hash=$( (cd "$cc114_src" && cat go.mod go.sum main.go) | sha256sum | cut -c1-16)
+cc114_cache=${XDG_CACHE_HOME:-$HOME/.cache}/capi-render/clusterctl-v1.14
+clusterctl114=${CLUSTERCTL_V114:-$cc114_cache/clusterctl-$cc114_hash}
+if [ ! -x "$clusterctl114" ]; then
+  echo "building clusterctl v1.14.2 (conformance/clusterctl-v1.14)" >&2
+  mkdir -p "$cc114_cache"
+  (cd "$cc114_src" && go build -o "$clusterctl114.tmp" .) && mv "$clusterctl114.tmp" "$clusterctl114"
 fi
 # The release binary (static: musl on x86_64 Linux, else glibc; scripts/build-release.sh), so
 # the binary the benchmarks time is the one checked against clusterctl here.
@@ -63,20 +76,26 @@ note() { echo "$*" >&2; }
 t_step=$SECONDS
 took() { note "conformance: $1: $((SECONDS - t_step)) s"; t_step=$SECONDS; }
 
-# --- 1. fixture cases -> golden/clusterctl ----------------------------------------------
-gold="$work/golden/clusterctl"; ours="$work/ours"; mkdir -p "$gold" "$ours"
+# --- 1. fixture cases -> golden/clusterctl (v1.10.10) and golden/clusterctl-v1.14 (v1.14.2)
+# Each reference runs every case; capi-render runs it with the matching --clusterctl-version.
 for cfg in "$root"/fixtures/clusterctl*.yaml; do absolute_config "$cfg" "$work/$(basename "$cfg")"; done
 ncases=0
-while IFS='|' read -r name envs cfg args; do
-  name=$(echo "$name" | xargs); envs=$(echo "$envs" | xargs); cfg=$(echo "$cfg" | xargs)
-  [ -z "$name" ] && continue; case "$name" in \#*) continue;; esac
-  read -r -a argv <<<"$args"
-  run_tool "$clusterctl" "$gold" "$name" "$envs" "${argv[@]}" --config "$work/$cfg"
-  for f in stdout stderr; do normalise "$gold/$name.$f"; done
-  run_tool "$capi" "$ours" "$name" "$envs" "${argv[@]}" --config "$work/$cfg"
-  normalise "$ours/$name.stdout"
-  ncases=$((ncases + 1))
-done <"$root/fixtures/cases.txt"
+fixture_cases() { # reference-tool golden-dir ours-dir clusterctl-version
+  local tool=$1 gold=$2 ours=$3 ccv=$4 name envs cfg args
+  mkdir -p "$gold" "$ours"
+  while IFS='|' read -r name envs cfg args; do
+    name=$(echo "$name" | xargs); envs=$(echo "$envs" | xargs); cfg=$(echo "$cfg" | xargs)
+    [ -z "$name" ] && continue; case "$name" in \#*) continue;; esac
+    read -r -a argv <<<"$args"
+    run_tool "$tool" "$gold" "$name" "$envs" "${argv[@]}" --config "$work/$cfg"
+    for f in stdout stderr; do normalise "$gold/$name.$f"; done
+    run_tool "$capi" "$ours" "$name" "$envs" "${argv[@]}" --config "$work/$cfg" --clusterctl-version "$ccv"
+    normalise "$ours/$name.stdout"
+    ncases=$((ncases + 1))
+  done <"$root/fixtures/cases.txt"
+}
+fixture_cases "$clusterctl" "$work/golden/clusterctl" "$work/ours" v1.10
+fixture_cases "$clusterctl114" "$work/golden/clusterctl-v1.14" "$work/ours-v1.14" v1.14
 took "fixture cases (both tools)"
 
 # --- 2. our Go oracles (yaml, envsubst, typed) -----------------------------------------
@@ -98,7 +117,7 @@ took topology-variables.sh
 model_new="$work/golden/typed-model.json"
 if [ "$mode" = update ]; then
   [ -f "$model_new" ] && mv "$model_new" "$root/src/typed/model.json"
-  rm -rf "$root/golden/clusterctl"; mkdir -p "$root/golden"
+  rm -rf "$root/golden/clusterctl" "$root/golden/clusterctl-v1.14"; mkdir -p "$root/golden"
   cp -r "$work/golden/." "$root/golden/"
   echo "golden files regenerated ($ncases clusterctl cases)"
   exit 0
@@ -125,76 +144,104 @@ compare() { # dirA dirB name -> 0 if same status class and same stdout
   return 0
 }
 fixture_diffs=0
-for s in "$gold"/*.status; do
+for s in "$work/golden/clusterctl"/*.status; do
   n=$(basename "$s" .status)
-  compare "$gold" "$ours" "$n" || fixture_diffs=$((fixture_diffs + 1))
+  compare "$work/golden/clusterctl" "$work/ours" "$n" || fixture_diffs=$((fixture_diffs + 1))
 done
-echo "fixtures: $ncases cases, $fixture_diffs differences"
+for s in "$work/golden/clusterctl-v1.14"/*.status; do
+  n=$(basename "$s" .status)
+  compare "$work/golden/clusterctl-v1.14" "$work/ours-v1.14" "$n" || fixture_diffs=$((fixture_diffs + 1))
+done
+echo "fixtures: $ncases cases (clusterctl v1.10.10 and v1.14.2), $fixture_diffs differences"
 
 # --- 4. the corpus ----------------------------------------------------------------------
-cc="$work/corpus-clusterctl"; cr="$work/corpus-capi"; mkdir -p "$cc" "$cr"
 corpus_env="AWS_B64ENCODED_CREDENTIALS=Cg== KUBERNETES_VERSION=v1.32.0 CNI_RESOURCES=cni DOCKER_POD_CIDRS=192.168.0.0/16 DOCKER_SERVICE_CIDRS=10.128.0.0/12 DOCKER_SERVICE_DOMAIN=cluster.local DOCKER_POD_IPV6_CIDRS=fd00:100:96::/48 DOCKER_SERVICE_IPV6_CIDRS=fd00:100:64::/108 AWS_REGION=eu-west-1 AWS_SSH_KEY_NAME=key AWS_CONTROL_PLANE_MACHINE_TYPE=t3.large AWS_NODE_MACHINE_TYPE=t3.large AWS_AVAILABILITY_ZONE=eu-west-1a AWS_S3_BUCKET_NAME=bucket AWS_ACCOUNT_ID=123456789012 ACCOUNT_ROLES_PREFIX=acc OPERATOR_ROLES_PREFIX=op OIDC_CONFIG_ID=oidc OPENSHIFT_VERSION=4.15.0 PRIVATE_SUBNET_ID=subnet-1 PUBLIC_SUBNET_ID=subnet-2 COREOS_EC2_HOSTNAME=host CLUSTER_CLASS_NAME=cc MULTI_TENANCY_JUMP_IDENTITY_NAME=jump MULTI_TENANCY_JUMP_ROLE_ARN=arn:jump MULTI_TENANCY_NESTED_IDENTITY_NAME=nested MULTI_TENANCY_NESTED_ROLE_ARN=arn:nested SERVER=https://127.0.0.1:6443 TOKEN=token"
 type_of() { case "$1" in cluster-api) echo "CoreProvider core";; bootstrap-*) echo "BootstrapProvider b";; control-plane-*) echo "ControlPlaneProvider c";; infrastructure-*) echo "InfrastructureProvider i";; esac; }
 name_of() { case "$1" in cluster-api) echo cluster-api;; *) echo "$1" | sed -E 's/^(bootstrap|control-plane|infrastructure)-//';; esac; }
 corpus_cases=0; corpus_diffs=0
-for repo in "$CAPI_CORPUS/repository" "$CAPI_CORPUS/e2e-repository" "$CAPI_CORPUS/stress/repository"; do
-  for pdir in "$repo"/*/; do
-    label=$(basename "$pdir")
-    # cert-manager (corpus v1.19.1) is not a provider: clusterctl installs it itself.
-    [ "$label" = cert-manager ] && continue
-    read -r ptype flag <<<"$(type_of "$label")"; pname=$(name_of "$label")
-    for vdir in "$pdir"*/; do
-      ver=$(basename "$vdir"); comp=$(cd "$vdir" && ls *components*.yaml | head -1)
-      cfg="$work/corpus-$label-$ver.yaml"; key=$(basename "$repo")-$label-$ver
-      printf 'providers:\n  - name: %s\n    type: %s\n    url: %s\n' "$pname" "$ptype" "$vdir$comp" >"$cfg"
+# One reference over the whole corpus: every provider release in both namespace variants
+# (and "latest", through a `latest` URL), every docker template rendered and listed.
+corpus_run() { # reference-tool clusterctl-dir capi-dir clusterctl-version
+  local tool=$1 cc=$2 cr=$3 ccv=$4 repo pdir label ptype flag pname vdir ver comp cfg key fl variant tpl flavor n
+  local -a extra args
+  mkdir -p "$cc" "$cr"
+  for repo in "$CAPI_CORPUS/repository" "$CAPI_CORPUS/e2e-repository" "$CAPI_CORPUS/stress/repository"; do
+    for pdir in "$repo"/*/; do
+      label=$(basename "$pdir")
+      # cert-manager is not a provider: clusterctl installs it itself.
+      [ "$label" = cert-manager ] && continue
+      read -r ptype flag <<<"$(type_of "$label")"; pname=$(name_of "$label")
       if [ "$flag" = core ]; then fl=--core; else fl=-$flag; fi
-      for variant in plain ns; do
-        extra=(); [ $variant = ns ] && extra=(-n capi-conformance)
-        run_tool "$clusterctl" "$cc" "$key-$variant" "$corpus_env" generate provider "$fl" "$pname:$ver" "${extra[@]}" --config "$cfg"
-        run_tool "$capi" "$cr" "$key-$variant" "$corpus_env" generate provider "$fl" "$pname:$ver" "${extra[@]}" --config "$cfg"
-        corpus_cases=$((corpus_cases + 1)); compare "$cc" "$cr" "$key-$variant" || corpus_diffs=$((corpus_diffs + 1))
-      done
-      [ "$ptype" = InfrastructureProvider ] || continue
-      for tpl in "$vdir"cluster-template*.yaml; do
-        [ -e "$tpl" ] || continue
-        flavor=$(basename "$tpl" .yaml); flavor=${flavor#cluster-template}; flavor=${flavor#-}
-        for variant in render vars; do
-          extra=(); [ $variant = vars ] && extra=(--list-variables)
-          n="$key-tpl-${flavor:-default}-$variant"
-          args=(generate cluster conformance-cluster -i "$pname:$ver" -n capi-conformance --worker-machine-count 2 --config "$cfg")
-          [ -n "$flavor" ] && args+=(-f "$flavor")
-          run_tool "$clusterctl" "$cc" "$n" "$corpus_env" "${args[@]}" "${extra[@]}"
-          run_tool "$capi" "$cr" "$n" "$corpus_env" "${args[@]}" "${extra[@]}"
-          corpus_cases=$((corpus_cases + 1)); compare "$cc" "$cr" "$n" || corpus_diffs=$((corpus_diffs + 1))
+      for vdir in "$pdir"*/ "$pdir"latest/; do
+        ver=$(basename "$vdir")
+        if [ "$ver" = latest ]; then
+          [ "$repo" = "$CAPI_CORPUS/repository" ] || continue
+          comp=$(cd "$pdir$(ls "$pdir" | head -1)" && ls *components*.yaml | head -1)
+        else
+          comp=$(cd "$vdir" && ls *components*.yaml | head -1)
+        fi
+        cfg="$work/corpus-$label-$ver.yaml"; key=$(basename "$repo")-$label-$ver
+        printf 'providers:\n  - name: %s\n    type: %s\n    url: %s\n' "$pname" "$ptype" "$vdir$comp" >"$cfg"
+        # "latest": no version given, the URL's `latest` resolved by each tool.
+        local pv=$pname:$ver; [ "$ver" = latest ] && pv=$pname
+        for variant in plain ns; do
+          extra=(); [ $variant = ns ] && extra=(-n capi-conformance)
+          run_tool "$tool" "$cc" "$key-$variant" "$corpus_env" generate provider "$fl" "$pv" "${extra[@]}" --config "$cfg"
+          run_tool "$capi" "$cr" "$key-$variant" "$corpus_env" generate provider "$fl" "$pv" "${extra[@]}" --config "$cfg" --clusterctl-version "$ccv"
+          corpus_cases=$((corpus_cases + 1)); compare "$cc" "$cr" "$key-$variant" || corpus_diffs=$((corpus_diffs + 1))
+        done
+        [ "$ptype" = InfrastructureProvider ] && [ "$ver" != latest ] || continue
+        for tpl in "$vdir"cluster-template*.yaml; do
+          [ -e "$tpl" ] || continue
+          flavor=$(basename "$tpl" .yaml); flavor=${flavor#cluster-template}; flavor=${flavor#-}
+          for variant in render vars; do
+            extra=(); [ $variant = vars ] && extra=(--list-variables)
+            n="$key-tpl-${flavor:-default}-$variant"
+            args=(generate cluster conformance-cluster -i "$pname:$ver" -n capi-conformance --worker-machine-count 2 --config "$cfg")
+            [ -n "$flavor" ] && args+=(-f "$flavor")
+            run_tool "$tool" "$cc" "$n" "$corpus_env" "${args[@]}" "${extra[@]}"
+            run_tool "$capi" "$cr" "$n" "$corpus_env" "${args[@]}" "${extra[@]}" --clusterctl-version "$ccv"
+            corpus_cases=$((corpus_cases + 1)); compare "$cc" "$cr" "$n" || corpus_diffs=$((corpus_diffs + 1))
+          done
         done
       done
     done
   done
-done
+}
+cc="$work/corpus-clusterctl"; cr="$work/corpus-capi"
+corpus_run "$clusterctl" "$cc" "$cr" v1.10
+corpus_run "$clusterctl114" "$work/corpus-clusterctl-v1.14" "$work/corpus-capi-v1.14" v1.14
 # --- 5. init list-images ------------------------------------------------------------------
 # clusterctl's list-images needs a reachable cluster; the same images come from its offline
 # `generate provider --describe` (Images:), which we union, sort and compare with ours.
-li_diffs=0
-for ver in v1.9.11 v1.10.9 v1.10.10; do
-  R="$CAPI_CORPUS/repository"
-  cfg="$work/li-$ver.yaml"
-  printf 'providers:\n  - {name: cluster-api, type: CoreProvider, url: %s}\n  - {name: kubeadm, type: BootstrapProvider, url: %s}\n  - {name: kubeadm, type: ControlPlaneProvider, url: %s}\n  - {name: docker, type: InfrastructureProvider, url: %s}\n' \
-    "$R/cluster-api/$ver/core-components.yaml" "$R/bootstrap-kubeadm/$ver/bootstrap-components.yaml" \
-    "$R/control-plane-kubeadm/$ver/control-plane-components.yaml" "$R/infrastructure-docker/$ver/infrastructure-components.yaml" >"$cfg"
-  : >"$work/li-expected"
-  for p in "--core cluster-api" "-b kubeadm" "-c kubeadm" "-i docker"; do
-    read -r -a pa <<<"$p"
-    env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/xdg" CLUSTERCTL_DISABLE_VERSIONCHECK=true \
-      "$clusterctl" generate provider "${pa[@]}" --describe --config "$cfg" \
-      | awk '/^Images:/{f=1;next} /^[^ ]/{f=0} f && /^  - /{print $2}' >>"$work/li-expected"
+li_diffs=0; li_sets=0
+list_images() { # reference-tool clusterctl-version versions...
+  local tool=$1 ccv=$2 ver p R cfg; shift 2
+  local -a pa
+  for ver in "$@"; do
+    R="$CAPI_CORPUS/repository"
+    cfg="$work/li-$ver.yaml"
+    printf 'providers:\n  - {name: cluster-api, type: CoreProvider, url: %s}\n  - {name: kubeadm, type: BootstrapProvider, url: %s}\n  - {name: kubeadm, type: ControlPlaneProvider, url: %s}\n  - {name: docker, type: InfrastructureProvider, url: %s}\n' \
+      "$R/cluster-api/$ver/core-components.yaml" "$R/bootstrap-kubeadm/$ver/bootstrap-components.yaml" \
+      "$R/control-plane-kubeadm/$ver/control-plane-components.yaml" "$R/infrastructure-docker/$ver/infrastructure-components.yaml" >"$cfg"
+    : >"$work/li-expected"
+    for p in "--core cluster-api" "-b kubeadm" "-c kubeadm" "-i docker"; do
+      read -r -a pa <<<"$p"
+      env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/xdg" CLUSTERCTL_DISABLE_VERSIONCHECK=true \
+        "$tool" generate provider "${pa[@]}" --describe --config "$cfg" \
+        | awk '/^Images:/{f=1;next} /^[^ ]/{f=0} f && /^  - /{print $2}' >>"$work/li-expected"
+    done
+    sort -u "$work/li-expected" -o "$work/li-expected"
+    env -i PATH="$PATH" "$capi" init list-images --config "$cfg" --core cluster-api -b kubeadm -c kubeadm -i docker --clusterctl-version "$ccv" >"$work/li-ours"
+    li_sets=$((li_sets + 1))
+    if ! cmp -s "$work/li-expected" "$work/li-ours"; then
+      note "DIFF list-images $ver ($ccv)"; diff -u "$work/li-expected" "$work/li-ours" >&2; li_diffs=$((li_diffs + 1))
+    fi
   done
-  sort -u "$work/li-expected" -o "$work/li-expected"
-  env -i PATH="$PATH" "$capi" init list-images --config "$cfg" --core cluster-api -b kubeadm -c kubeadm -i docker >"$work/li-ours"
-  if ! cmp -s "$work/li-expected" "$work/li-ours"; then
-    note "DIFF list-images $ver"; diff -u "$work/li-expected" "$work/li-ours" >&2; li_diffs=$((li_diffs + 1))
-  fi
-done
-echo "list-images: 3 provider sets, $li_diffs differences"
+}
+list_images "$clusterctl" v1.10 v1.9.11 v1.10.9 v1.10.10
+list_images "$clusterctl114" v1.14 v1.10.10 v1.11.11 v1.13.6 v1.14.2
+echo "list-images: $li_sets provider sets, $li_diffs differences"
 took "corpus and list-images (both tools)"
 corpus_diffs=$((corpus_diffs + li_diffs))
 CAPI_CORPUS="$CAPI_CORPUS" "$here/bundle.sh" "$capi" "$clusterctl" || corpus_diffs=$((corpus_diffs + 1))

@@ -23,6 +23,66 @@ pub struct ImageMeta {
     pub tag: String,
 }
 
+/// The clusterctl release whose behaviour the clusterctl-compatible commands follow
+/// (`--clusterctl-version`): the contracts it accepts, what "latest" resolves to, and
+/// its typed round trips. The library's default is v1.10, the semantics the operator
+/// pipeline follows (cluster-api-operator v0.28 is built on Cluster API v1.10); the CLI's
+/// `generate` and `init` default to v1.14.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Clusterctl {
+    /// clusterctl v1.10.10: contract v1beta1 only.
+    #[default]
+    V1_10,
+    /// clusterctl v1.14.2: contract v1beta2, and v1beta1 while it is served.
+    V1_14,
+}
+
+impl Clusterctl {
+    /// The spellings `--clusterctl-version` takes: a minor (`v1.14`) or its followed
+    /// patch release (`v1.14.2`), with or without the `v`.
+    pub fn parse(s: &str) -> Result<Clusterctl> {
+        match s.strip_prefix('v').unwrap_or(s) {
+            "1.10" | "1.10.10" => Ok(Clusterctl::V1_10),
+            "1.14" | "1.14.2" => Ok(Clusterctl::V1_14),
+            _ => Err(Error::new(format!(
+                "clusterctl version {s:?} is not followed: choose v1.14 (clusterctl v1.14.2) or v1.10 (clusterctl v1.10.10)"
+            ))),
+        }
+    }
+
+    /// The clusterctl release followed.
+    pub fn release(self) -> &'static str {
+        match self {
+            Clusterctl::V1_10 => "v1.10.10",
+            Clusterctl::V1_14 => "v1.14.2",
+        }
+    }
+
+    /// The contract of the release (`clusterv1.GroupVersion.Version`): "latest" is the
+    /// newest release of this contract.
+    pub fn contract(self) -> &'static str {
+        match self {
+            Clusterctl::V1_10 => "v1beta1",
+            Clusterctl::V1_14 => "v1beta2",
+        }
+    }
+
+    /// `contract.GetCompatibleVersions(contract)`: the contracts a provider may implement,
+    /// in the order clusterctl v1.14.2's message lists them.
+    pub fn compatible_contracts(self) -> &'static [&'static str] {
+        match self {
+            Clusterctl::V1_10 => &["v1beta1"],
+            Clusterctl::V1_14 => &["v1beta2", "v1beta1"],
+        }
+    }
+
+    /// apimachinery v0.36 (clusterctl v1.14) tags `ObjectMeta.CreationTimestamp`
+    /// `omitzero`: a typed round trip omits the zero time instead of printing `null`.
+    pub fn omits_zero_creation_timestamp(self) -> bool {
+        self == Clusterctl::V1_14
+    }
+}
+
 /// The clusterctl configuration as capi-render sees it.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
@@ -42,6 +102,8 @@ pub struct Config {
     pub repository: Option<PathBuf>,
     /// The `cert-manager:` section.
     cert_manager: CertManagerSettings,
+    /// The clusterctl release followed (`--clusterctl-version`).
+    pub clusterctl: Clusterctl,
 }
 
 /// clusterctl's `cert-manager:` config section (`configCertManager`); the URL with

@@ -6,12 +6,12 @@ use crate::go::quote::quote as go_q;
 use std::collections::BTreeMap;
 
 use crate::components::{self, ComponentsOptions};
-use crate::config::Config;
+use crate::config::{Clusterctl, Config};
 use crate::error::{Error, Result};
 use crate::provider::{
     dns1123_label_errors, dns1123_subdomain_errors, parse_provider_arg, ProviderType,
 };
-use crate::repository::{LocalRepository, CURRENT_CONTRACT};
+use crate::repository::LocalRepository;
 use crate::template;
 use crate::version::Version;
 
@@ -57,12 +57,7 @@ pub fn generate_provider(
             "invalid provider metadata: version {v} for the provider {name} does not match any release series"
         ))
     })?;
-    if series.contract != CURRENT_CONTRACT {
-        return Err(Error::new(format!(
-            "current version of clusterctl is only compatible with {CURRENT_CONTRACT} providers, detected {} for provider {name}",
-            series.contract
-        )));
-    }
+    check_contract(config.clusterctl, &series.contract, &name)?;
     let opts = ComponentsOptions {
         version,
         target_namespace: target_namespace.to_string(),
@@ -77,6 +72,33 @@ pub fn generate_provider(
             text
         }
     })
+}
+
+/// clusterctl's contract check of `generate provider`: v1.10 accepts its own contract
+/// only, v1.14 every contract `GetCompatibleVersions` lists (each release its own text).
+fn check_contract(c: Clusterctl, contract: &str, name: &str) -> Result<()> {
+    if c.compatible_contracts().contains(&contract) {
+        return Ok(());
+    }
+    Err(Error::new(match c {
+        Clusterctl::V1_10 => format!(
+            "current version of clusterctl is only compatible with {} providers, detected {contract} for provider {name}",
+            c.contract()
+        ),
+        Clusterctl::V1_14 => format!(
+            "current version of clusterctl is only compatible with provider implementing {} contract versions, detected {contract} for provider {name}",
+            c.compatible_contracts().join(", ")
+        ),
+    })
+    .with_hint(format!(
+        "pick a release of {name} that implements {} (its metadata.yaml maps each release series to a contract){}",
+        c.compatible_contracts().join(" or "),
+        if c == Clusterctl::V1_10 && contract == "v1beta2" {
+            ", or drop --clusterctl-version v1.10: clusterctl v1.14 generates v1beta2 providers"
+        } else {
+            ""
+        }
+    )))
 }
 
 /// The `--describe` text.

@@ -39,6 +39,11 @@ struct Cli {
     /// unless the config file names it.
     #[arg(long, global = true, value_name = "DIR")]
     repository: Option<PathBuf>,
+    /// The clusterctl release `generate` and `init` follow: v1.14 (clusterctl v1.14.2:
+    /// v1beta2 and v1beta1 providers, "latest" = the newest v1beta2 release) or v1.10
+    /// (clusterctl v1.10.10: v1beta1 providers only).
+    #[arg(long = "clusterctl-version", global = true, value_name = "VERSION", default_value = "v1.14")]
+    clusterctl_version: String,
     /// -q / -v / --color (global).
     #[command(flatten)]
     ui: cli::ui::UiArgs,
@@ -254,6 +259,8 @@ fn load_config(cli: &Cli) -> Result<Config, Error> {
             .map_err(|e| Error::new(format!("--repository {}: {e}", r.display())))?;
         cfg.repository = Some(abs);
     }
+    cfg.clusterctl = capi_render::config::Clusterctl::parse(&cli.clusterctl_version)
+        .map_err(|e| e.with_hint("--clusterctl-version v1.14 (the default) or --clusterctl-version v1.10"))?;
     Ok(cfg)
 }
 

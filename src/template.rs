@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::components::filters::{group, kind, namespace, target_namespace::fix_target_namespace};
-use crate::config::Config;
+use crate::config::{Clusterctl, Config};
 use crate::envsubst::processor;
 use crate::error::{Error, Result};
 use crate::repository::LocalRepository;
@@ -70,6 +70,9 @@ pub fn new_template(
     if !target_namespace.is_empty() {
         fix_target_namespace(&mut objs, target_namespace)
             .map_err(|e| e.wrap("failed to set the TargetNamespace in the template"))?;
+        if config.clusterctl.omits_zero_creation_timestamp() {
+            crate::components::filters::zero_times::omit_round_trip_zero_times(&mut objs);
+        }
     }
     t.objs = objs;
     Ok(t)
@@ -104,41 +107,93 @@ pub fn get(
         .map_err(|e| e.in_file(path.display()))
 }
 
-/// The (namespace, name) class keys of the topology Clusters in `objs` (R8.4).
-pub fn cluster_class_keys(objs: &[Value]) -> Result<Vec<(String, String)>> {
+/// The (namespace, name) class keys of the topology Clusters in `objs` (R8.4), as the
+/// clusterctl release `c` finds them: v1.10 converts every Cluster to v1beta1 (another
+/// version is an error); v1.14 reads v1beta2 Clusters (`spec.topology.classRef`) and
+/// v1beta1 ones (`class`, `classNamespace`) and passes over any other version.
+pub fn cluster_class_keys(objs: &[Value], c: Clusterctl) -> Result<Vec<(String, String)>> {
     let mut keys = Vec::new();
     for o in objs
         .iter()
         .filter(|o| group(o) == "cluster.x-k8s.io" && kind(o) == "Cluster")
     {
-        crate::components::filters::typed_round_trip(o, "cluster.x-k8s.io/v1beta1")
-            .map_err(|e| e.wrap("failed to convert object to Cluster"))?;
-        let Some(topo) = o
-            .get("spec")
-            .and_then(|s| s.get("topology"))
-            .filter(|t| !t.is_null())
-        else {
-            continue;
+        let key = match (c, crate::model::object::version_of(crate::model::object::api_version(o))) {
+            (Clusterctl::V1_14, "v1beta2") => v1beta2_class_key(o)?,
+            (Clusterctl::V1_14, "v1beta1") | (Clusterctl::V1_10, _) => v1beta1_class_key(o)?,
+            _ => None,
         };
-        let field = |k: &str| -> Result<String> {
-            match topo.get(k) {
-                None | Some(Value::Null) => Ok(String::new()),
-                Some(Value::String(s)) => Ok(s.clone()),
-                Some(_) => Err(Error::new(format!(
-                    "failed to convert object to Cluster: .spec.topology.{k}: expected a string"
-                ))),
-            }
-        };
-        let class = field("class")?;
-        let class_ns = field("classNamespace")?;
-        let ns = if class_ns.is_empty() {
-            namespace(o).to_string()
-        } else {
-            class_ns
-        };
-        keys.push((ns, class));
+        keys.extend(key);
     }
     Ok(keys)
+}
+
+/// A string field of a Cluster's topology, as the typed conversion reads it.
+fn topology_string(topo: &Value, path: &[&str]) -> Result<String> {
+    let mut v = topo;
+    for k in path {
+        match v.get(k) {
+            None | Some(Value::Null) => return Ok(String::new()),
+            Some(x) => v = x,
+        }
+    }
+    match v {
+        Value::String(s) => Ok(s.clone()),
+        _ => Err(Error::new(format!(
+            "failed to convert object to Cluster: .spec.topology.{}: expected a string",
+            path.join(".")
+        ))),
+    }
+}
+
+/// The class key of a v1beta1 Cluster: `class`, in `classNamespace` or the Cluster's own.
+fn v1beta1_class_key(o: &Value) -> Result<Option<(String, String)>> {
+    crate::components::filters::typed_round_trip(o, "cluster.x-k8s.io/v1beta1")
+        .map_err(|e| e.wrap("failed to convert object to Cluster"))?;
+    let Some(topo) = o
+        .get("spec")
+        .and_then(|s| s.get("topology"))
+        .filter(|t| !t.is_null())
+    else {
+        return Ok(None);
+    };
+    let class = topology_string(topo, &["class"])?;
+    let class_ns = topology_string(topo, &["classNamespace"])?;
+    Ok(Some((or_namespace(class_ns, o), class)))
+}
+
+/// The class key of a v1beta2 Cluster: `classRef.name`, in `classRef.namespace` or the
+/// Cluster's own; none when the topology is the zero value (`Topology.IsDefined`).
+fn v1beta2_class_key(o: &Value) -> Result<Option<(String, String)>> {
+    let Some(topo) = o.get("spec").and_then(|s| s.get("topology")) else {
+        return Ok(None);
+    };
+    let name = topology_string(topo, &["classRef", "name"])?;
+    let class_ns = topology_string(topo, &["classRef", "namespace"])?;
+    if is_zero(topo) {
+        return Ok(None);
+    }
+    Ok(Some((or_namespace(class_ns, o), name)))
+}
+
+/// Whether a decoded value is its Go type's zero value as far as a JSON object can
+/// tell: null, `""`, `0`, `false`, and objects holding only such values.
+fn is_zero(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(_) => false,
+        Value::Object(m) => m.values().all(is_zero),
+    }
+}
+
+fn or_namespace(class_ns: String, o: &Value) -> String {
+    if class_ns.is_empty() {
+        namespace(o).to_string()
+    } else {
+        class_ns
+    }
 }
 
 /// `MergeTemplates`: objects concatenated, variables the sorted union, the first
@@ -177,7 +232,7 @@ pub fn add_cluster_classes(
     skip_process: bool,
     config: &Config,
 ) -> Result<Template> {
-    let keys = cluster_class_keys(&template.objs)?;
+    let keys = cluster_class_keys(&template.objs, config.clusterctl)?;
     if keys.is_empty() {
         return Ok(template);
     }
@@ -229,7 +284,7 @@ mod tests {
             json!({"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster", "spec": {}}),
         ];
         assert_eq!(
-            cluster_class_keys(&objs).unwrap(),
+            cluster_class_keys(&objs, Clusterctl::V1_10).unwrap(),
             vec![
                 ("a".to_string(), "c1".to_string()),
                 ("shared".to_string(), "c2".to_string())
@@ -240,7 +295,7 @@ mod tests {
     #[test]
     fn old_cluster_versions_are_rejected_like_clusterctl() {
         let objs = vec![json!({"apiVersion": "cluster.x-k8s.io/v1alpha4", "kind": "Cluster"})];
-        assert!(cluster_class_keys(&objs)
+        assert!(cluster_class_keys(&objs, Clusterctl::V1_10)
             .unwrap_err()
             .message()
             .starts_with("failed to convert object to Cluster: no kind"));

@@ -1,6 +1,7 @@
-//! capi-render against clusterctl v1.10.10's recorded output (golden/clusterctl),
-//! case by case (fixtures/cases.txt). The golden files are produced only by
-//! `conformance/run.sh update` running the real clusterctl; this test needs no Go.
+//! capi-render against clusterctl's recorded output, case by case (fixtures/cases.txt):
+//! v1.14.2's (golden/clusterctl-v1.14) with the default `--clusterctl-version`, v1.10.10's
+//! (golden/clusterctl) with `--clusterctl-version v1.10`. The golden files are produced
+//! only by `conformance/run.sh update` running the real clusterctl; this test needs no Go.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -45,8 +46,8 @@ fn cases() -> Vec<Case> {
 }
 
 /// Cases whose error text differs from clusterctl's on purpose, with the reason.
-fn message_exceptions() -> Vec<String> {
-    let text = std::fs::read_to_string(root().join("fixtures/error-message-differences.txt"))
+fn message_exceptions(file: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(root().join("fixtures").join(file))
         .unwrap_or_default();
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
@@ -64,10 +65,27 @@ fn read(p: &Path) -> String {
 }
 
 #[test]
-fn fixture_cases_match_clusterctl() {
-    let gold = root().join("golden/clusterctl");
+fn fixture_cases_match_clusterctl_v1_14() {
+    run_cases(
+        "golden/clusterctl-v1.14",
+        &[],
+        "error-message-differences-v1.14.txt",
+    );
+}
+
+#[test]
+fn fixture_cases_match_clusterctl_v1_10_with_the_version_switch() {
+    run_cases(
+        "golden/clusterctl",
+        &["--clusterctl-version", "v1.10"],
+        "error-message-differences.txt",
+    );
+}
+
+fn run_cases(golden: &str, switch: &[&str], exceptions_file: &str) {
+    let gold = root().join(golden);
     let fixtures = root().join("fixtures");
-    let exceptions = message_exceptions();
+    let exceptions = message_exceptions(exceptions_file);
     let mut failures = Vec::new();
     let all = cases();
     assert!(
@@ -78,6 +96,7 @@ fn fixture_cases_match_clusterctl() {
     for c in &all {
         let out = Command::new(env!("CARGO_BIN_EXE_capi-render"))
             .args(&c.args)
+            .args(switch)
             .arg("--config")
             .arg(fixtures.join(&c.config))
             .env_clear()

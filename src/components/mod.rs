@@ -126,10 +126,13 @@ pub fn render(
             "target namespace can't be defaulted. Please specify a target namespace",
         ));
     }
-    add_namespace_if_missing(&mut objs, &target);
+    add_namespace_if_missing(&mut objs, &target, config.clusterctl);
     fix_target_namespace(&mut objs, &target)
         .map_err(|e| e.wrap("failed to set the TargetNamespace on the components"))?;
     add_common_labels(&mut objs, &label);
+    if config.clusterctl.omits_zero_creation_timestamp() {
+        filters::zero_times::omit_round_trip_zero_times(&mut objs);
+    }
     let objs = order_objects(objs);
     Ok(Components {
         provider: provider.clone(),

@@ -14,7 +14,8 @@ use crate::provider::{Provider, ProviderType};
 
 pub use metadata::Metadata;
 
-/// The contract clusterctl v1.10.10 calls current.
+/// The contract clusterctl v1.10.10 calls current (see [`crate::config::Clusterctl::contract`]
+/// for the release a run follows).
 pub const CURRENT_CONTRACT: &str = "v1beta1";
 
 /// A provider's local repository.
@@ -163,7 +164,7 @@ impl LocalRepository {
         };
         if version == "latest" {
             repo.default_version = repo
-                .latest_contract_release(CURRENT_CONTRACT)
+                .latest_contract_release(config.clusterctl.contract())
                 .map_err(|e| wrap(e.wrap("failed to get latest version")))?;
         }
         Ok(repo)

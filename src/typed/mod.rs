@@ -43,6 +43,35 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 
+fn omit_zero_creation_timestamp(meta: Option<&mut Value>) {
+    if let Some(Value::Object(m)) = meta {
+        if m.get("creationTimestamp").is_some_and(Value::is_null) {
+            m.remove("creationTimestamp");
+        }
+    }
+}
+
+/// The one difference apimachinery v0.34 and later make to a round trip of the kinds
+/// we model: `ObjectMeta.CreationTimestamp` is tagged `omitempty,omitzero`, so the zero
+/// time is omitted instead of printed as `creationTimestamp: null`. Applied to a
+/// round-tripped object's own metadata, its pod template's, and ephemeral volume claim
+/// templates' (the nested `ObjectMeta`s of the modelled kinds).
+pub fn omit_zero_creation_timestamps(t: &mut Value) {
+    omit_zero_creation_timestamp(t.get_mut("metadata"));
+    if let Some(tpl) = t.get_mut("spec").and_then(|s| s.get_mut("template")) {
+        omit_zero_creation_timestamp(tpl.get_mut("metadata"));
+        if let Some(Value::Array(vols)) = tpl.get_mut("spec").and_then(|s| s.get_mut("volumes")) {
+            for v in vols {
+                omit_zero_creation_timestamp(
+                    v.get_mut("ephemeral")
+                        .and_then(|e| e.get_mut("volumeClaimTemplate"))
+                        .and_then(|c| c.get_mut("metadata")),
+                );
+            }
+        }
+    }
+}
+
 /// The (apiVersion, kind) pairs clusterctl round-trips, in the model's order.
 pub fn supported_kinds() -> Vec<(String, String)> {
     model::model()

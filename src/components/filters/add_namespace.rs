@@ -3,6 +3,7 @@
 use serde_json::{json, Value};
 
 use super::{kind, name};
+use crate::config::Clusterctl;
 use crate::error::{Error, Result};
 
 /// The name of the (single) `Namespace` object, or "".
@@ -19,10 +20,17 @@ pub fn default_target_namespace(objs: &[Value]) -> Result<String> {
     Ok(ns)
 }
 
-/// Append `{kind: Namespace, metadata: {name}}` (no apiVersion, as v1.10.10) if missing.
-pub fn add_namespace_if_missing(objs: &mut Vec<Value>, target: &str) {
+/// Append a Namespace named `target` if there is none: `{kind: Namespace, metadata:
+/// {name}}` with no apiVersion as clusterctl v1.10.10 writes it, with `apiVersion: v1`
+/// as v1.14.2 does.
+pub fn add_namespace_if_missing(objs: &mut Vec<Value>, target: &str, c: Clusterctl) {
     if !objs.iter().any(|o| kind(o) == "Namespace") {
-        objs.push(json!({"kind": "Namespace", "metadata": {"name": target}}));
+        objs.push(match c {
+            Clusterctl::V1_10 => json!({"kind": "Namespace", "metadata": {"name": target}}),
+            Clusterctl::V1_14 => {
+                json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": target}})
+            }
+        });
     }
 }
 
@@ -44,14 +52,20 @@ mod tests {
     }
 
     #[test]
-    fn namespace_added_without_api_version() {
+    fn namespace_added_without_api_version_by_v1_10_with_it_by_v1_14() {
         let mut objs = vec![json!({"kind": "Service"})];
-        add_namespace_if_missing(&mut objs, "ns");
+        add_namespace_if_missing(&mut objs, "ns", Clusterctl::V1_10);
         assert_eq!(
             objs[1],
             json!({"kind": "Namespace", "metadata": {"name": "ns"}})
         );
-        add_namespace_if_missing(&mut objs, "other");
+        add_namespace_if_missing(&mut objs, "other", Clusterctl::V1_10);
         assert_eq!(objs.len(), 2);
+        let mut objs = vec![json!({"kind": "Service"})];
+        add_namespace_if_missing(&mut objs, "ns", Clusterctl::V1_14);
+        assert_eq!(
+            objs[1],
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}})
+        );
     }
 }

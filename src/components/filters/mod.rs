@@ -7,6 +7,7 @@ pub mod common_labels;
 pub mod fix_images;
 pub mod order;
 pub mod target_namespace;
+pub mod zero_times;
 
 use serde_json::Value;
 

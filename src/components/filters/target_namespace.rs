@@ -61,6 +61,12 @@ pub fn fix_target_namespace(objs: &mut [Value], target: &str) -> Result<()> {
 /// (below it, and with fewer than two CRDs, waking the pool costs more than it saves).
 const PARALLEL_MIN_ROUND_TRIPS: usize = 8;
 
+/// Whether the components pipeline converts an object of this kind to its typed struct
+/// and back: here, or in [`super::fix_images`] (Deployments and DaemonSets).
+pub fn is_round_tripped(kind: &str) -> bool {
+    needs_round_trip(kind) || matches!(kind, "Deployment" | "DaemonSet")
+}
+
 /// How much of [`fix_one`]'s work an object of this kind is, roughly: a CRD's typed round
 /// trip (its schema: tens of thousands of nodes) 2, another round trip 1, no round trip
 /// 0 (a few field writes).

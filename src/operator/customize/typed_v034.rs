@@ -13,31 +13,11 @@ use serde_json::Value;
 use crate::components::filters::typed_round_trip;
 use crate::error::Result;
 
-fn strip_zero_creation_timestamp(meta: Option<&mut Value>) {
-    if let Some(Value::Object(m)) = meta {
-        if m.get("creationTimestamp").is_some_and(Value::is_null) {
-            m.remove("creationTimestamp");
-        }
-    }
-}
-
 /// `scheme.Scheme.Convert(obj, &typed)` then back, with v0.34's ObjectMeta encoding:
 /// the object's own metadata, the pod template's, and ephemeral volume claim templates'.
 pub fn round_trip(o: &Value) -> Result<Value> {
     let mut t = typed_round_trip(o, "apps/v1")?;
-    strip_zero_creation_timestamp(t.get_mut("metadata"));
-    if let Some(tpl) = t.get_mut("spec").and_then(|s| s.get_mut("template")) {
-        strip_zero_creation_timestamp(tpl.get_mut("metadata"));
-        if let Some(Value::Array(vols)) = tpl.get_mut("spec").and_then(|s| s.get_mut("volumes")) {
-            for v in vols {
-                strip_zero_creation_timestamp(
-                    v.get_mut("ephemeral")
-                        .and_then(|e| e.get_mut("volumeClaimTemplate"))
-                        .and_then(|c| c.get_mut("metadata")),
-                );
-            }
-        }
-    }
+    crate::typed::omit_zero_creation_timestamps(&mut t);
     Ok(t)
 }
 
