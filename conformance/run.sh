@@ -96,6 +96,11 @@ fixture_cases() { # reference-tool golden-dir ours-dir clusterctl-version
 }
 fixture_cases "$clusterctl" "$work/golden/clusterctl" "$work/ours" v1.10
 fixture_cases "$clusterctl114" "$work/golden/clusterctl-v1.14" "$work/ours-v1.14" v1.14
+# Each release's built-in provider list (tests/builtin_providers.rs reads these).
+mkdir -p "$work/golden/clusterctl-providers"
+run_tool "$clusterctl" "$work/golden/clusterctl-providers" v1.10 - config repositories
+run_tool "$clusterctl114" "$work/golden/clusterctl-providers" v1.14 - config repositories
+rm -f "$work/golden/clusterctl-providers"/*.stderr "$work/golden/clusterctl-providers"/*.status
 took "fixture cases (both tools)"
 
 # --- 2. our Go oracles (yaml, envsubst, typed) -----------------------------------------
@@ -117,7 +122,7 @@ took topology-variables.sh
 model_new="$work/golden/typed-model.json"
 if [ "$mode" = update ]; then
   [ -f "$model_new" ] && mv "$model_new" "$root/src/typed/model.json"
-  rm -rf "$root/golden/clusterctl" "$root/golden/clusterctl-v1.14"; mkdir -p "$root/golden"
+  rm -rf "$root/golden/clusterctl" "$root/golden/clusterctl-v1.14" "$root/golden/clusterctl-providers"; mkdir -p "$root/golden"
   cp -r "$work/golden/." "$root/golden/"
   echo "golden files regenerated ($ncases clusterctl cases)"
   exit 0

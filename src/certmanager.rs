@@ -20,7 +20,8 @@ use crate::model::object;
 use crate::provider::{Provider, ProviderType};
 use crate::repository::LocalRepository;
 
-/// `config.CertManagerDefaultVersion` of clusterctl v1.10.10.
+/// `config.CertManagerDefaultVersion` of clusterctl v1.10.10 (v1.14.2's:
+/// [`crate::config::Clusterctl::cert_manager_version`]).
 pub const DEFAULT_VERSION: &str = "v1.19.1";
 /// The components file name of cert-manager's release.
 pub const FILE: &str = "cert-manager.yaml";
@@ -50,7 +51,7 @@ fn url_and_version(config: &Config) -> (Option<String>, String) {
         .version
         .clone()
         .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| DEFAULT_VERSION.to_string());
+        .unwrap_or_else(|| config.clusterctl.cert_manager_version().to_string());
     (s.url.clone().filter(|u| !u.is_empty()), version)
 }
 
@@ -82,6 +83,7 @@ pub fn locate(config: &Config) -> Option<(Provider, String)> {
 
 /// Read the release [`locate`] names. `Ok(None)`: no local source is configured.
 pub fn read(config: &Config) -> Result<Option<Release>> {
+    config.cert_manager_externally_provisioned()?;
     let Some((provider, version)) = locate(config) else {
         return Ok(None);
     };
@@ -186,6 +188,7 @@ mod tests {
             "cert-manager".to_string(),
             ImageMeta {
                 repository: "mirror.local/jetstack".into(),
+                name: String::new(),
                 tag: String::new(),
             },
         );

@@ -20,68 +20,13 @@ use crate::provider::{
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ImageMeta {
     pub repository: String,
+    /// `name` (clusterctl v1.11 and later): the image's name replaced; clusterctl v1.10
+    /// has no such field ([`Config::set_clusterctl`] drops it).
+    pub name: String,
     pub tag: String,
 }
 
-/// The clusterctl release whose behaviour the clusterctl-compatible commands follow
-/// (`--clusterctl-version`): the contracts it accepts, what "latest" resolves to, and
-/// its typed round trips. The library's default is v1.10, the semantics the operator
-/// pipeline follows (cluster-api-operator v0.28 is built on Cluster API v1.10); the CLI's
-/// `generate` and `init` default to v1.14.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Clusterctl {
-    /// clusterctl v1.10.10: contract v1beta1 only.
-    #[default]
-    V1_10,
-    /// clusterctl v1.14.2: contract v1beta2, and v1beta1 while it is served.
-    V1_14,
-}
-
-impl Clusterctl {
-    /// The spellings `--clusterctl-version` takes: a minor (`v1.14`) or its followed
-    /// patch release (`v1.14.2`), with or without the `v`.
-    pub fn parse(s: &str) -> Result<Clusterctl> {
-        match s.strip_prefix('v').unwrap_or(s) {
-            "1.10" | "1.10.10" => Ok(Clusterctl::V1_10),
-            "1.14" | "1.14.2" => Ok(Clusterctl::V1_14),
-            _ => Err(Error::new(format!(
-                "clusterctl version {s:?} is not followed: choose v1.14 (clusterctl v1.14.2) or v1.10 (clusterctl v1.10.10)"
-            ))),
-        }
-    }
-
-    /// The clusterctl release followed.
-    pub fn release(self) -> &'static str {
-        match self {
-            Clusterctl::V1_10 => "v1.10.10",
-            Clusterctl::V1_14 => "v1.14.2",
-        }
-    }
-
-    /// The contract of the release (`clusterv1.GroupVersion.Version`): "latest" is the
-    /// newest release of this contract.
-    pub fn contract(self) -> &'static str {
-        match self {
-            Clusterctl::V1_10 => "v1beta1",
-            Clusterctl::V1_14 => "v1beta2",
-        }
-    }
-
-    /// `contract.GetCompatibleVersions(contract)`: the contracts a provider may implement,
-    /// in the order clusterctl v1.14.2's message lists them.
-    pub fn compatible_contracts(self) -> &'static [&'static str] {
-        match self {
-            Clusterctl::V1_10 => &["v1beta1"],
-            Clusterctl::V1_14 => &["v1beta2", "v1beta1"],
-        }
-    }
-
-    /// apimachinery v0.36 (clusterctl v1.14) tags `ObjectMeta.CreationTimestamp`
-    /// `omitzero`: a typed round trip omits the zero time instead of printing `null`.
-    pub fn omits_zero_creation_timestamp(self) -> bool {
-        self == Clusterctl::V1_14
-    }
-}
+pub use crate::model::clusterctl::Clusterctl;
 
 /// The clusterctl configuration as capi-render sees it.
 #[derive(Debug, Clone, Default)]
@@ -102,8 +47,10 @@ pub struct Config {
     pub repository: Option<PathBuf>,
     /// The `cert-manager:` section.
     cert_manager: CertManagerSettings,
-    /// The clusterctl release followed (`--clusterctl-version`).
+    /// The clusterctl release followed (`--clusterctl-version`; [`Config::set_clusterctl`]).
     pub clusterctl: Clusterctl,
+    /// `images:` as the file has them, with every field any release reads.
+    images_as_written: Option<BTreeMap<String, ImageMeta>>,
 }
 
 /// clusterctl's `cert-manager:` config section (`configCertManager`); the URL with
@@ -113,6 +60,8 @@ pub struct CertManagerSettings {
     pub url: Option<String>,
     pub version: Option<String>,
     pub timeout: Option<String>,
+    /// `externallyProvisioned` (clusterctl v1.11 and later), as written.
+    pub externally_provisioned: Option<String>,
 }
 
 /// viper's `cast.ToString` on a YAML value.
@@ -167,6 +116,22 @@ fn str_field(m: &Value, key: &str) -> String {
 }
 
 impl Config {
+    /// Follow clusterctl release `c`: its image override fields (v1.10 knows
+    /// `repository` and `tag` only, v1.14 `name` too).
+    pub fn set_clusterctl(&mut self, c: Clusterctl) {
+        self.clusterctl = c;
+        let keep_names = c == Clusterctl::V1_14;
+        if let (Some(imgs), Some(all)) = (self.images.as_mut(), self.images_as_written.as_ref()) {
+            for (k, m) in imgs.iter_mut() {
+                m.name = if keep_names {
+                    all.get(k).map(|a| a.name.clone()).unwrap_or_default()
+                } else {
+                    String::new()
+                };
+            }
+        }
+    }
+
     /// A config with no file.
     pub fn new(env: BTreeMap<String, String>) -> Config {
         Config {
@@ -239,6 +204,7 @@ impl Config {
                 url,
                 version: s("version"),
                 timeout: s("timeout"),
+                externally_provisioned: s("externallyprovisioned"),
             };
         }
         if let Some(imgs) = field(&root, "images") {
@@ -251,12 +217,15 @@ impl Config {
                     k.to_lowercase(),
                     ImageMeta {
                         repository: str_field(v, "repository"),
+                        name: str_field(v, "name"),
                         tag: str_field(v, "tag"),
                     },
                 );
             }
+            cfg.images_as_written = Some(out.clone());
             cfg.images = Some(out);
         }
+        cfg.set_clusterctl(cfg.clusterctl);
         Ok(cfg)
     }
 
@@ -338,7 +307,7 @@ impl Config {
     /// With `--repository DIR`, every provider that has no user entry resolves to
     /// `DIR/<manifest-label>/latest/<type's components file>`.
     pub fn providers(&self) -> Vec<Provider> {
-        let mut list = builtin_providers();
+        let mut list = builtin_providers(self.clusterctl);
         if let Some(dir) = &self.repository {
             for p in list.iter_mut() {
                 p.url = repo_url(dir, &p.name, p.ptype);
@@ -384,6 +353,30 @@ impl Config {
             &format!("{t}s known"),
             &known,
         )))
+    }
+
+    /// `cert-manager.externallyProvisioned` as clusterctl v1.14 reads it when it reads
+    /// the section (`strconv.ParseBool`); v1.10 has no such field. It changes nothing
+    /// offline: `init list-images` lists cert-manager's images either way, as v1.14 does.
+    pub fn cert_manager_externally_provisioned(&self) -> Result<bool> {
+        let Some(v) = self.cert_manager.externally_provisioned.as_deref() else {
+            return Ok(false);
+        };
+        if self.clusterctl == Clusterctl::V1_10 {
+            return Ok(false);
+        }
+        match v {
+            "1" | "t" | "T" | "TRUE" | "true" | "True" => Ok(true),
+            "0" | "f" | "F" | "FALSE" | "false" | "False" => Ok(false),
+            _ => Err(Error::new(format!(
+                "strconv.ParseBool: parsing {}: invalid syntax",
+                crate::go::quote::quote(v)
+            ))
+            .with_hint(format!(
+                "set cert-manager.externallyProvisioned in {} to true or false",
+                self.file.as_deref().map(|p| p.display().to_string()).unwrap_or_else(|| "the clusterctl config".into())
+            ))),
+        }
     }
 
     /// The `cert-manager:` section (empty when the file has none).

@@ -253,6 +253,9 @@ fn image_meta(images: &BTreeMap<String, ImageMeta>, component: &str, name: &str)
             if !o.repository.is_empty() {
                 m.repository = o.repository.clone();
             }
+            if !o.name.is_empty() {
+                m.name = o.name.clone();
+            }
             if !o.tag.is_empty() {
                 m.tag = o.tag.clone();
             }
@@ -275,6 +278,9 @@ pub fn alter_image(
     let m = image_meta(images, component, &img.name);
     if !m.repository.is_empty() {
         img.repository = m.repository.trim_end_matches('/').to_string();
+    }
+    if !m.name.is_empty() {
+        img.name = m.name;
     }
     if !m.tag.is_empty() {
         img.tag = m.tag;
@@ -362,6 +368,7 @@ mod tests {
             "all".to_string(),
             ImageMeta {
                 repository: "mirror.io/all/".into(),
+                name: String::new(),
                 tag: "".into(),
             },
         );
@@ -369,6 +376,7 @@ mod tests {
             "cluster-api".to_string(),
             ImageMeta {
                 repository: "".into(),
+                name: String::new(),
                 tag: "v2".into(),
             },
         );
@@ -376,6 +384,7 @@ mod tests {
             "cluster-api/other".to_string(),
             ImageMeta {
                 repository: "mirror.io/special".into(),
+                name: String::new(),
                 tag: "".into(),
             },
         );

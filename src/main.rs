@@ -259,8 +259,11 @@ fn load_config(cli: &Cli) -> Result<Config, Error> {
             .map_err(|e| Error::new(format!("--repository {}: {e}", r.display())))?;
         cfg.repository = Some(abs);
     }
-    cfg.clusterctl = capi_render::config::Clusterctl::parse(&cli.clusterctl_version)
-        .map_err(|e| e.with_hint("--clusterctl-version v1.14 (the default) or --clusterctl-version v1.10"))?;
+    cfg.set_clusterctl(
+        capi_render::config::Clusterctl::parse(&cli.clusterctl_version).map_err(|e| {
+            e.with_hint("--clusterctl-version v1.14 (the default) or --clusterctl-version v1.10")
+        })?,
+    );
     Ok(cfg)
 }
 

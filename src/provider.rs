@@ -4,6 +4,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+use crate::model::clusterctl::Clusterctl;
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -421,15 +422,77 @@ const BUILTIN: &[(&str, ProviderType, &str, &str)] = {
     ]
 };
 
-/// clusterctl v1.10.10's built-in providers with their release URLs.
-pub fn builtin_providers() -> Vec<Provider> {
+/// What clusterctl v1.14.2's built-in list changes in v1.10.10's: providers gone,
+/// repositories moved (old, new), providers added.
+const V1_14_REMOVED: &[(&str, ProviderType)] = &[("packet", ProviderType::Infrastructure)];
+const V1_14_MOVED: &[(&str, &str)] = &[
+    ("k0smotron/k0smotron", "k0sproject/k0smotron"),
+    (
+        "rancher-sandbox/cluster-api-addon-provider-fleet",
+        "rancher/cluster-api-addon-provider-fleet",
+    ),
+];
+const V1_14_ADDED: &[(&str, ProviderType, &str, &str)] = {
+    use ProviderType::*;
+    &[
+        (
+            "cloudscale-ch-cloudscale",
+            Infrastructure,
+            "cloudscale-ch/cluster-api-provider-cloudscale",
+            "",
+        ),
+        (
+            "metal-stack",
+            Infrastructure,
+            "metal-stack/cluster-api-provider-metal-stack",
+            "",
+        ),
+        (
+            "oxide",
+            Infrastructure,
+            "oxidecomputer/cluster-api-provider-oxide",
+            "",
+        ),
+        (
+            "kubeswift-io",
+            Infrastructure,
+            "kubeswift-io/cluster-api-provider-kubeswift",
+            "",
+        ),
+        (
+            "hosted-control-plane",
+            ControlPlane,
+            "teutonet/cluster-api-provider-hosted-control-plane",
+            "",
+        ),
+        ("metal3", Ipam, "metal3-io/ip-address-manager", ""),
+        (
+            "eitco-cdk8s",
+            Addon,
+            "eitco/cluster-api-addon-provider-cdk8s",
+            "",
+        ),
+    ]
+};
+
+/// clusterctl's built-in providers with their release URLs: v1.10.10's list, or
+/// v1.14.2's (the order does not matter: the list is sorted where it is used).
+pub fn builtin_providers(c: Clusterctl) -> Vec<Provider> {
+    let v114 = c == Clusterctl::V1_14;
+    let added: &[(&str, ProviderType, &str, &str)] = if v114 { V1_14_ADDED } else { &[] };
     BUILTIN
         .iter()
+        .filter(|(name, t, _, _)| !(v114 && V1_14_REMOVED.contains(&(*name, *t))))
+        .chain(added)
         .map(|(name, t, repo, file)| {
             let file = if file.is_empty() {
                 t.default_components_file()
             } else {
                 file
+            };
+            let repo = match V1_14_MOVED.iter().find(|(old, _)| old == repo) {
+                Some((_, new)) if v114 => new,
+                _ => repo,
             };
             Provider {
                 name: name.to_string(),
@@ -557,14 +620,14 @@ mod tests {
 
     #[test]
     fn builtins_cover_docker_development_file() {
-        let d = builtin_providers()
+        let d = builtin_providers(Clusterctl::V1_10)
             .into_iter()
             .find(|p| p.name == "docker")
             .unwrap();
         assert!(d
             .url
             .ends_with("/releases/latest/infrastructure-components-development.yaml"));
-        assert_eq!(builtin_providers().len(), 58);
+        assert_eq!(builtin_providers(Clusterctl::V1_10).len(), 58);
     }
 
     #[test]

@@ -65,13 +65,62 @@ fn list_images(args: &[&str]) -> (String, String) {
 }
 
 #[test]
+fn list_images_follows_clusterctl_v1_14_by_default_cert_manager_v1_21_1() {
+    let Some(c) = corpus() else { return };
+    let repo = c.join("repository");
+    let (with, err) = list_images(&[
+        "--repository",
+        repo.to_str().unwrap(),
+        "init",
+        "list-images",
+        "-i",
+        "docker",
+    ]);
+    assert!(!err.contains("cert-manager"), "{err}");
+    let want = [
+        "gcr.io/k8s-staging-cluster-api/capd-manager:v1.14.2",
+        "quay.io/jetstack/cert-manager-cainjector:v1.21.1",
+        "quay.io/jetstack/cert-manager-controller:v1.21.1",
+        "quay.io/jetstack/cert-manager-webhook:v1.21.1",
+        "registry.k8s.io/cluster-api/cluster-api-controller:v1.14.2",
+        "registry.k8s.io/cluster-api/kubeadm-bootstrap-controller:v1.14.2",
+        "registry.k8s.io/cluster-api/kubeadm-control-plane-controller:v1.14.2",
+    ];
+    assert_eq!(with.lines().collect::<Vec<_>>(), want);
+    // A cert-manager.externallyProvisioned that is not a Go boolean is clusterctl v1.14's
+    // error; v1.10 has no such field.
+    let d = scratch("ext");
+    let cfg = d.join("c.yaml");
+    std::fs::write(&cfg, "cert-manager:\n  externallyProvisioned: maybe\n").unwrap();
+    let args = |v: &'static str| {
+        bin()
+            .args(["--repository", repo.to_str().unwrap(), "--config", cfg.to_str().unwrap()])
+            .args(["init", "list-images", "-i", "docker", "--clusterctl-version", v])
+            .output()
+            .unwrap()
+    };
+    let o = args("v1.14");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("strconv.ParseBool: parsing \"maybe\": invalid syntax"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(args("v1.10").status.success());
+}
+
+#[test]
 fn list_images_reads_cert_manager_from_the_repository_or_the_config() {
     let Some(c) = corpus() else { return };
     let repo = c.join("repository");
     let repo = repo.to_str().unwrap();
+    // clusterctl v1.10's default cert-manager, v1.19.1 (v1.14's is below).
     let providers = [
         "init",
         "list-images",
+        "--clusterctl-version",
+        "v1.10",
         "--core",
         "cluster-api:v1.10.10",
         "-i",

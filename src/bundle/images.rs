@@ -21,6 +21,7 @@ pub fn mirror_overrides(registry: &str) -> BTreeMap<String, ImageMeta> {
         "all".to_string(),
         ImageMeta {
             repository: registry.to_string(),
+            name: String::new(),
             tag: String::new(),
         },
     );

@@ -2,6 +2,7 @@
 //! types (input files and objects, rendered units, the render set and options), hashing
 //! and the compact form of objects; `par`, work on all cores largest first.
 
+pub mod clusterctl;
 pub mod compact;
 pub mod hash;
 pub mod object;

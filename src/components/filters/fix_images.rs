@@ -146,6 +146,7 @@ mod tests {
             "all".to_string(),
             ImageMeta {
                 repository: "mirror.io/x".into(),
+                name: String::new(),
                 tag: String::new(),
             },
         );

@@ -57,6 +57,7 @@ fn load_from(dir: &std::path::Path, name: &str) -> Case {
                     k.clone(),
                     ImageMeta {
                         repository: s(v, "repository"),
+                        name: String::new(),
                         tag: s(v, "tag"),
                     },
                 )

@@ -112,6 +112,7 @@ mod tests {
     fn meta(repo: &str, tag: &str) -> ImageMeta {
         ImageMeta {
             repository: repo.into(),
+            name: String::new(),
             tag: tag.into(),
         }
     }

@@ -131,6 +131,7 @@ fn patches_run_after_customisation_and_images_last() {
         "infrastructure-docker".to_string(),
         ImageMeta {
             repository: "mirror.io/capd".into(),
+            name: String::new(),
             tag: String::new(),
         },
     );
@@ -315,6 +316,7 @@ fn malformed_objects_give_errors_not_panics() {
         "all".to_string(),
         ImageMeta {
             repository: "m.io/x".into(),
+            name: String::new(),
             tag: "t".into(),
         },
     );
