@@ -58,31 +58,59 @@ fn is_local(url: &str) -> bool {
     url.starts_with('/') || url.starts_with("file://")
 }
 
+/// `cert-manager.version` becomes a folder name (`<repository>/cert-manager/<version>/`,
+/// and the overrides folder's): it must be one plain path segment (no `/`, `\\`, NUL,
+/// `.` or `..`), checked before anything is read.
+fn check_version(config: &Config, version: &str) -> Result<()> {
+    if crate::paths::is_safe_segment(version) {
+        return Ok(());
+    }
+    let file = config
+        .file
+        .as_ref()
+        .map(|f| f.display().to_string())
+        .unwrap_or_else(|| "the clusterctl config".to_string());
+    let list = match &config.repository {
+        Some(r) => format!("`ls {}/cert-manager` lists", r.display()),
+        None => "`ls <repository>/cert-manager` lists".to_string(),
+    };
+    Err(Error::new(format!(
+        "{file}: cert-manager.version {version:?} is not a release name: it names the folder the manifest is read from (<repository>/cert-manager/<version>/), so it must be one path segment without `/`, `\\`, NUL, `.` or `..`"
+    ))
+    .in_file(&file)
+    .with_hint(format!(
+        "set cert-manager.version in {file} to a release such as {DEFAULT_VERSION}, or remove it for that default; {list} the releases a local repository holds"
+    )))
+}
+
 /// Where the release is read from, offline: a local `cert-manager.url`, else
-/// `--repository`'s `cert-manager/<version>/`. `None` when neither names a local
-/// folder (clusterctl would download the release).
-pub fn locate(config: &Config) -> Option<(Provider, String)> {
+/// `--repository`'s `cert-manager/<version>/`. `Ok(None)` when neither names a local
+/// folder (clusterctl would download the release). An unsafe version is an error.
+pub fn locate(config: &Config) -> Result<Option<(Provider, String)>> {
     let (url, version) = url_and_version(config);
+    check_version(config, &version)?;
     let url = match url {
         Some(u) if is_local(&u) => u,
         _ => {
-            let dir = config.repository.as_ref()?;
+            let Some(dir) = config.repository.as_ref() else {
+                return Ok(None);
+            };
             format!("{}/cert-manager/{version}/{FILE}", dir.display())
         }
     };
-    Some((
+    Ok(Some((
         Provider {
             name: "cert-manager".to_string(),
             ptype: ProviderType::Core,
             url,
         },
         version,
-    ))
+    )))
 }
 
 /// Read the release [`locate`] names. `Ok(None)`: no local source is configured.
 pub fn read(config: &Config) -> Result<Option<Release>> {
-    let Some((provider, version)) = locate(config) else {
+    let Some((provider, version)) = locate(config)? else {
         return Ok(None);
     };
     let repo = LocalRepository::new(&provider, config)?;
@@ -211,11 +239,11 @@ mod tests {
     fn locate_prefers_a_local_url_then_the_repository() {
         let mut c = Config::new(BTreeMap::new());
         assert!(
-            locate(&c).is_none(),
+            locate(&c).unwrap().is_none(),
             "no local source: clusterctl would download"
         );
         c.repository = Some("/repo".into());
-        let (p, v) = locate(&c).unwrap();
+        let (p, v) = locate(&c).unwrap().unwrap();
         assert_eq!(
             (p.url.as_str(), v.as_str()),
             ("/repo/cert-manager/v1.19.1/cert-manager.yaml", "v1.19.1")
@@ -226,7 +254,7 @@ mod tests {
             BTreeMap::new(),
         )
         .unwrap();
-        let (p, v) = locate(&c).unwrap();
+        let (p, v) = locate(&c).unwrap().unwrap();
         assert_eq!(
             (p.url.as_str(), v.as_str()),
             ("/other/cert-manager/v1.18.0/cert-manager.yaml", "v1.18.0")
@@ -237,6 +265,31 @@ mod tests {
             BTreeMap::new(),
         )
         .unwrap();
-        assert!(locate(&remote).is_none());
+        assert!(locate(&remote).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_version_that_is_not_one_segment_is_refused_before_any_read() {
+        for bad in [
+            "../../../../etc/.kube",
+            "v1/../../x",
+            "..",
+            ".",
+            "a\\b",
+            "/etc",
+        ] {
+            let c = Config::from_text(
+                &format!("cert-manager:\n  url: /proc/self/cwd/cert-manager/v1.0.0/config\n  version: {bad:?}\n"),
+                std::path::Path::new("/x/c.yaml"),
+                BTreeMap::new(),
+            )
+            .unwrap();
+            let e = locate(&c).unwrap_err();
+            assert!(
+                e.message().starts_with("/x/c.yaml: cert-manager.version "),
+                "{bad}: {e}"
+            );
+            assert!(read(&c).is_err(), "{bad}");
+        }
     }
 }

@@ -1,0 +1,285 @@
+//! Reads outside the inputs (issue 43): a value inside an input — a config's
+//! `cert-manager.version` or URLs, an OCI layout's digests, a KRM functionConfig's
+//! paths, a symbolic link in a repository or an input directory — must not make
+//! capi-render read a file outside the roots SECURITY.md lists ("Nothing read outside
+//! the roots").
+//!
+//! Every probe plants a file holding [`MARKER`] outside those roots (under `S/outside/`)
+//! where the hostile value points, and checks that the run fails (exit 1 or 2, no
+//! panic) with an error naming the input and the field, that the marker shows
+//! nowhere (stdout, stderr, any file in OUT), and that nothing outside OUT changed.
+
+use super::common::TINY_META;
+use super::*;
+
+/// In every planted file; must never be printed or written.
+const MARKER: &str = "leaked-marker-43-7f3a9c";
+
+/// Core components carrying the marker wherever a render copies it (an image, a value).
+fn marked_components() -> String {
+    format!(
+        "{}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: marked\n  namespace: capi-system\ndata:\n  value: {MARKER}\n",
+        TINY_COMPONENTS.replace("registry.example/capi", &format!("registry.example/{MARKER}"))
+    )
+}
+
+/// `init list-images` of the tiny repository's core and kubeadm providers.
+const LIST_IMAGES: &[&str] = &[
+    "--config",
+    "{S}/cfg/clusterctl.yaml",
+    "--repository",
+    "{S}/repo",
+    "init",
+    "list-images",
+    "--core",
+    "cluster-api:v1.0.0",
+    "-b",
+    "kubeadm:v1.0.0",
+    "-c",
+    "kubeadm:v1.0.0",
+];
+
+/// The provider inputs, kubeadm's providers for `init list-images` and an empty
+/// `cert-manager` folder in the repository.
+fn list_images_repo(s: &Path) {
+    providers(s);
+    for (label, file) in [
+        ("bootstrap-kubeadm", "bootstrap-components.yaml"),
+        ("control-plane-kubeadm", "control-plane-components.yaml"),
+    ] {
+        let d = s.join("repo").join(label).join("v1.0.0");
+        write(
+            &d.join(file),
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kubeadm\n",
+        );
+        write(&d.join("metadata.yaml"), TINY_META);
+    }
+    std::fs::create_dir_all(s.join("repo/cert-manager")).unwrap();
+}
+
+/// One hostile run.
+struct Probe {
+    name: &'static str,
+    setup: Box<dyn Fn(&Path)>,
+    /// Arguments; `{S}` is the sandbox.
+    args: Vec<&'static str>,
+    /// The working directory, relative to the sandbox.
+    cwd: &'static str,
+    /// OUT, relative to the sandbox.
+    out: &'static str,
+    env: Vec<(&'static str, String)>,
+    stdin: Option<String>,
+    /// What stderr must say (the input and the field); `{S}` is the sandbox.
+    says: Vec<String>,
+}
+
+fn probe(
+    name: &'static str,
+    args: &[&'static str],
+    says: &[&str],
+    setup: impl Fn(&Path) + 'static,
+) -> Probe {
+    Probe {
+        name,
+        setup: Box::new(setup),
+        args: args.to_vec(),
+        cwd: "",
+        out: "out",
+        env: Vec::new(),
+        stdin: None,
+        says: says.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+/// Run every probe; fail with the list of those that read outside or failed unclearly.
+fn refused(probes: Vec<Probe>) {
+    let mut failures = Vec::new();
+    for p in &probes {
+        let sb = Scratch::new(&format!("reads-{}", p.name));
+        let s: PathBuf = sb.path().to_path_buf();
+        let sub = |t: &str| t.replace("{S}", s.to_str().unwrap());
+        write(&s.join("outside/victim.yaml"), "victim: untouched\n");
+        std::fs::create_dir_all(s.join("out")).unwrap();
+        (p.setup)(&s);
+        let before = guarded(&s);
+        let args: Vec<String> = p.args.iter().map(|a| sub(a)).collect();
+        let mut cmd = limited(&args);
+        cmd.current_dir(s.join(p.cwd));
+        for (k, v) in &p.env {
+            cmd.env(k, sub(v));
+        }
+        let o = common::run(
+            &mut cmd,
+            p.stdin
+                .as_ref()
+                .map(|t| sub(t))
+                .as_deref()
+                .map(str::as_bytes),
+        );
+        let out = String::from_utf8_lossy(&o.stdout);
+        let err = String::from_utf8_lossy(&o.stderr);
+        let in_out: Vec<String> = snapshot(&s.join(p.out))
+            .into_iter()
+            .filter(
+                |(_, n)| matches!(n, Node::File(b) if String::from_utf8_lossy(b).contains(MARKER)),
+            )
+            .map(|(k, _)| k)
+            .collect();
+        let mut problems = Vec::new();
+        if !matches!(o.status.code(), Some(1 | 2)) {
+            problems.push(format!("exit {:?}, expected 1 or 2", o.status));
+        }
+        if err.contains("panicked") {
+            problems.push("panicked".to_string());
+        }
+        for w in &p.says {
+            if !err.contains(&sub(w)) {
+                problems.push(format!("stderr does not say {:?}", sub(w)));
+            }
+        }
+        if out.contains(MARKER) {
+            problems.push("the marker is on stdout".to_string());
+        }
+        if err.contains(MARKER) {
+            problems.push("the marker is on stderr".to_string());
+        }
+        if !in_out.is_empty() {
+            problems.push(format!("the marker is in OUT: {in_out:?}"));
+        }
+        if guarded(&s) != before {
+            problems.push("changed something outside OUT".to_string());
+        }
+        if !problems.is_empty() {
+            failures.push(format!(
+                "{}: {}\n  stderr: {err}",
+                p.name,
+                problems.join("; ")
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} probes:\n{}",
+        failures.len(),
+        probes.len(),
+        failures.join("\n")
+    );
+}
+
+/// A repository `S/git` (with `.git`, so `S/outside` is outside it) holding the
+/// provider inputs (`in/`, `repo/`) and their good tree `out/`, its lock's command
+/// given `extra` lines (e.g. a `config:`), as a pull request could edit it.
+fn tampered_tree(s: &Path, extra: &str) {
+    let g = s.join("git");
+    tiny_repo(&g, TINY_COMPONENTS);
+    std::fs::create_dir_all(g.join("repo/cert-manager")).unwrap();
+    std::fs::create_dir_all(g.join(".git")).unwrap();
+    write(&g.join("in/providers.yaml"), TINY_CORE_CR);
+    let o = bin()
+        .current_dir(&g)
+        .args([
+            "--repository",
+            "repo",
+            "render",
+            "-f",
+            "in/providers.yaml",
+            "-o",
+            "out",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lock = g.join("out/capi-render.lock");
+    let t = std::fs::read_to_string(&lock).unwrap();
+    assert!(t.contains("command:\n"), "{t}");
+    write(
+        &lock,
+        t.replace("command:\n", &format!("command:\n{extra}")),
+    );
+}
+
+/// A probe of `render --from-lock` run in the repository `S/git` on its tree `out`.
+fn from_lock(
+    name: &'static str,
+    args: &[&'static str],
+    says: &[&str],
+    setup: impl Fn(&Path) + 'static,
+) -> Probe {
+    let mut p = probe(name, args, says, setup);
+    p.cwd = "git";
+    p.out = "git/out";
+    p
+}
+
+#[test]
+fn cert_manager_version_is_one_path_segment() {
+    let list_images = LIST_IMAGES;
+    let says = ["{S}/cfg/clusterctl.yaml", "cert-manager.version"];
+    let probes = vec![
+        // --config, the version climbing from the repository to S/outside.
+        probe("version-dotdot", list_images, &says, |s| {
+            list_images_repo(s);
+            write(
+                &s.join("outside/cert-manager/v1.0.0/cert-manager.yaml"),
+                marked_components(),
+            );
+            write(
+                &s.join("cfg/clusterctl.yaml"),
+                format!(
+                    "cert-manager:\n  url: {}/repo/cert-manager/v1.0.0/cert-manager.yaml\n  version: ../../outside/cert-manager/v1.0.0\n",
+                    s.display()
+                ),
+            );
+        }),
+        // The issue's form: /proc/self/cwd, then up to / and down to any folder.
+        probe(
+            "version-proc-cwd",
+            &[
+                "--config",
+                "{S}/cfg/clusterctl.yaml",
+                "--repository",
+                "{S}/repo",
+                "render",
+                "--cert-manager",
+                "-f",
+                "{S}/in",
+                "--stdout",
+            ],
+            &says,
+            |s| {
+                providers(s);
+                std::fs::create_dir_all(s.join("cert-manager")).unwrap();
+                write(&s.join("outside/.kube/config"), marked_components());
+                let up = "../".repeat(24);
+                write(
+                        &s.join("cfg/clusterctl.yaml"),
+                        format!(
+                            "cert-manager:\n  url: /proc/self/cwd/cert-manager/v1.0.0/config\n  version: \"{up}{}/outside/.kube\"\n",
+                            s.display().to_string().trim_start_matches('/')
+                        ),
+                    );
+            },
+        ),
+        // --from-lock: the lock edited to name a config inside the repository.
+        from_lock(
+            "version-from-lock",
+            &["render", "--from-lock", "out", "--check"],
+            &["{S}/git/cfg/evil.yaml", "cert-manager.version"],
+            |s| {
+                tampered_tree(s, "  config: ../cfg/evil.yaml\n  certManager: true\n");
+                write(
+                    &s.join("outside/cert-manager/v1.0.0/cert-manager.yaml"),
+                    marked_components(),
+                );
+                write(
+                    &s.join("git/cfg/evil.yaml"),
+                    format!(
+                        "cert-manager:\n  url: {}/git/repo/cert-manager/v1.0.0/cert-manager.yaml\n  version: ../../../outside/cert-manager/v1.0.0\n",
+                        s.display()
+                    ),
+                );
+            },
+        ),
+    ];
+    refused(probes);
+}
