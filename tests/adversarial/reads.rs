@@ -9,6 +9,10 @@
 //! panic) with an error naming the input and the field, that the marker shows
 //! nowhere (stdout, stderr, any file in OUT), and that nothing outside OUT changed.
 
+use std::os::unix::fs::symlink;
+
+use serde_json::json;
+
 use super::common::TINY_META;
 use super::*;
 
@@ -281,5 +285,130 @@ fn cert_manager_version_is_one_path_segment() {
             },
         ),
     ];
+    refused(probes);
+}
+
+/// An OCI layout at `dir` tagged `v1.0.0`: `metadata.yaml` and `components.yaml`
+/// (the marked components), both sha256 blobs; `edit` changes the manifest (its
+/// `layers`) before it is stored, `index` the index.
+fn oci_layout(
+    dir: &Path,
+    edit: impl Fn(&mut serde_json::Value),
+    index: impl Fn(&mut serde_json::Value),
+) {
+    let put = |bytes: &[u8]| {
+        let d = capi_render::model::sha256_hex(bytes);
+        write(&dir.join("blobs/sha256").join(&d), bytes);
+        (format!("sha256:{d}"), bytes.len())
+    };
+    let (cd, cn) = put(b"{}");
+    let layer = |title: &str, text: &str| {
+        let (d, n) = put(text.as_bytes());
+        json!({"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": d, "size": n,
+               "annotations": {"org.opencontainers.image.title": title}})
+    };
+    let mut manifest = json!({"schemaVersion": 2,
+        "mediaType": "application/vnd.oci.image.manifest.v1+json",
+        "config": {"mediaType": "application/vnd.oci.empty.v1+json", "digest": cd, "size": cn},
+        "layers": [layer("metadata.yaml", TINY_META), layer("components.yaml", &marked_components())]});
+    edit(&mut manifest);
+    let (md, mn) = put(serde_json::to_string(&manifest).unwrap().as_bytes());
+    write(&dir.join("oci-layout"), r#"{"imageLayoutVersion":"1.0.0"}"#);
+    let mut idx = json!({"schemaVersion": 2, "manifests": [{
+        "mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": md, "size": mn,
+        "annotations": {"org.opencontainers.image.ref.name": "v1.0.0"}}]});
+    index(&mut idx);
+    write(
+        &dir.join("index.json"),
+        serde_json::to_string(&idx).unwrap(),
+    );
+}
+
+const OCI_CR: &str = "apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  version: v1.0.0\n  fetchConfig:\n    oci: registry.example/capi:v1.0.0\n";
+
+#[test]
+fn oci_layout_digests_stay_inside_the_layout() {
+    let args: &[&str] = &[
+        "render",
+        "-f",
+        "{S}/in/providers.yaml",
+        "--oci-layout",
+        "{S}/oci",
+        "--stdout",
+    ];
+    let layer = ["{S}/oci", "layers[1].digest"];
+    let mut probes = Vec::new();
+    for (name, digest) in [
+        ("digest-dotdot-algorithm", "../../outside:0ddba11"),
+        ("digest-absolute-algorithm", "{S}/outside:0ddba11"),
+    ] {
+        probes.push(probe(name, args, &layer, move |s| {
+            write(&s.join("in/providers.yaml"), OCI_CR);
+            write(&s.join("outside/0ddba11"), marked_components());
+            let d = digest.replace("{S}", s.to_str().unwrap());
+            oci_layout(
+                &s.join("oci"),
+                move |m| m["layers"][1]["digest"] = json!(d),
+                |_| {},
+            );
+        }));
+    }
+    // A blob that is a link leading out of the layout, its digest right.
+    probes.push(probe(
+        "blob-symlink",
+        args,
+        &["{S}/oci", "layers[1].digest", "symbolic link"],
+        |s| {
+            write(&s.join("in/providers.yaml"), OCI_CR);
+            let text = marked_components();
+            write(&s.join("outside/blob"), &text);
+            let hex = capi_render::model::sha256_hex(text.as_bytes());
+            oci_layout(&s.join("oci"), |_| {}, |_| {});
+            let blob = s.join("oci/blobs/sha256").join(&hex);
+            std::fs::remove_file(&blob).unwrap();
+            symlink(s.join("outside/blob"), &blob).unwrap();
+        },
+    ));
+    // An algorithm nobody verifies: the blob is read as is.
+    probes.push(probe(
+        "digest-unverifiable-algorithm",
+        args,
+        &["{S}/oci", "layers[1].digest", "md5"],
+        |s| {
+            write(&s.join("in/providers.yaml"), OCI_CR);
+            write(&s.join("oci/blobs/md5/0ddba11"), marked_components());
+            oci_layout(
+                &s.join("oci"),
+                |m| m["layers"][1]["digest"] = json!("md5:0ddba11"),
+                |_| {},
+            );
+        },
+    ));
+    // The index's manifest digest leading out of the layout.
+    probes.push(probe(
+        "index-digest-dotdot",
+        args,
+        &["{S}/oci", "index.json manifests[0].digest"],
+        |s| {
+            write(&s.join("in/providers.yaml"), OCI_CR);
+            oci_layout(
+                &s.join("oci"),
+                |_| {},
+                |i| i["manifests"][0]["digest"] = json!("../../outside:0ddba12"),
+            );
+            // The manifest found there names the marked blob by its sha256.
+            let text = marked_components();
+            let hex = capi_render::model::sha256_hex(text.as_bytes());
+            write(
+                &s.join("outside/0ddba12"),
+                json!({"schemaVersion": 2, "layers": [
+            {"digest": format!("sha256:{}", capi_render::model::sha256_hex(TINY_META.as_bytes())),
+             "annotations": {"org.opencontainers.image.title": "metadata.yaml"}},
+            {"digest": format!("sha256:{hex}"),
+             "annotations": {"org.opencontainers.image.title": "components.yaml"}}]})
+                .to_string(),
+            );
+        },
+    ));
     refused(probes);
 }
