@@ -27,6 +27,15 @@ fn marked_components() -> String {
     )
 }
 
+/// A clusterctl repository at `dir` whose `cluster-api` v1.0.0 holds the marker.
+fn marked_repo(dir: &Path) {
+    write(
+        &dir.join("cluster-api/v1.0.0/core-components.yaml"),
+        marked_components(),
+    );
+    write(&dir.join("cluster-api/v1.0.0/metadata.yaml"), TINY_META);
+}
+
 /// `init list-images` of the tiny repository's core and kubeadm providers.
 const LIST_IMAGES: &[&str] = &[
     "--config",
@@ -410,5 +419,83 @@ fn oci_layout_digests_stay_inside_the_layout() {
             );
         },
     ));
+    refused(probes);
+}
+
+#[test]
+fn from_lock_keeps_the_configs_paths_inside_the_repository() {
+    let check: &[&str] = &["render", "--from-lock", "out", "--check"];
+    let write_mode: &[&str] = &["render", "--from-lock", "out"];
+    let provider_url = |url: &'static str| {
+        move |s: &Path| {
+            tampered_tree(s, "  config: ../cfg/evil.yaml\n");
+            marked_repo(&s.join("outside"));
+            write(
+                &s.join("git/cfg/evil.yaml"),
+                format!(
+                    "providers:\n- name: cluster-api\n  type: CoreProvider\n  url: {}\n",
+                    url.replace("{S}", s.to_str().unwrap())
+                ),
+            );
+        }
+    };
+    let cert_manager = |section: &'static str| {
+        move |s: &Path| {
+            tampered_tree(s, "  config: ../cfg/evil.yaml\n  certManager: true\n");
+            write(
+                &s.join("git/repo/cert-manager/v1.19.1/cert-manager.yaml"),
+                TINY_COMPONENTS,
+            );
+            write(
+                &s.join("outside/cert-manager/v1.19.1/cert-manager.yaml"),
+                marked_components(),
+            );
+            write(
+                &s.join("outside/overrides/cert-manager/v1.19.1/cert-manager.yaml"),
+                marked_components(),
+            );
+            write(
+                &s.join("git/cfg/evil.yaml"),
+                section.replace("{S}", s.to_str().unwrap()),
+            );
+        }
+    };
+    let says = ["{S}/git/cfg/evil.yaml", "providers[0].url"];
+    let cm = ["{S}/git/cfg/evil.yaml", "cert-manager.url"];
+    let of = ["{S}/git/cfg/evil.yaml", "overridesFolder"];
+    let probes = vec![
+        from_lock(
+            "provider-file-url",
+            check,
+            &says,
+            provider_url("file://{S}/outside/cluster-api/v1.0.0/core-components.yaml"),
+        ),
+        from_lock(
+            "provider-absolute-url",
+            write_mode,
+            &says,
+            provider_url("{S}/outside/cluster-api/v1.0.0/core-components.yaml"),
+        ),
+        from_lock(
+            "provider-dotdot-url",
+            check,
+            &says,
+            provider_url("../../outside/cluster-api/v1.0.0/core-components.yaml"),
+        ),
+        from_lock(
+            "cert-manager-url",
+            write_mode,
+            &cm,
+            cert_manager(
+                "cert-manager:\n  url: {S}/outside/cert-manager/v1.19.1/cert-manager.yaml\n",
+            ),
+        ),
+        from_lock(
+            "overrides-folder",
+            check,
+            &of,
+            cert_manager("overridesFolder: {S}/outside/overrides\n"),
+        ),
+    ];
     refused(probes);
 }
