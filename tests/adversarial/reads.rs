@@ -499,3 +499,60 @@ fn from_lock_keeps_the_configs_paths_inside_the_repository() {
     ];
     refused(probes);
 }
+
+/// A KRM request run in `S/in` (the kustomization's directory) with this `spec`.
+fn krm_request(spec: &str) -> String {
+    format!(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: capi-render.io/v1alpha1\n  kind: RenderConfig\n  metadata:\n    name: capi\n  spec:\n{spec}"
+    )
+}
+
+#[test]
+fn krm_function_paths_stay_inside_the_kustomization() {
+    let mut probes = Vec::new();
+    for (name, spec, field) in [
+        (
+            "krm-repository-dotdot",
+            "    repository: ../outside/repo\n    inputs: [providers.yaml]\n",
+            "functionConfig.spec.repository",
+        ),
+        (
+            "krm-repository-absolute",
+            "    repository: {S}/outside/repo\n    inputs: [providers.yaml]\n",
+            "functionConfig.spec.repository",
+        ),
+        (
+            "krm-config-dotdot",
+            "    config: ../outside/c.yaml\n    inputs: [providers.yaml]\n",
+            "functionConfig.spec.config",
+        ),
+        (
+            "krm-oci-layout-absolute",
+            "    ociLayout: {S}/outside/oci\n    inputs: [oci.yaml]\n",
+            "functionConfig.spec.ociLayout",
+        ),
+        // A config inside the kustomization, its provider URL outside.
+        (
+            "krm-config-url-outside",
+            "    config: c.yaml\n    inputs: [providers.yaml]\n",
+            "providers[0].url",
+        ),
+    ] {
+        let mut p = probe(name, &["krm"], &[field], |s| {
+            write(&s.join("in/providers.yaml"), TINY_CORE_CR);
+            write(&s.join("in/oci.yaml"), OCI_CR);
+            marked_repo(&s.join("outside/repo"));
+            oci_layout(&s.join("outside/oci"), |_| {}, |_| {});
+            let cfg = format!(
+                "providers:\n- name: cluster-api\n  type: CoreProvider\n  url: {}/outside/repo/cluster-api/v1.0.0/core-components.yaml\n",
+                s.display()
+            );
+            write(&s.join("outside/c.yaml"), &cfg);
+            write(&s.join("in/c.yaml"), &cfg);
+        });
+        p.cwd = "in";
+        p.stdin = Some(krm_request(spec));
+        probes.push(p);
+    }
+    refused(probes);
+}
