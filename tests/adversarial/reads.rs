@@ -556,3 +556,74 @@ fn krm_function_paths_stay_inside_the_kustomization() {
     }
     refused(probes);
 }
+
+#[test]
+fn repository_links_leading_outside_are_refused() {
+    let render: &[&str] = &[
+        "render",
+        "-f",
+        "{S}/in/providers.yaml",
+        "--repository",
+        "{S}/repo",
+        "--stdout",
+    ];
+    let probes = vec![
+        probe(
+            "repository-components-link",
+            render,
+            &[
+                "{S}/repo/cluster-api/v1.0.0/core-components.yaml",
+                "symbolic link",
+            ],
+            |s| {
+                providers(s);
+                write(&s.join("outside/c.yaml"), marked_components());
+                let f = s.join("repo/cluster-api/v1.0.0/core-components.yaml");
+                std::fs::remove_file(&f).unwrap();
+                symlink(s.join("outside/c.yaml"), f).unwrap();
+            },
+        ),
+        probe(
+            "repository-version-dir-link",
+            render,
+            &["{S}/repo/cluster-api/v1.0.0/metadata.yaml", "symbolic link"],
+            |s| {
+                providers(s);
+                marked_repo(&s.join("outside"));
+                std::fs::remove_dir_all(s.join("repo/cluster-api/v1.0.0")).unwrap();
+                symlink(
+                    s.join("outside/cluster-api/v1.0.0"),
+                    s.join("repo/cluster-api/v1.0.0"),
+                )
+                .unwrap();
+            },
+        ),
+        probe(
+            "repository-cert-manager-link",
+            &[
+                "render",
+                "--cert-manager",
+                "-f",
+                "{S}/in/providers.yaml",
+                "--repository",
+                "{S}/repo",
+                "--stdout",
+            ],
+            &[
+                "{S}/repo/cert-manager/v1.19.1/cert-manager.yaml",
+                "symbolic link",
+            ],
+            |s| {
+                providers(s);
+                write(&s.join("outside/cm.yaml"), marked_components());
+                std::fs::create_dir_all(s.join("repo/cert-manager/v1.19.1")).unwrap();
+                symlink(
+                    s.join("outside/cm.yaml"),
+                    s.join("repo/cert-manager/v1.19.1/cert-manager.yaml"),
+                )
+                .unwrap();
+            },
+        ),
+    ];
+    refused(probes);
+}
