@@ -40,6 +40,9 @@ pub struct Release {
     pub text: String,
     /// The file it came from.
     pub path: PathBuf,
+    /// How errors name it: the path, or, when `cert-manager.url` holds environment
+    /// variables, the URL as written (an expanded value is never printed).
+    pub shown: String,
 }
 
 /// The URL clusterctl would use: `cert-manager.url` (environment variables expanded)
@@ -108,12 +111,41 @@ pub fn locate(config: &Config) -> Result<Option<(Provider, String)>> {
     )))
 }
 
+/// `cert-manager.url` as written, when the read one differs from it (environment
+/// variables expanded) and is the one read.
+fn written_url(config: &Config, provider: &Provider) -> Option<String> {
+    let s = config.cert_manager();
+    let written = s.url_as_written.as_ref()?;
+    (s.url.as_deref() == Some(provider.url.as_str()) && *written != provider.url)
+        .then(|| written.clone())
+}
+
 /// Read the release [`locate`] names. `Ok(None)`: no local source is configured.
 pub fn read(config: &Config) -> Result<Option<Release>> {
     let Some((provider, version)) = locate(config)? else {
         return Ok(None);
     };
-    let repo = LocalRepository::new(&provider, config)?;
+    // A URL with environment variables: its errors would print the expanded values,
+    // so they are replaced by one naming the URL as written.
+    let written = written_url(config, &provider);
+    let scrub = |e: Error| match &written {
+        None => e,
+        Some(w) => {
+            let file = config
+                .file
+                .as_ref()
+                .map(|f| f.display().to_string())
+                .unwrap_or_default();
+            Error::new(format!(
+                "{file}: cert-manager.url {w:?}: failed to read the cert-manager {version} manifest from it, with its environment variables expanded (the expanded path is not shown)"
+            ))
+            .in_file(&file)
+            .with_hint(format!(
+                "`echo \"{w}\"` shows the path it names: it must be {{basepath}}/cert-manager/<version>/{FILE} and exist"
+            ))
+        }
+    };
+    let repo = LocalRepository::new(&provider, config).map_err(scrub)?;
     let (text, path) = repo
         .read_with_override(&version, &repo.components_file)
         .map_err(|e| {
@@ -122,11 +154,17 @@ pub fn read(config: &Config) -> Result<Option<Release>> {
                     "put cert-manager's release manifest at {}/cert-manager/{version}/{FILE} in the local repository, or set cert-manager.url (and version) in the clusterctl config",
                     repo.base.display()
                 ))
-        })?;
+        })
+        .map_err(scrub)?;
+    let shown = match &written {
+        Some(w) => format!("cert-manager.url {w}"),
+        None => path.display().to_string(),
+    };
     Ok(Some(Release {
         version,
         text,
         path,
+        shown,
     }))
 }
 
@@ -187,7 +225,7 @@ pub fn images(
 impl Release {
     /// The error of a cert-manager object, naming the manifest.
     pub fn error(&self, e: Error) -> Error {
-        e.in_file(self.path.display())
+        e.in_file(&self.shown)
     }
 }
 
@@ -201,6 +239,7 @@ mod tests {
             version: "v1.19.1".into(),
             text: text.into(),
             path: "/r/cert-manager/v1.19.1/cert-manager.yaml".into(),
+            shown: "/r/cert-manager/v1.19.1/cert-manager.yaml".into(),
         }
     }
 

@@ -49,6 +49,8 @@ pub struct Config {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CertManagerSettings {
     pub url: Option<String>,
+    /// The URL as the file writes it (before expansion), for messages.
+    pub url_as_written: Option<String>,
     pub version: Option<String>,
     pub timeout: Option<String>,
 }
@@ -168,13 +170,15 @@ impl Config {
                 .wrap("failed to unmarshal certManager from the clusterctl configuration file"));
             }
             let s = |k: &str| Some(str_field(cm, k)).filter(|v| !v.is_empty());
-            let url = s("url").map(|u| {
+            let url_as_written = s("url");
+            let url = url_as_written.clone().map(|u| {
                 crate::envsubst::parse(&u)
                     .map(|t| t.execute(&|k: &str| cfg.env.get(k).cloned()))
                     .unwrap_or(u)
             });
             cfg.cert_manager = CertManagerSettings {
                 url,
+                url_as_written,
                 version: s("version"),
                 timeout: s("timeout"),
             };

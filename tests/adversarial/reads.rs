@@ -627,3 +627,37 @@ fn repository_links_leading_outside_are_refused() {
     ];
     refused(probes);
 }
+
+#[test]
+fn cert_manager_url_variables_stay_out_of_errors() {
+    let args = LIST_IMAGES;
+    let mut probes = Vec::new();
+    for (name, url) in [
+        (
+            "cm-url-env-missing-file",
+            "${CAPI_CM_BASE}/cert-manager/v1.19.1/cert-manager.yaml",
+        ),
+        ("cm-url-env-bad-shape", "${CAPI_CM_BASE}/cert-manager.yaml"),
+    ] {
+        let mut p = probe(
+            name,
+            args,
+            &[
+                "{S}/cfg/clusterctl.yaml",
+                "cert-manager.url",
+                "${CAPI_CM_BASE}",
+            ],
+            move |s| {
+                list_images_repo(s);
+                std::fs::create_dir_all(s.join("outside").join(MARKER)).unwrap();
+                write(
+                    &s.join("cfg/clusterctl.yaml"),
+                    format!("cert-manager:\n  url: {url}\n"),
+                );
+            },
+        );
+        p.env = vec![("CAPI_CM_BASE", format!("{{S}}/outside/{MARKER}"))];
+        probes.push(p);
+    }
+    refused(probes);
+}
