@@ -661,3 +661,73 @@ fn cert_manager_url_variables_stay_out_of_errors() {
     }
     refused(probes);
 }
+
+#[test]
+fn input_directory_links_leading_outside_are_refused() {
+    let render: &[&str] = &[
+        "--repository",
+        "{S}/repo",
+        "render",
+        "-f",
+        "{S}/in",
+        "-o",
+        "{S}/out",
+    ];
+    let marked_cm = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: marked\n  namespace: capi-system\ndata:\n  value: {MARKER}\n");
+    let mut probes = Vec::new();
+    for (name, link, target, says) in [
+        (
+            "input-file-link-outside",
+            "in/evil.yaml",
+            "outside/cm.yaml",
+            "{S}/in/evil.yaml",
+        ),
+        (
+            "input-dir-link-outside",
+            "in/more",
+            "outside",
+            "{S}/in/more",
+        ),
+        (
+            "input-link-nowhere",
+            "in/gone.yaml",
+            "outside/missing.yaml",
+            "{S}/in/gone.yaml",
+        ),
+    ] {
+        let cm = marked_cm.clone();
+        probes.push(probe(name, render, &[says, "symbolic link"], move |s| {
+            providers(s);
+            write(&s.join("outside/cm.yaml"), &cm);
+            symlink(s.join(target), s.join(link)).unwrap();
+        }));
+    }
+    refused(probes);
+}
+
+/// Links that stay inside their root are followed, as a render typed there follows
+/// them: a repository's components file, an input directory's YAML file.
+#[test]
+fn links_inside_their_root_are_followed() {
+    let sb = Scratch::new("reads-links-inside");
+    let s = sb.path();
+    providers(s);
+    let comps = s.join("repo/cluster-api/v1.0.0/core-components.yaml");
+    std::fs::rename(&comps, s.join("repo/shared.yaml")).unwrap();
+    symlink("../../shared.yaml", &comps).unwrap();
+    std::fs::remove_file(s.join("in/providers.yaml")).unwrap();
+    write(&s.join("in/data/core.txt"), TINY_CORE_CR);
+    symlink("data/core.txt", s.join("in/providers.yaml")).unwrap();
+    let o = common::run(
+        bin()
+            .arg("--repository")
+            .arg(s.join("repo"))
+            .args(["render", "-f"])
+            .arg(s.join("in"))
+            .arg("--stdout"),
+        None,
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("name: capi-controller-manager"), "{out}");
+}
