@@ -41,6 +41,9 @@ pub struct Release {
     pub text: String,
     /// The file it came from.
     pub path: PathBuf,
+    /// How errors name it: the path, or, when `cert-manager.url` holds environment
+    /// variables, the URL as written (an expanded value is never printed).
+    pub shown: String,
 }
 
 /// The URL clusterctl would use: `cert-manager.url` (environment variables expanded)
@@ -59,35 +62,92 @@ fn is_local(url: &str) -> bool {
     url.starts_with('/') || url.starts_with("file://")
 }
 
+/// `cert-manager.version` becomes a folder name (`<repository>/cert-manager/<version>/`,
+/// and the overrides folder's): it must be one plain path segment (no `/`, `\\`, NUL,
+/// `.` or `..`), checked before anything is read.
+fn check_version(config: &Config, version: &str) -> Result<()> {
+    if crate::paths::is_safe_segment(version) {
+        return Ok(());
+    }
+    let file = config
+        .file
+        .as_ref()
+        .map(|f| f.display().to_string())
+        .unwrap_or_else(|| "the clusterctl config".to_string());
+    let list = match &config.repository {
+        Some(r) => format!("`ls {}/cert-manager` lists", r.display()),
+        None => "`ls <repository>/cert-manager` lists".to_string(),
+    };
+    Err(Error::new(format!(
+        "{file}: cert-manager.version {version:?} is not a release name: it names the folder the manifest is read from (<repository>/cert-manager/<version>/), so it must be one path segment without `/`, `\\`, NUL, `.` or `..`"
+    ))
+    .in_file(&file)
+    .with_hint(format!(
+        "set cert-manager.version in {file} to a release such as {DEFAULT_VERSION}, or remove it for that default; {list} the releases a local repository holds"
+    )))
+}
+
 /// Where the release is read from, offline: a local `cert-manager.url`, else
-/// `--repository`'s `cert-manager/<version>/`. `None` when neither names a local
-/// folder (clusterctl would download the release).
-pub fn locate(config: &Config) -> Option<(Provider, String)> {
+/// `--repository`'s `cert-manager/<version>/`. `Ok(None)` when neither names a local
+/// folder (clusterctl would download the release). An unsafe version is an error.
+pub fn locate(config: &Config) -> Result<Option<(Provider, String)>> {
     let (url, version) = url_and_version(config);
+    check_version(config, &version)?;
     let url = match url {
         Some(u) if is_local(&u) => u,
         _ => {
-            let dir = config.repository.as_ref()?;
+            let Some(dir) = config.repository.as_ref() else {
+                return Ok(None);
+            };
             format!("{}/cert-manager/{version}/{FILE}", dir.display())
         }
     };
-    Some((
+    Ok(Some((
         Provider {
             name: "cert-manager".to_string(),
             ptype: ProviderType::Core,
             url,
         },
         version,
-    ))
+    )))
+}
+
+/// `cert-manager.url` as written, when the read one differs from it (environment
+/// variables expanded) and is the one read.
+fn written_url(config: &Config, provider: &Provider) -> Option<String> {
+    let s = config.cert_manager();
+    let written = s.url_as_written.as_ref()?;
+    (s.url.as_deref() == Some(provider.url.as_str()) && *written != provider.url)
+        .then(|| written.clone())
 }
 
 /// Read the release [`locate`] names. `Ok(None)`: no local source is configured.
 pub fn read(config: &Config) -> Result<Option<Release>> {
     config.cert_manager_externally_provisioned()?;
-    let Some((provider, version)) = locate(config) else {
+    let Some((provider, version)) = locate(config)? else {
         return Ok(None);
     };
-    let repo = LocalRepository::new(&provider, config)?;
+    // A URL with environment variables: its errors would print the expanded values,
+    // so they are replaced by one naming the URL as written.
+    let written = written_url(config, &provider);
+    let scrub = |e: Error| match &written {
+        None => e,
+        Some(w) => {
+            let file = config
+                .file
+                .as_ref()
+                .map(|f| f.display().to_string())
+                .unwrap_or_default();
+            Error::new(format!(
+                "{file}: cert-manager.url {w:?}: failed to read the cert-manager {version} manifest from it, with its environment variables expanded (the expanded path is not shown)"
+            ))
+            .in_file(&file)
+            .with_hint(format!(
+                "`echo \"{w}\"` shows the path it names: it must be {{basepath}}/cert-manager/<version>/{FILE} and exist"
+            ))
+        }
+    };
+    let repo = LocalRepository::new(&provider, config).map_err(scrub)?;
     let (text, path) = repo
         .read_with_override(&version, &repo.components_file)
         .map_err(|e| {
@@ -96,11 +156,17 @@ pub fn read(config: &Config) -> Result<Option<Release>> {
                     "put cert-manager's release manifest at {}/cert-manager/{version}/{FILE} in the local repository, or set cert-manager.url (and version) in the clusterctl config",
                     repo.base.display()
                 ))
-        })?;
+        })
+        .map_err(scrub)?;
+    let shown = match &written {
+        Some(w) => format!("cert-manager.url {w}"),
+        None => path.display().to_string(),
+    };
     Ok(Some(Release {
         version,
         text,
         path,
+        shown,
     }))
 }
 
@@ -161,7 +227,7 @@ pub fn images(
 impl Release {
     /// The error of a cert-manager object, naming the manifest.
     pub fn error(&self, e: Error) -> Error {
-        e.in_file(self.path.display())
+        e.in_file(&self.shown)
     }
 }
 
@@ -175,6 +241,7 @@ mod tests {
             version: "v1.19.1".into(),
             text: text.into(),
             path: "/r/cert-manager/v1.19.1/cert-manager.yaml".into(),
+            shown: "/r/cert-manager/v1.19.1/cert-manager.yaml".into(),
         }
     }
 
@@ -214,11 +281,11 @@ mod tests {
     fn locate_prefers_a_local_url_then_the_repository() {
         let mut c = Config::new(BTreeMap::new());
         assert!(
-            locate(&c).is_none(),
+            locate(&c).unwrap().is_none(),
             "no local source: clusterctl would download"
         );
         c.repository = Some("/repo".into());
-        let (p, v) = locate(&c).unwrap();
+        let (p, v) = locate(&c).unwrap().unwrap();
         assert_eq!(
             (p.url.as_str(), v.as_str()),
             ("/repo/cert-manager/v1.19.1/cert-manager.yaml", "v1.19.1")
@@ -229,7 +296,7 @@ mod tests {
             BTreeMap::new(),
         )
         .unwrap();
-        let (p, v) = locate(&c).unwrap();
+        let (p, v) = locate(&c).unwrap().unwrap();
         assert_eq!(
             (p.url.as_str(), v.as_str()),
             ("/other/cert-manager/v1.18.0/cert-manager.yaml", "v1.18.0")
@@ -240,6 +307,31 @@ mod tests {
             BTreeMap::new(),
         )
         .unwrap();
-        assert!(locate(&remote).is_none());
+        assert!(locate(&remote).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_version_that_is_not_one_segment_is_refused_before_any_read() {
+        for bad in [
+            "../../../../etc/.kube",
+            "v1/../../x",
+            "..",
+            ".",
+            "a\\b",
+            "/etc",
+        ] {
+            let c = Config::from_text(
+                &format!("cert-manager:\n  url: /proc/self/cwd/cert-manager/v1.0.0/config\n  version: {bad:?}\n"),
+                std::path::Path::new("/x/c.yaml"),
+                BTreeMap::new(),
+            )
+            .unwrap();
+            let e = locate(&c).unwrap_err();
+            assert!(
+                e.message().starts_with("/x/c.yaml: cert-manager.version "),
+                "{bad}: {e}"
+            );
+            assert!(read(&c).is_err(), "{bad}");
+        }
     }
 }

@@ -58,6 +58,8 @@ pub struct Config {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CertManagerSettings {
     pub url: Option<String>,
+    /// The URL as the file writes it (before expansion), for messages.
+    pub url_as_written: Option<String>,
     pub version: Option<String>,
     pub timeout: Option<String>,
     /// `externallyProvisioned` (clusterctl v1.11 and later), as written.
@@ -195,13 +197,15 @@ impl Config {
                 .wrap("failed to unmarshal certManager from the clusterctl configuration file"));
             }
             let s = |k: &str| Some(str_field(cm, k)).filter(|v| !v.is_empty());
-            let url = s("url").map(|u| {
+            let url_as_written = s("url");
+            let url = url_as_written.clone().map(|u| {
                 crate::envsubst::parse(&u)
                     .map(|t| t.execute(&|k: &str| cfg.env.get(k).cloned()))
                     .unwrap_or(u)
             });
             cfg.cert_manager = CertManagerSettings {
                 url,
+                url_as_written,
                 version: s("version"),
                 timeout: s("timeout"),
                 externally_provisioned: s("externallyprovisioned"),
@@ -384,6 +388,52 @@ impl Config {
         &self.cert_manager
     }
 
+    /// `render --from-lock` and `krm` (SECURITY.md): every local path this config names
+    /// — each `providers:` URL, a local `cert-manager.url` and `overridesFolder` — must
+    /// lie, normalised lexically, inside `root` (the repository holding OUT, the
+    /// kustomization's directory). Checked before anything is read; the error names the
+    /// file and the field.
+    pub fn check_local_paths_inside(&self, root: &Path) -> Result<()> {
+        let file = self
+            .file
+            .as_ref()
+            .map(|f| f.display().to_string())
+            .unwrap_or_else(|| "the clusterctl config".to_string());
+        // `value` as the config gives it (after resolution), `path` the file path it reads.
+        let refuse = |field: String, value: &str, path: &str| -> Result<()> {
+            if crate::paths::lexically_inside(path, root) {
+                return Ok(());
+            }
+            Err(Error::new(format!(
+                "{file}: {field} {value:?} leads outside {}; a config that the lock (render --from-lock) or a KRM functionConfig names may only name paths inside it",
+                root.display()
+            ))
+            .in_file(&file)
+            .with_hint(format!(
+                "point it at a folder inside {} (a relative provider URL is relative to the config's folder), or run the render with flags you trust: `capi-render render -f ... --config {file} -o OUT`",
+                root.display()
+            )))
+        };
+        for (i, p) in self.user_providers.iter().enumerate() {
+            if let Some(path) = local_path_of(&p.url) {
+                let field = format!("providers[{i}].url (the {} {})", p.ptype, p.name);
+                refuse(field, &p.url, path)?;
+            }
+        }
+        if let Some(url) = &self.cert_manager.url {
+            if url.starts_with('/') || url.starts_with("file://") {
+                if let Some(path) = local_path_of(url) {
+                    refuse("cert-manager.url".to_string(), url, path)?;
+                }
+            }
+        }
+        if let Some(dir) = self.overrides_folder() {
+            let dir = dir.to_string_lossy();
+            refuse("overridesFolder".to_string(), &dir, &dir)?;
+        }
+        Ok(())
+    }
+
     /// The `overridesFolder` variable, if set and non-blank.
     pub fn overrides_folder(&self) -> Option<PathBuf> {
         let v = self.get("overridesFolder")?;
@@ -395,6 +445,16 @@ impl Config {
             .unwrap_or(v);
         Some(PathBuf::from(v))
     }
+}
+
+/// The file path a provider URL reads (as `repository::local_path` finds it: `file://`
+/// stripped, its host ignored); `None` for a URL of another scheme (never read: remote
+/// releases and unknown schemes are errors).
+fn local_path_of(url: &str) -> Option<&str> {
+    if let Some(rest) = url.strip_prefix("file://") {
+        return Some(rest.find('/').map_or("", |i| &rest[i..]));
+    }
+    (!url.contains("://")).then_some(url)
 }
 
 fn repo_url(dir: &Path, name: &str, t: ProviderType) -> String {
@@ -489,6 +549,25 @@ mod tests {
             got,
             ["3", "3", "1.5", "1000000000000000000000", "0.0000001"]
         );
+    }
+
+    #[test]
+    fn local_paths_must_stay_inside_a_root() {
+        let cfg =
+            |y: &str| Config::from_text(y, Path::new("/r/cfg/c.yaml"), BTreeMap::new()).unwrap();
+        let root = Path::new("/r");
+        let ok = cfg("providers:\n- {name: cluster-api, type: CoreProvider, url: ../repo/cluster-api/v1.0.0/core-components.yaml}\n- {name: x, type: AddonProvider, url: https://github.com/o/x/releases/v1.0.0/addon-components.yaml}\ncert-manager:\n  url: file:///r/repo/cert-manager/v1.0.0/cert-manager.yaml\noverridesFolder: /r/overrides\n");
+        assert!(ok.check_local_paths_inside(root).is_ok());
+        for (y, field) in [
+            ("providers:\n- {name: cluster-api, type: CoreProvider, url: ../../etc/cluster-api/v1.0.0/core-components.yaml}\n", "providers[0].url"),
+            ("providers:\n- {name: cluster-api, type: CoreProvider, url: /etc/cluster-api/v1.0.0/core-components.yaml}\n", "providers[0].url"),
+            ("providers:\n- {name: cluster-api, type: CoreProvider, url: file:///etc/cluster-api/v1.0.0/core-components.yaml}\n", "providers[0].url"),
+            ("cert-manager:\n  url: file:///r/../etc/cert-manager/v1.0.0/cert-manager.yaml\n", "cert-manager.url"),
+            ("overridesFolder: /tmp/o\n", "overridesFolder"),
+        ] {
+            let e = cfg(y).check_local_paths_inside(root).unwrap_err();
+            assert!(e.message().starts_with(&format!("/r/cfg/c.yaml: {field}")), "{e}");
+        }
     }
 
     #[test]

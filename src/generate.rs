@@ -358,6 +358,7 @@ pub fn list_images(
             version: crate::certmanager::DEFAULT_VERSION.to_string(),
             text: text.to_string(),
             path: Default::default(),
+            shown: String::new(),
         }),
         None => crate::certmanager::read(config)?,
     };

@@ -90,10 +90,15 @@ fn parse_function_config(fc: &Value) -> Result<FunctionOptions> {
             .ok_or_else(|| Error::new(format!("functionConfig.spec.{k}: not a string")))
     };
     for (k, v) in spec {
+        let path = |k: &str, v: &Value| -> Result<String> {
+            let p = string(k, v)?;
+            check_relative(k, &p)?;
+            Ok(p)
+        };
         match k.as_str() {
-            "repository" => o.repository = Some(string(k, v)?),
-            "config" => o.config = Some(string(k, v)?),
-            "ociLayout" => o.oci_layout = Some(string(k, v)?),
+            "repository" => o.repository = Some(path(k, v)?),
+            "config" => o.config = Some(path(k, v)?),
+            "ociLayout" => o.oci_layout = Some(path(k, v)?),
             "noNamespaces" => {
                 o.no_namespaces = v.as_bool().ok_or_else(|| {
                     Error::new("functionConfig.spec.noNamespaces: not a boolean")
@@ -120,13 +125,15 @@ fn parse_function_config(fc: &Value) -> Result<FunctionOptions> {
     Ok(o)
 }
 
-/// An input path must stay inside the function's working directory (the kustomization
-/// root): no absolute path, no `..` that climbs above it, no NUL.
+/// A path of the functionConfig (`inputs`, `repository`, `config`, `ociLayout`) must
+/// stay inside the function's working directory (the kustomization root): no absolute
+/// path, no `..` that climbs above it, no NUL.
 fn check_relative(what: &str, path: &str) -> Result<()> {
     let bad = |why: &str| {
         Err(Error::new(format!(
-            "functionConfig.spec.{what}: {path:?} {why}; inputs must be relative paths inside the kustomization's directory"
-        )))
+            "functionConfig.spec.{what}: {path:?} {why}; the function's paths must be relative paths inside the kustomization's directory"
+        ))
+        .with_hint("move it into the kustomization's directory (a symbolic link there to a folder you trust works too: `ln -s /path/to/repository repository`) and name it relative to it"))
     };
     crate::paths::stays_inside(path).or_else(bad)
 }
@@ -229,12 +236,12 @@ pub fn error_list(e: &Error) -> String {
 mod tests {
     use super::*;
 
-    const RL: &str = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: operator.cluster.x-k8s.io/v1alpha2\n  kind: CoreProvider\n  metadata:\n    name: cluster-api\n    namespace: capi-system\n    annotations:\n      config.kubernetes.io/index: '0'\n      internal.config.kubernetes.io/path: providers.yaml\n      keep: me\n  spec:\n    version: v1.10.10\nfunctionConfig:\n  apiVersion: capi-render.io/v1alpha1\n  kind: RenderConfig\n  metadata:\n    name: capi\n  spec:\n    repository: ../repo\n    noNamespaces: true\n    inputs: [a.yaml, dir]\n";
+    const RL: &str = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: operator.cluster.x-k8s.io/v1alpha2\n  kind: CoreProvider\n  metadata:\n    name: cluster-api\n    namespace: capi-system\n    annotations:\n      config.kubernetes.io/index: '0'\n      internal.config.kubernetes.io/path: providers.yaml\n      keep: me\n  spec:\n    version: v1.10.10\nfunctionConfig:\n  apiVersion: capi-render.io/v1alpha1\n  kind: RenderConfig\n  metadata:\n    name: capi\n  spec:\n    repository: repo\n    noNamespaces: true\n    inputs: [a.yaml, dir]\n";
 
     #[test]
     fn request_options_and_items() {
         let r = parse_resource_list(RL).unwrap();
-        assert_eq!(r.options.repository.as_deref(), Some("../repo"));
+        assert_eq!(r.options.repository.as_deref(), Some("repo"));
         assert!(r.options.no_namespaces);
         assert_eq!(r.options.inputs, vec!["a.yaml", "dir"]);
         assert_eq!(r.options.config, None);
@@ -278,6 +285,17 @@ mod tests {
                 e.message().starts_with("functionConfig.spec.inputs[1]: "),
                 "{bad_input}: {e}"
             );
+        }
+        for field in ["repository", "config", "ociLayout"] {
+            for bad_path in ["/etc", "../repo", "a/../../b", ""] {
+                let bad = RL.replace("repository: repo", &format!("{field}: {bad_path:?}"));
+                let e = parse_resource_list(&bad).unwrap_err();
+                assert!(
+                    e.message()
+                        .starts_with(&format!("functionConfig.spec.{field}: ")),
+                    "{field} {bad_path}: {e}"
+                );
+            }
         }
         for good in ["a/../b.yaml", "./dir", "sub/dir/x.yaml"] {
             let ok = RL.replace("inputs: [a.yaml, dir]", &format!("inputs: [{good:?}]"));

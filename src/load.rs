@@ -28,7 +28,8 @@ fn is_yaml_name(p: &Path) -> bool {
 /// The files named by `paths`: a file as is (whatever its extension), a directory
 /// walked recursively for `*.yaml`/`*.yml`, sorted by path. Duplicates are kept once.
 /// A directory without any such file is an error (a wrong path must not read as "no
-/// inputs").
+/// inputs"). A symbolic link in a directory is followed only when it leads inside the
+/// directory ([`walk_dir`]).
 pub fn list_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(list_inputs(paths)?.into_iter().map(|(p, _)| p).collect())
 }
@@ -40,15 +41,7 @@ fn list_inputs(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>> {
         let meta = std::fs::metadata(p)
             .map_err(|e| Error::new(format!("cannot read input {}: {e}", p.display())))?;
         if meta.is_dir() {
-            let mut found = Vec::new();
-            for entry in walkdir::WalkDir::new(p).sort_by_file_name() {
-                let entry = entry.map_err(|e| {
-                    Error::new(format!("cannot walk input directory {}: {e}", p.display()))
-                })?;
-                if entry.file_type().is_file() && is_yaml_name(entry.path()) {
-                    found.push(entry.into_path());
-                }
-            }
+            let mut found = walk_dir(p)?;
             found.sort();
             if found.is_empty() {
                 return Err(Error::new(format!(
@@ -64,6 +57,73 @@ fn list_inputs(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>> {
     let mut seen = std::collections::BTreeSet::new();
     out.retain(|(p, _)| seen.insert(p.clone()));
     Ok(out)
+}
+
+/// The `*.yaml`/`*.yml` files of the directory `dir`, recursively (SECURITY.md: the
+/// directory is trusted as a place, not what is inside it). A symbolic link that
+/// leads outside `dir` (or nowhere) is an error naming it, never dropped in silence;
+/// one that leads inside is followed: a link to a file is read under the link's name
+/// unless its target is read anyway, a link to a directory adds nothing (the
+/// directory is walked anyway).
+fn walk_dir(dir: &Path) -> Result<Vec<PathBuf>> {
+    let root = dir
+        .canonicalize()
+        .map_err(|e| Error::new(format!("cannot read input {}: {e}", dir.display())))?;
+    let mut found = Vec::new();
+    let mut linked = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|e| {
+            Error::new(format!(
+                "cannot walk input directory {}: {e}",
+                dir.display()
+            ))
+        })?;
+        let ft = entry.file_type();
+        if ft.is_file() && is_yaml_name(entry.path()) {
+            found.push(entry.into_path());
+        } else if ft.is_symlink() {
+            let link = entry.path();
+            let refuse = |why: &str| {
+                Error::new(format!(
+                    "input directory {}: {} is a symbolic link {why}; capi-render reads only inside the directories named with -f",
+                    dir.display(),
+                    link.display()
+                ))
+                .in_file(link.display())
+                .with_hint(format!(
+                    "`readlink -f {}` shows where it leads: copy that file into {} in place of the link, or name it with its own -f if you trust it",
+                    link.display(),
+                    dir.display()
+                ))
+            };
+            let target = match link.canonicalize() {
+                Ok(t) => t,
+                Err(_) if !is_yaml_name(link) => continue,
+                Err(_) => return Err(refuse("that leads nowhere")),
+            };
+            let is_dir = target.is_dir();
+            if !is_dir && !is_yaml_name(link) {
+                continue;
+            }
+            if !target.starts_with(&root) {
+                return Err(refuse("that leads outside the directory"));
+            }
+            if !is_dir {
+                linked.push((entry.into_path(), target));
+            }
+        }
+    }
+    if !linked.is_empty() {
+        let read: std::collections::BTreeSet<PathBuf> =
+            found.iter().filter_map(|f| f.canonicalize().ok()).collect();
+        let mut targets = std::collections::BTreeSet::new();
+        for (link, target) in linked {
+            if !read.contains(&target) && targets.insert(target) {
+                found.push(link);
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// Parse one file's text into objects; `doc` is the 0-based index among the file's
@@ -420,6 +480,45 @@ mod tests {
             sequential(&broken, &Meter::new(Limits::default()))
         );
         assert!(e.message().starts_with("f.yaml, document 151:"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_in_a_directory_are_followed_inside_it_and_refused_outside() {
+        use std::os::unix::fs::symlink;
+        let d = std::env::temp_dir().join(format!("capi-render-load-links-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("in/data")).unwrap();
+        std::fs::write(d.join("in/a.yaml"), "a: 1\n").unwrap();
+        std::fs::write(d.join("in/data/b.txt"), "b: 2\n").unwrap();
+        std::fs::write(d.join("outside.yaml"), "c: 3\n").unwrap();
+        // Inside: a link to a file read anyway adds nothing; one to another file is
+        // read under its name; one to a directory adds nothing.
+        symlink(d.join("in/a.yaml"), d.join("in/again.yaml")).unwrap();
+        symlink("data/b.txt", d.join("in/b.yaml")).unwrap();
+        symlink("data", d.join("in/data2")).unwrap();
+        let files = list_files(&[d.join("in")]).unwrap();
+        assert_eq!(files, vec![d.join("in/a.yaml"), d.join("in/b.yaml")]);
+        for (name, target) in [
+            ("out.yaml", d.join("outside.yaml")),
+            ("outdir", d.clone()),
+            ("gone.yaml", d.join("missing.yaml")),
+        ] {
+            symlink(&target, d.join("in").join(name)).unwrap();
+            let e = list_files(&[d.join("in")]).unwrap_err();
+            assert!(
+                e.message().contains(&format!(
+                    "{} is a symbolic link",
+                    d.join("in").join(name).display()
+                )),
+                "{e}"
+            );
+            std::fs::remove_file(d.join("in").join(name)).unwrap();
+        }
+        // Links that are not YAML files and lead nowhere are not inputs.
+        symlink(d.join("missing"), d.join("in/notes.txt")).unwrap();
+        assert_eq!(list_files(&[d.join("in")]).unwrap().len(), 2);
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]

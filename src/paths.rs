@@ -84,6 +84,27 @@ pub fn relative_to(path: &str, base: &Path) -> String {
     }
 }
 
+/// Whether `path` (as given: relative to the working directory, or absolute) lies in
+/// `root` or below it, decided on both paths made absolute and normalised lexically
+/// ([`relative_to`]: `..` resolved, links not followed). An empty path or one with a
+/// NUL is never inside. The `--from-lock` rule (SECURITY.md).
+pub fn lexically_inside(path: &str, root: &Path) -> bool {
+    if path.is_empty() || path.contains('\0') {
+        return false;
+    }
+    let rel = relative_to(path, root);
+    rel != ".." && !rel.starts_with("../") && !Path::new(&rel).is_absolute()
+}
+
+/// Whether the existing file or directory `path`, every symbolic link resolved, is
+/// `root` (its links resolved too) or lies below it. `None` when either cannot be
+/// resolved (a missing file: the read that follows reports it).
+pub fn resolves_inside(root: &Path, path: &Path) -> Option<bool> {
+    let r = root.canonicalize().ok()?;
+    let p = path.canonicalize().ok()?;
+    Some(p.starts_with(&r))
+}
+
 /// Refuse paths that would lead outside `root` through a symbolic link: no existing
 /// component of `rel` below `root` may be a symlink.
 pub fn check_no_symlink(root: &Path, rel: &str) -> Result<()> {
@@ -172,6 +193,49 @@ mod tests {
             stays_inside("a/../../x"),
             Err("leaves the kustomization's directory")
         );
+    }
+
+    #[test]
+    fn lexical_and_resolved_containment() {
+        let cwd = std::env::current_dir().unwrap();
+        let root = cwd.join("repo");
+        assert!(lexically_inside("repo/a/b.yaml", &root));
+        assert!(lexically_inside("repo/x/../a", &root));
+        assert!(lexically_inside(root.to_str().unwrap(), &root));
+        assert!(!lexically_inside("repo/../outside", &root));
+        assert!(!lexically_inside("/etc/passwd", &root));
+        assert!(!lexically_inside("", &root));
+        assert!(!lexically_inside("repo/a\0b", &root));
+        let d = std::env::temp_dir().join(format!("capi-render-inside-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(d.join("root/sub")).unwrap();
+        fs::write(d.join("outside.yaml"), "x").unwrap();
+        assert_eq!(
+            resolves_inside(&d.join("root"), &d.join("root/sub")),
+            Some(true)
+        );
+        assert_eq!(
+            resolves_inside(&d.join("root"), &d.join("outside.yaml")),
+            Some(false)
+        );
+        assert_eq!(
+            resolves_inside(&d.join("root"), &d.join("root/missing")),
+            None
+        );
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(d.join("outside.yaml"), d.join("root/out.yaml")).unwrap();
+            std::os::unix::fs::symlink(d.join("root/sub"), d.join("root/in")).unwrap();
+            assert_eq!(
+                resolves_inside(&d.join("root"), &d.join("root/out.yaml")),
+                Some(false)
+            );
+            assert_eq!(
+                resolves_inside(&d.join("root"), &d.join("root/in")),
+                Some(true)
+            );
+        }
+        let _ = fs::remove_dir_all(&d);
     }
 
     #[test]

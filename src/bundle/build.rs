@@ -54,6 +54,7 @@ pub fn render_options(opts: &BundleOptions) -> RenderOptions {
         // The bundle carries cert-manager on its own (`repository/`, `rendered/`).
         cert_manager: false,
         clusters: Default::default(),
+        reads_inside: None,
     }
 }
 

@@ -37,6 +37,14 @@ fn render(
             .or_else(|| config.map(Path::to_path_buf)),
         no_namespaces: fo.no_namespaces,
         oci_layout: fo.oci_layout.as_ref().map(Into::into),
+        // A config the functionConfig names is the kustomization's: its local paths
+        // stay inside the kustomization's directory, as the function's own paths do.
+        reads_inside: match fo.config {
+            Some(_) => Some(std::env::current_dir().map_err(|e| {
+                Error::new(format!("cannot tell the kustomization's directory: {e}"))
+            })?),
+            None => None,
+        },
         ..RenderOptions::default()
     };
     let paths: Vec<std::path::PathBuf> = fo.inputs.iter().map(Into::into).collect();

@@ -140,6 +140,10 @@ pub struct RenderArgs {
         conflicts_with = "stdout"
     )]
     pub output_format: super::output::Format,
+    /// Set by `--from-lock` (never a flag): the repository root the clusterctl config's
+    /// local paths must lie inside.
+    #[arg(skip)]
+    pub reads_inside: Option<PathBuf>,
 }
 
 /// The tree options the flags ask for.
@@ -261,6 +265,7 @@ fn from_lock(
             clusters: c.clusters.as_str().to_string(),
         },
         output_format: a.output_format,
+        reads_inside: Some(gitops::repository_root(out)?),
     };
     Ok((
         args,
@@ -332,6 +337,7 @@ fn prepare_deferring(
         allow_empty: a.allow_empty,
         cert_manager: a.cert_manager,
         clusters: a.clusters.mode(),
+        reads_inside: a.reads_inside.clone(),
         ..RenderOptions::default()
     };
     super::prepare_deferring(&a.files, &opts, deferral)

@@ -78,7 +78,7 @@ pub mod shard;
 pub mod writer;
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use check::CheckReport;
 use incremental::incremental;
@@ -138,6 +138,19 @@ pub(crate) fn previous_lock(out: &Path) -> Result<lock::Lock> {
     lock::read_lock(text, &shown)
 }
 
+/// The directory `render --from-lock OUT` reads inside (SECURITY.md): the nearest
+/// ancestor of OUT holding `.git`, else the working directory.
+pub fn repository_root(out: &Path) -> Result<PathBuf> {
+    let abs_out =
+        std::path::absolute(out).map_err(|e| Error::new(format!("{}: {e}", out.display())))?;
+    abs_out
+        .ancestors()
+        .find(|a| a.join(".git").exists())
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::current_dir().ok())
+        .ok_or_else(|| Error::new("cannot tell the current directory"))
+}
+
 /// The `render` command OUT's lock records (`render --from-lock`), its paths resolved
 /// against OUT. They are untrusted (a pull request can edit the lock): every one must
 /// stay, lexically, inside the repository that holds OUT (the nearest ancestor with a
@@ -169,12 +182,7 @@ pub fn recorded_command(out: &Path) -> Result<lock::RenderCommand> {
     })?;
     let abs_out =
         std::path::absolute(out).map_err(|e| Error::new(format!("{}: {e}", out.display())))?;
-    let root = abs_out
-        .ancestors()
-        .find(|a| a.join(".git").exists())
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::current_dir().ok())
-        .ok_or_else(|| Error::new("cannot tell the current directory"))?;
+    let root = repository_root(out)?;
     let resolve = |rel: &str, what: &str| -> Result<String> {
         let bad = |why: &str| {
             Error::new(format!(

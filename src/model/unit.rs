@@ -167,4 +167,9 @@ pub struct RenderOptions {
     pub cert_manager: bool,
     /// `--clusters`: what a topology Cluster's unit applies.
     pub clusters: ClusterMode,
+    /// `render --from-lock` (the repository root) and `krm` with a functionConfig
+    /// `config` (the kustomization's directory): the directory that every local path
+    /// the clusterctl config names (provider URLs, `cert-manager.url`,
+    /// `overridesFolder`) must lie inside, checked before anything is read (SECURITY.md).
+    pub reads_inside: Option<std::path::PathBuf>,
 }

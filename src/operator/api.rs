@@ -125,6 +125,16 @@ impl ProviderCr {
         Error::new(format!("{}: {msg}", self.describe())).in_file(&self.origin.file)
     }
 
+    /// [`ProviderCr::error`] of an error, its hint kept.
+    pub fn wrap_error(&self, e: Error) -> Error {
+        let hint = e.hint().map(str::to_string);
+        let out = self.error(e);
+        match hint {
+            Some(h) => out.with_hint(h),
+            None => out,
+        }
+    }
+
     /// `spec.version` ("" when unset).
     pub fn version(&self) -> &str {
         self.spec

@@ -65,7 +65,8 @@ pub fn providers(objects: &[InputObject]) -> Result<Vec<ProviderCr>> {
 }
 
 /// The clusterctl config the operator side uses: `--config` read with an empty
-/// environment (variables never come from the environment), `--repository` set.
+/// environment (variables never come from the environment), `--repository` set; under
+/// `render --from-lock`, its local paths checked to lie inside the repository.
 pub fn operator_config(opts: &RenderOptions) -> Result<Config> {
     let mut cfg = match &opts.config {
         Some(p) => Config::load(p, BTreeMap::new())?,
@@ -75,6 +76,9 @@ pub fn operator_config(opts: &RenderOptions) -> Result<Config> {
         let abs = std::path::absolute(r)
             .map_err(|e| Error::new(format!("--repository {}: {e}", r.display())))?;
         cfg.repository = Some(abs);
+    }
+    if let Some(root) = &opts.reads_inside {
+        cfg.check_local_paths_inside(root)?;
     }
     Ok(cfg)
 }

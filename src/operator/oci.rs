@@ -5,7 +5,7 @@
 
 use crate::model::pointer::Pointer as _;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -29,30 +29,118 @@ pub fn parse_oci_source(s: &str, version: &str) -> (String, String, bool) {
     }
 }
 
-fn read_json(path: &Path) -> Result<Value> {
+/// A file of the layout (`index.json`, a blob): a plain relative path joined to the
+/// layout with no symbolic link below it ([`crate::paths::safe_join`]: a link could
+/// lead outside the layout); `what` names the field the path came from.
+fn layout_file(dir: &Path, rel: &str, what: &str, source: &str) -> Result<PathBuf> {
+    let hint = || {
+        format!(
+            "an OCI layout holds its own files, never links: `oras copy {source} --to-oci-layout {}` writes a fresh one",
+            dir.display()
+        )
+    };
+    if !crate::paths::is_safe_relative(rel) {
+        return Err(Error::new(format!(
+            "OCI layout {}: {what}: {rel:?} is not a plain relative path inside the layout",
+            dir.display()
+        ))
+        .in_file(dir.display())
+        .with_hint(hint()));
+    }
+    crate::paths::safe_join(dir, rel, what).map_err(|_| {
+        Error::new(format!(
+            "OCI layout {}: {what}: {rel} is or lies below a symbolic link; capi-render reads only files inside the layout",
+            dir.display()
+        ))
+        .in_file(dir.display())
+        .with_hint(hint())
+    })
+}
+
+fn read_json(dir: &Path, rel: &str, source: &str) -> Result<Value> {
+    let path = layout_file(dir, rel, rel, source)?;
     let shown = path.display().to_string();
-    let bytes = crate::limits::read_file(path, &shown, |e| {
+    let bytes = crate::limits::read_file(&path, &shown, |e| {
         Error::new(format!("cannot read {shown}: {e}"))
     })?;
     serde_json::from_slice(&bytes)
         .map_err(|e| Error::new(format!("{}: not valid JSON: {e}", path.display())))
 }
 
-fn read_blob(dir: &Path, digest: &str) -> Result<Vec<u8>> {
-    let (alg, hex) = digest
+/// A digest as the OCI image spec writes it (`algorithm:encoded`, algorithm
+/// `[a-z0-9]+([+._-][a-z0-9]+)*`, encoded `[a-zA-Z0-9=_-]+`), of an algorithm we can
+/// verify: `sha256` (64 lowercase hex digits) or `sha512` (128). Returns
+/// `(algorithm, encoded)`, or why not.
+pub fn parse_digest(digest: &str) -> std::result::Result<(&str, &str), String> {
+    let (alg, enc) = digest
         .split_once(':')
-        .filter(|(a, h)| !a.is_empty() && !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
-        .ok_or_else(|| Error::new(format!("invalid digest {digest:?}")))?;
-    let path = dir.join("blobs").join(alg).join(hex);
+        .ok_or("is not of the form <algorithm>:<encoded>")?;
+    let comps_ok = !alg.is_empty()
+        && alg.split(['+', '.', '_', '-']).all(|c| {
+            !c.is_empty()
+                && c.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        });
+    if !comps_ok {
+        return Err(format!("has an invalid algorithm {alg:?}"));
+    }
+    if enc.is_empty()
+        || !enc
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'=' || b == b'_' || b == b'-')
+    {
+        return Err(format!("has an invalid encoded part {enc:?}"));
+    }
+    let hex_len = match alg {
+        "sha256" => 64,
+        "sha512" => 128,
+        _ => {
+            return Err(format!(
+                "uses the algorithm {alg:?}; capi-render reads only blobs it can verify: sha256 and sha512"
+            ))
+        }
+    };
+    if enc.len() != hex_len || !enc.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return Err(format!(
+            "is not a {alg} digest: {hex_len} lowercase hexadecimal digits expected"
+        ));
+    }
+    Ok((alg, enc))
+}
+
+/// The blob `digest` of the layout at `dir`, checked against its digest; `what` names
+/// the field the digest came from (`index.json manifests[0].digest`), `source` the
+/// artifact (`reference:tag`, for the hint).
+fn read_blob(dir: &Path, digest: &str, what: &str, source: &str) -> Result<Vec<u8>> {
+    let (alg, hex) = parse_digest(digest).map_err(|why| {
+        Error::new(format!(
+            "OCI layout {}: {what} {digest:?} {why}",
+            dir.display()
+        ))
+        .in_file(dir.display())
+        .with_hint(format!(
+            "a layout's descriptors name their blobs by digest (sha256:<64 hex digits>); `oras copy {source} --to-oci-layout {}` writes a valid layout",
+            dir.display()
+        ))
+    })?;
+    let path = layout_file(dir, &format!("blobs/{alg}/{hex}"), what, source)?;
     let shown = path.display().to_string();
     let bytes = crate::limits::read_file(&path, &shown, |e| {
-        Error::new(format!("cannot read blob {shown}: {e}"))
+        Error::new(format!("cannot read blob {shown} ({what}): {e}"))
     })?;
-    if alg == "sha256" && crate::model::sha256_hex(&bytes) != hex.to_ascii_lowercase() {
+    let sum = match alg {
+        "sha256" => crate::model::sha256_hex(&bytes),
+        _ => {
+            use sha2::Digest as _;
+            crate::model::hex(&sha2::Sha512::digest(&bytes))
+        }
+    };
+    if sum != hex {
         return Err(Error::new(format!(
-            "blob {} does not match its digest {digest}",
+            "blob {} does not match its digest {digest} ({what})",
             path.display()
-        )));
+        ))
+        .in_file(dir.display()));
     }
     Ok(bytes)
 }
@@ -60,13 +148,13 @@ fn read_blob(dir: &Path, digest: &str) -> Result<Vec<u8>> {
 /// The files (title → bytes) of the artifact tagged `tag` (or `reference:tag`) in the
 /// layout at `dir`. A layout with a single untagged manifest is used whatever the tag.
 pub fn read_artifact(dir: &Path, reference: &str, tag: &str) -> Result<BTreeMap<String, Vec<u8>>> {
-    let index = read_json(&dir.join("index.json"))?;
+    let full = format!("{reference}:{tag}");
+    let index = read_json(dir, "index.json", &full)?;
     let manifests = index
         .get("manifests")
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let full = format!("{reference}:{tag}");
     let ref_of = |m: &Value| {
         m.ptr(&format!("/annotations/{}", REF_NAME.replace('/', "~1")))
             .and_then(Value::as_str)
@@ -79,8 +167,14 @@ pub fn read_artifact(dir: &Path, reference: &str, tag: &str) -> Result<BTreeMap<
     if chosen.is_empty() && manifests.len() == 1 && ref_of(&manifests[0]).is_none() {
         chosen.push(&manifests[0]);
     }
-    let m = match chosen.as_slice() {
-        [m] => *m,
+    let (mi, m) = match chosen.as_slice() {
+        [m] => (
+            manifests
+                .iter()
+                .position(|x| std::ptr::eq(x, *m))
+                .unwrap_or(0),
+            *m,
+        ),
         [] => {
             let have: Vec<String> = manifests.iter().filter_map(ref_of).collect();
             return Err(Error::new(format!(
@@ -96,22 +190,26 @@ pub fn read_artifact(dir: &Path, reference: &str, tag: &str) -> Result<BTreeMap<
             )))
         }
     };
-    let digest = m.get("digest").and_then(Value::as_str).unwrap_or("");
-    let manifest: Value = serde_json::from_slice(&read_blob(dir, digest)?)
-        .map_err(|e| Error::new(format!("manifest {digest}: not valid JSON: {e}")))?;
+    let manifest_digest = m.get("digest").and_then(Value::as_str).unwrap_or("");
+    let what = format!("index.json manifests[{mi}].digest");
+    let manifest: Value =
+        serde_json::from_slice(&read_blob(dir, manifest_digest, &what, &full)?)
+            .map_err(|e| Error::new(format!("manifest {manifest_digest}: not valid JSON: {e}")))?;
     let mut files = BTreeMap::new();
-    for layer in manifest
+    for (li, layer) in manifest
         .get("layers")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
+        .enumerate()
     {
         let title = layer
             .ptr(&format!("/annotations/{}", TITLE.replace('/', "~1")))
             .and_then(Value::as_str);
         let Some(title) = title else { continue };
         let digest = layer.get("digest").and_then(Value::as_str).unwrap_or("");
-        files.insert(title.to_string(), read_blob(dir, digest)?);
+        let what = format!("manifest {manifest_digest} layers[{li}].digest");
+        files.insert(title.to_string(), read_blob(dir, digest, &what, &full)?);
     }
     Ok(files)
 }
@@ -167,6 +265,33 @@ mod tests {
             parse_oci_source("ghcr.io/o/p", "v2"),
             ("ghcr.io/o/p".into(), "v2".into(), false)
         );
+    }
+
+    #[test]
+    fn digests_follow_the_oci_grammar_and_name_verifiable_blobs() {
+        let h = "0a".repeat(32);
+        assert_eq!(
+            parse_digest(&format!("sha256:{h}")),
+            Ok(("sha256", h.as_str()))
+        );
+        assert!(parse_digest(&format!("sha512:{}", "f".repeat(128))).is_ok());
+        for bad in [
+            "../../../outside:0ddba11".to_string(),
+            "/etc:0ddba11".to_string(),
+            "sha256:../x".to_string(),
+            format!("sha256:{}", "A".repeat(64)),
+            "sha256:0ddba11".to_string(),
+            format!("sha512:{h}"),
+            format!("sha256+b64u:{h}"),
+            format!("multihash:{h}"),
+            format!("SHA256:{h}"),
+            "sha256".to_string(),
+            format!(":{h}"),
+            "sha256:".to_string(),
+            format!("sha256:{h}/x"),
+        ] {
+            assert!(parse_digest(&bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

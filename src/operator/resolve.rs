@@ -79,7 +79,7 @@ pub fn resolve(objects: &[InputObject], opts: &RenderOptions) -> Result<Resoluti
     let mut providers = Vec::new();
     for p in provs {
         let (src, version) = resolve_one(&p, &ctx, true, &mut warnings)?;
-        let release = src.read(&p, &version, &ctx).map_err(|e| p.error(e))?;
+        let release = src.read(&p, &version, &ctx).map_err(|e| p.wrap_error(e))?;
         let contract = super::contract_of(&p, &release.metadata, &release.version)?;
         let repository = match &src {
             Source::Repository { repo, .. } => Some(RepositoryFolder {

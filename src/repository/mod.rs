@@ -48,6 +48,26 @@ pub fn go_os_error(op: &str, path: &Path, e: &std::io::Error) -> String {
     format!("{op} {}: {reason}", path.display())
 }
 
+/// Refuse a file that a symbolic link leads outside `root` (the repository's base
+/// folder, or the overrides folder; `what` says which): links inside it are followed,
+/// as a render typed there follows them (SECURITY.md). A missing file passes: the read
+/// reports it.
+fn check_inside(root: &Path, file: &Path, what: &str) -> Result<()> {
+    if crate::paths::resolves_inside(root, file) != Some(false) {
+        return Ok(());
+    }
+    Err(Error::new(format!(
+        "{}: a symbolic link leads outside the {what} {}; capi-render reads only files inside it",
+        file.display(),
+        root.display()
+    ))
+    .in_file(file.display())
+    .with_hint(format!(
+        "`readlink -f {}` shows where it leads: put that file in the {what} in place of the link",
+        file.display()
+    )))
+}
+
 /// The provider name a repository folder holds for type `t` (`infrastructure-docker` →
 /// `docker`), None for another type's folder.
 fn provider_name_of_label(label: &str, t: ProviderType) -> Option<String> {
@@ -191,6 +211,7 @@ impl LocalRepository {
                 abs.display().to_string()
             )));
         }
+        check_inside(&self.base, &abs, "repository")?;
         let shown = abs.display().to_string();
         let bytes = crate::limits::read_file(&abs, &shown, |e| {
             let err = Error::new(format!(
@@ -257,6 +278,7 @@ impl LocalRepository {
     pub fn read_with_override(&self, version: &str, file: &str) -> Result<(String, PathBuf)> {
         if let Some(dir) = &self.overrides {
             let p = dir.join(&self.label).join(version).join(file);
+            check_inside(dir, &p, "overrides folder")?;
             let shown = p.display().to_string();
             let mut missing = false;
             match crate::limits::read_text(&p, &shown, |e| {

@@ -7,6 +7,9 @@
 //! Each case gets a sandbox `S` with `S/in/` (inputs), `S/out/` (OUT, where the case
 //! may first render a good tree and then tamper with it), `S/outside/victim.yaml` and
 //! `S/out/README.md` (a file capi-render never wrote).
+//!
+//! `reads` holds the probes of reads outside the inputs (issue 43): one test per kind
+//! of root, each planting a marker file outside it that must never be read.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -14,6 +17,8 @@ mod common;
 mod commands;
 mod inputs;
 mod loss;
+#[cfg(unix)]
+mod reads;
 mod staging;
 
 use std::path::{Path, PathBuf};
