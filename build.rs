@@ -2,8 +2,7 @@
 //! `conformance/oracle/cmd/typegen`) into static Rust data (`$OUT_DIR/typed_model.rs`,
 //! included by `src/typed/model.rs`), so no run parses it: loading it at start-up was a
 //! tenth of a one-Cluster `topology plan`. A malformed model fails the build, naming the
-//! type and field. On Linux it also links the binary as a position-dependent executable
-//! (see [`link_position_dependent`]).
+//! type and field.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -16,25 +15,10 @@ const MODEL: &str = "src/typed/model.json";
 fn main() {
     println!("cargo:rerun-if-changed={MODEL}");
     println!("cargo:rerun-if-changed=build.rs");
-    link_position_dependent();
     let text = std::fs::read_to_string(MODEL).unwrap_or_else(|e| panic!("{MODEL}: {e}"));
     let code = generate(&text).unwrap_or_else(|e| panic!("{MODEL}: {e}"));
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(out.join("typed_model.rs"), code).expect("write typed_model.rs");
-}
-
-/// `-no-pie` for the `capi-render` binary on Linux (the library, tests and benches are
-/// linked as before). A position-independent executable is relocated by the dynamic
-/// loader at every start: 22,000 relocations, which write (and so copy) the 110 pages of
-/// `.data.rel.ro`; that was a third of the binary's start-up page faults and about
-/// 0.4 ms of a one-Cluster `topology plan` of 5.5 ms (median of 200 interleaved runs,
-/// `benches/compare.sh` workload). The loss is address randomisation of the binary
-/// image itself (the heap, stack and libraries stay randomised), the same as
-/// clusterctl's: Go links non-PIE executables by default on linux/amd64.
-fn link_position_dependent() {
-    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
-        println!("cargo:rustc-link-arg-bins=-no-pie");
-    }
 }
 
 fn generate(text: &str) -> Result<String, String> {

@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd)
 CAPI_CORPUS=$(cd "${CAPI_CORPUS:-$root/../shared/corpus}" && pwd)
 clusterctl=${CLUSTERCTL:-$(go env GOPATH)/bin/clusterctl}
 runs=${RUNS:-9}
-# The release binary (static: musl on x86_64 Linux, else glibc; scripts/build-release.sh).
+# The release binary (static glibc on Linux; scripts/build-release.sh).
 capi=$("$root/scripts/build-release.sh")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/home"

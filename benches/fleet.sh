@@ -16,7 +16,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd)
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(100 1000 10000)
 runs=${FLEET_RUNS:-3}
-# The release binary (static: musl on x86_64 Linux, else glibc; scripts/build-release.sh).
+# The release binary (static glibc on Linux; scripts/build-release.sh).
 capi=$("$root/scripts/build-release.sh")
 work=$(mktemp -d -p "${FLEET_DIR:-${TMPDIR:-/tmp}}"); trap 'rm -rf "$work"' EXIT
 # median wall seconds and the max RSS (MB) of $runs runs of a command; `prep` (a shell

@@ -44,7 +44,7 @@ if [ ! -x "$clusterctl114" ]; then
   mkdir -p "$cc114_cache"
   (cd "$cc114_src" && go build -o "$clusterctl114.tmp" .) && mv "$clusterctl114.tmp" "$clusterctl114"
 fi
-# The release binary (static: musl on x86_64 Linux, else glibc; scripts/build-release.sh), so
+# The release binary (static glibc on Linux; scripts/build-release.sh), so
 # the binary the benchmarks time is the one checked against clusterctl here.
 capi=$("$root/scripts/build-release.sh")
 

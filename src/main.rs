@@ -13,12 +13,6 @@ use capi_render::Error;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod cli;
-// The release binary's memcpy/memmove/memset on musl (scripts/build-release.sh).
-#[cfg(all(
-    target_arch = "x86_64",
-    any(test, all(target_env = "musl", not(debug_assertions)))
-))]
-mod musl_mem;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
