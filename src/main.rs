@@ -428,9 +428,8 @@ fn run(cli: Cli) -> Result<(), Error> {
         | Cmd::Upgrade { .. } => Err(Error::new("internal: dispatched in main")),
         Cmd::Bundle(a) => cli::bundle::run(a, cli.config.as_deref(), cli.repository.as_deref()),
         Cmd::Completion { shell } => {
-            let mut out = Vec::new();
-            clap_complete::generate(*shell, &mut Cli::command(), "capi-render", &mut out);
-            emit(&String::from_utf8_lossy(&out), None)
+            let script = cli::help::completion(*shell, &mut Cli::command(), "capi-render");
+            emit(&script, None)
         }
         Cmd::Man => {
             let mut out = Vec::new();

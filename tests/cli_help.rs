@@ -162,3 +162,45 @@ fn man_page_is_roff_of_the_command_tree() {
         assert!(m.contains(c), "man page lacks {c}");
     }
 }
+
+/// What bash's completion offers for the words typed so far (the last one being
+/// completed), driven through the function `completion bash` registers.
+fn bash_complete(words: &[&str]) -> Vec<String> {
+    let (cur, prev) = (words[words.len() - 1], words[words.len() - 2]);
+    let script = format!(
+        "source <('{bin}' completion bash) || exit 9\n\
+         f=$(complete -p capi-render | sed -n 's/.* -F \\([^ ]*\\) .*/\\1/p')\n\
+         [ -n \"$f\" ] || exit 8\n\
+         COMP_WORDS=({words}); COMP_CWORD={cword}\n\
+         \"$f\" capi-render '{cur}' '{prev}'\n\
+         printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        bin = bin_path(),
+        words = words.join(" "),
+        cword = words.len() - 1,
+    );
+    let o = Command::new("bash")
+        .args(["-c", &script])
+        .stdin(Stdio::null())
+        .output()
+        .expect("bash");
+    assert!(o.status.success(), "{words:?}: {o:?}");
+    text(&o.stdout).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn bash_completes_subcommand_flags() {
+    // The binary's name holds a hyphen: clap_complete's case arms once never matched
+    // a subcommand's state (src/cli/help.rs `completion`).
+    let got = bash_complete(&["capi-render", "render", "--fl"]);
+    assert!(got.iter().any(|c| c == "--flux"), "{got:?}");
+    assert!(got.iter().all(|c| c.starts_with("--fl")), "{got:?}");
+    let got = bash_complete(&["capi-render", "ren"]);
+    assert_eq!(got, ["render"]);
+    // A hyphenated subcommand, and one a level down.
+    let got = bash_complete(&["capi-render", "merge-locks", "--"]);
+    assert!(got.iter().any(|c| c == "--help"), "{got:?}");
+    let got = bash_complete(&["capi-render", "bundle", "verify", "--"]);
+    assert!(got.iter().any(|c| c == "--help"), "{got:?}");
+    let got = bash_complete(&["capi-render", "generate", "provider", "--inf"]);
+    assert!(got.iter().any(|c| c == "--infrastructure"), "{got:?}");
+}
