@@ -58,6 +58,9 @@ struct PendingCluster {
     doc: usize,
     /// The deferred file it is recorded in, and its position there.
     deferred: Option<(Arc<DeferredFile>, usize)>,
+    /// The namespace of its ClusterClass when that is another one (`classNamespace`,
+    /// `classRef.namespace`); unknown (`None`) for a deferred file's Cluster.
+    class_namespace: Option<String>,
 }
 
 /// A Cluster the previous run rendered from a file that is unchanged since: its
@@ -126,6 +129,7 @@ fn pending_of(o: InputObject, file: Arc<str>) -> std::result::Result<PendingClus
         obj::namespace(&value).to_string(),
         obj::name(&value).to_string(),
     );
+    let class_namespace = crate::topology::class_unit::foreign_class_namespace(&value);
     let value = crate::model::compact::Compact::encode(&value);
     Ok(PendingCluster {
         namespace,
@@ -135,6 +139,7 @@ fn pending_of(o: InputObject, file: Arc<str>) -> std::result::Result<PendingClus
         file,
         doc: o.doc,
         deferred: None,
+        class_namespace,
     })
 }
 
@@ -185,6 +190,7 @@ impl Inputs {
                 file: path.clone(),
                 doc: k,
                 deferred: Some((d.clone(), k)),
+                class_namespace: None,
             });
         }
     }
@@ -217,6 +223,9 @@ struct ClusterJob {
     doc: usize,
     deferred: Option<(Arc<DeferredFile>, usize)>,
     namespace: usize,
+    /// The namespace its ClusterClass is in, when another one and known before the
+    /// Cluster is parsed (not for a deferred file's: [`render_cluster`] finds it).
+    class_namespace: Option<usize>,
 }
 
 impl ClusterJob {
@@ -248,6 +257,7 @@ impl ClusterJob {
 
 /// The non-Cluster objects of one namespace (what its Clusters are rendered against)
 /// and the ClusterClasses prepared for them, shared read-only by every Cluster there.
+#[derive(Default)]
 struct Namespace {
     name: String,
     objects: Vec<Value>,
@@ -416,6 +426,7 @@ fn index_clusters(
         .into_iter()
         .map(|p| ClusterJob {
             namespace: ns_of(&p.namespace),
+            class_namespace: p.class_namespace.as_deref().map(&mut ns_of),
             name: p.name,
             value: p.value,
             hash: p.hash,
@@ -631,11 +642,22 @@ impl Rendering {
             .iter()
             .map(|ns| fingerprint_prefix(ns, mode))
             .collect();
-        let facts_of = |job: &ClusterJob| ClusterFacts {
-            fingerprint: fingerprint(&prefixes[job.namespace], job),
+        // A Cluster of another namespace's class: that namespace's objects are its
+        // inputs too, so its prefix covers the fingerprint as well.
+        let facts_of = |job: &ClusterJob, class_ns: Option<usize>| ClusterFacts {
+            fingerprint: match class_ns {
+                None => fingerprint(&prefixes[job.namespace], job),
+                Some(k) => prefixes[k]
+                    .hex_with(fingerprint(&prefixes[job.namespace], job).as_bytes()),
+            },
             cluster: job.hash.clone(),
             source: job.file.clone(),
         };
+        let by_name: std::collections::HashMap<&str, usize> = namespaces
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.as_str(), i))
+            .collect();
         // Which Clusters are kept, decided first on all cores (a fingerprint and
         // `keep` each), so that a batch counts only the Clusters it renders: a run that
         // keeps most of a fleet hands them on in a few large batches, not in hundreds
@@ -645,7 +667,7 @@ impl Rendering {
             .par_iter()
             .map(|job| {
                 let ns = &namespaces[job.namespace];
-                let facts = facts_of(job);
+                let facts = facts_of(job, job.class_namespace);
                 let dir = unit_dir(&UnitKind::Cluster, &ns.name, &job.name);
                 keep(&dir, &facts.fingerprint).then(|| {
                     crate::progress::step();
@@ -662,10 +684,13 @@ impl Rendering {
             |(job, kept): (&ClusterJob, Option<Box<KeptUnit>>)| -> crate::Result<Produced<T>> {
                 match kept {
                     Some(k) => Ok(Produced::Kept(*k)),
-                    None => Ok(Produced::Made {
-                        unit: render_cluster(job, namespaces, mode).and_then(&map)?,
-                        fingerprint: Some(facts_of(job)),
-                    }),
+                    None => {
+                        let (unit, class_ns) = render_cluster(job, namespaces, &by_name, mode)?;
+                        Ok(Produced::Made {
+                            unit: map(unit)?,
+                            fingerprint: Some(facts_of(job, class_ns)),
+                        })
+                    }
                 }
             };
         let batch_len = batch_size(kept.iter().filter(|k| k.is_none()).count());
@@ -723,26 +748,39 @@ impl Rendering {
     }
 }
 
-/// One Cluster's unit, rendered against its namespace's objects and prepared classes:
-/// what it applies and reviews as `mode` says ([`ClusterMode`]).
+/// One Cluster's unit, rendered against its namespace's objects and prepared classes
+/// (its ClusterClass's namespace's, when that is another one: the class and its
+/// templates live there): what it applies and reviews as `mode` says ([`ClusterMode`]);
+/// and the other namespace it rendered against, if any.
 fn render_cluster(
     job: &ClusterJob,
     namespaces: &[Namespace],
+    by_name: &std::collections::HashMap<&str, usize>,
     mode: ClusterMode,
-) -> crate::Result<RenderedUnit> {
-    use crate::topology::obj;
-    let space = &namespaces[job.namespace];
-    let (value, doc) = job.cluster(&space.name)?;
+) -> crate::Result<(RenderedUnit, Option<usize>)> {
+    use crate::topology::{class_unit, obj};
+    let own = &namespaces[job.namespace];
+    let (value, doc) = job.cluster(&own.name)?;
     let c = &value.decode();
     let (ns, name) = (obj::namespace(c).to_string(), obj::name(c).to_string());
-    let objs =
-        crate::topology::render_cluster_with(c, &space.objects, &space.classes).map_err(|e| {
-            e.wrap(format!(
-                "Cluster {ns}/{name} ({}, document {})",
-                job.file,
-                doc + 1
-            ))
+    let wrap = |e: crate::Error| {
+        e.wrap(format!("Cluster {ns}/{name} ({}, document {})", job.file, doc + 1))
             .in_file(&job.file)
+    };
+    // Some(None): another namespace's class, and that namespace has no input object.
+    let class_ns = match job.class_namespace {
+        Some(k) => Some(Some(k)),
+        None => class_unit::foreign_class_namespace(c).map(|n| by_name.get(n.as_str()).copied()),
+    };
+    let empty = Namespace::default();
+    let space = class_ns.map_or(own, |k| k.map_or(&empty, |k| &namespaces[k]));
+    let objs = crate::topology::render_cluster_with(c, &space.objects, &space.classes)
+        .map_err(|e| match e.kind() {
+            crate::error::ErrorKind::ClassNotFound => wrap(e).with_hint(class_unit::classes_hint(
+                c,
+                namespaces.iter().map(|n| (n.name.as_str(), n.objects.as_slice())),
+            )),
+            _ => wrap(e),
         })?;
     crate::progress::step();
     let mut unit = RenderedUnit::new(UnitKind::Cluster, ns, name, Vec::new());
@@ -750,7 +788,7 @@ fn render_cluster(
         ClusterMode::Desired => unit.objects = objs,
         ClusterMode::Flatten => unit.objects = crate::topology::flatten::flatten(objs),
         ClusterMode::Managed => {
-            unit.after = crate::topology::class_unit::class_of(c)
+            unit.after = class_unit::class_of(c)
                 .map(|(cns, cn)| unit_dir(&UnitKind::Class, &cns, &cn))
                 .into_iter()
                 .collect();
@@ -758,5 +796,5 @@ fn render_cluster(
             unit.review = objs;
         }
     }
-    Ok(unit)
+    Ok((unit, class_ns.flatten()))
 }

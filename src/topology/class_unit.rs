@@ -89,6 +89,38 @@ pub fn class_of(cluster: &Value) -> Option<(String, String)> {
     (!name.is_empty()).then(|| (ns.to_string(), name.to_string()))
 }
 
+/// The namespace of a Cluster's ClusterClass when it is not the Cluster's own
+/// (`classNamespace`, v1beta2 `classRef.namespace`).
+pub fn foreign_class_namespace(cluster: &Value) -> Option<String> {
+    let (cns, _) = class_of(cluster)?;
+    (cns != obj::namespace(cluster)).then_some(cns)
+}
+
+/// The hint for a Cluster whose ClusterClass is not among the inputs: the closest
+/// class and every ClusterClass of `spaces` (namespace, its objects), as `namespace/name`.
+pub fn classes_hint<'a>(
+    cluster: &Value,
+    spaces: impl Iterator<Item = (&'a str, &'a [Value])>,
+) -> String {
+    let wanted = class_of(cluster)
+        .map(|(ns, n)| format!("{ns}/{n}"))
+        .unwrap_or_default();
+    let mut classes: Vec<String> = spaces
+        .flat_map(|(ns, objects)| {
+            objects
+                .iter()
+                .filter(|o| is_class(o))
+                .map(move |o| format!("{ns}/{}", obj::name(o)))
+        })
+        .collect();
+    classes.sort();
+    classes.dedup();
+    format!(
+        "{} (a Cluster names its class with spec.topology.class and classNamespace, or classRef.name and classRef.namespace in v1beta2; add the class to the inputs with -f)",
+        crate::suggest::did_you_mean(&wanted, "ClusterClasses among the inputs", &classes)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
