@@ -42,3 +42,14 @@ pub fn list_bytes(n: usize) -> u128 {
 pub fn fits_list(n: usize) -> Result<(), String> {
     fits(list_bytes(n))
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_list_element_counts_24_bytes_as_the_readme_says() {
+        assert_eq!(super::list_bytes(1), 24);
+        assert!(super::fits_list(1000).is_ok());
+        let e = super::fits_list(1 << 30).unwrap_err();
+        assert!(e.contains("--max-template-bytes"), "{e}");
+    }
+}
