@@ -279,6 +279,9 @@ mod tests {
             json!({}),
         );
         assert_eq!(run("{{ concat (list 1) (list 2 3) }}", json!({})), "[1 2 3]");
+        // A long separator between many elements: 100,000 × 1,000 bytes.
+        over_output_limit("{{ join (repeat 1000 \"x\") (until 100000) }}", json!({}));
+        assert_eq!(run("{{ join \", \" (list 1 \"a\") }}", json!({})), "1, a");
     }
 
     #[test]

@@ -188,7 +188,12 @@ pub fn lookup(name: &str) -> Option<Func> {
         }),
         "toStrings" => f(&[Any], |a| Ok(Value::str_list(lists::strslice(&a[0])))),
         "join" => f(&[Str, Any], |a| {
-            str_ok(lists::strslice(&a[1]).join(s(a, 0)))
+            // Sized first: a long separator between many elements multiplies.
+            let parts = lists::strslice(&a[1]);
+            let text: u128 = parts.iter().map(|p| p.len() as u128).sum();
+            let seps = parts.len().saturating_sub(1) as u128 * s(a, 0).len() as u128;
+            crate::gotemplate::budget::fits(text + seps)?;
+            str_ok(parts.join(s(a, 0)))
         }),
         "sortAlpha" => f(&[Any], |a| Ok(Value::str_list(lists::sort_alpha(&a[0])))),
         // --- numbers
