@@ -481,6 +481,8 @@ fn command() -> ExitCode {
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| exit_clap(e));
     cli::ui::init(cli.ui.ui());
     cli.limits.install();
+    // Pool threads with the main thread's stack, not rayon's 2 MiB.
+    capi_render::model::par::init_pool();
     match &cli.cmd {
         Cmd::Render(a) => {
             return cli::render::run(a, cli.config.as_deref(), cli.repository.as_deref())

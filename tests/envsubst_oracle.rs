@@ -70,7 +70,7 @@ fn drone_got(c: &Case, lookup: envsubst::Lookup) -> String {
         Err(e) => format!("error:{e}"),
         Ok(t) => match t.execute_bytes(lookup) {
             Ok(b) => bytes_result(&b),
-            Err(p) => format!("panic:{}", p.0),
+            Err(p) => format!("panic:{}", p.message()),
         },
     }
 }

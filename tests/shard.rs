@@ -191,3 +191,71 @@ fn a_shard_argument_is_checked() {
     }
     assert!(!c.join("rendered").exists());
 }
+
+#[test]
+fn sidecar_fields_are_checked_before_anything_is_allocated_or_written() {
+    let s = Scratch::new("shard-sidecar");
+    let c = clone(s.path(), "c");
+    ok(render(&c, &[]));
+    let before = snapshot(&c.join("rendered"));
+    ok(render(&c, &["--shard", "1/2"]));
+    ok(render(&c, &["--shard", "2/2"]));
+    let side = c.join("rendered/.capi-render.shards/1-of-2/shard.json");
+    let side2 = c.join("rendered/.capi-render.shards/2-of-2/shard.json");
+    let orig = std::fs::read_to_string(&side).unwrap();
+    let orig2 = std::fs::read_to_string(&side2).unwrap();
+    let tampered = |edit: &dyn Fn(&mut serde_json::Value), what: &str, says: &[&str]| {
+        let mut v: serde_json::Value = serde_json::from_str(&orig).unwrap();
+        edit(&mut v);
+        std::fs::write(&side, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+        // `units` is the same in every sidecar (else it differs from shard 1's).
+        let mut v2: serde_json::Value = serde_json::from_str(&orig2).unwrap();
+        v2["units"] = v["units"].clone();
+        std::fs::write(&side2, serde_json::to_string_pretty(&v2).unwrap()).unwrap();
+        let o = merge(&c);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{what}: {err}");
+        assert!(!err.contains("panicked"), "{what}: {err}");
+        assert!(err.contains("1-of-2/shard.json"), "{what}: {err}");
+        for s in says {
+            assert!(err.contains(s), "{what}: no {s:?} in {err}");
+        }
+        let mut now = snapshot(&c.join("rendered"));
+        now.retain(|k, _| !k.starts_with(".capi-render.shards"));
+        assert_eq!(now, before, "{what}: OUT changed");
+    };
+    // Ten million units (3 GB of slots before): refused against the parts held.
+    tampered(
+        &|v| {
+            v["units"] = 10_000_000.into();
+        },
+        "units",
+        &["`units` is 10000000", "hold"],
+    );
+    // A namespace that climbs out of the tree, a name with a slash, a bad type.
+    for (field, value) in [
+        ("namespace", "../../.."),
+        ("name", "a/b"),
+        ("namespace", "UPPER"),
+    ] {
+        tampered(
+            &|v| {
+                v["parts"][0]["summary"][field] = value.into();
+            },
+            field,
+            &["parts[0].summary", field, "cannot name a directory"],
+        );
+    }
+    // A unit that follows no unit of the run.
+    tampered(
+        &|v| {
+            v["parts"][0]["summary"]["after"] = serde_json::json!(["../../etc"]);
+        },
+        "after",
+        &["`after` names", "no unit of the run"],
+    );
+    std::fs::write(&side, &orig).unwrap();
+    std::fs::write(&side2, &orig2).unwrap();
+    ok(merge(&c));
+    assert_eq!(snapshot(&c.join("rendered")), before);
+}

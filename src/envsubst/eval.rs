@@ -18,32 +18,153 @@ use super::Lookup;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GoPanic(pub String);
 
-/// Evaluate `nodes`, appending to `out`.
-pub fn eval_nodes(nodes: &[Node], lookup: Lookup, out: &mut Vec<u8>) -> Result<(), GoPanic> {
+/// Why an evaluation stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EvalError {
+    /// Where drone panics.
+    Panic(GoPanic),
+    /// A substitution (of the variable `var`) that would bring the bytes the
+    /// substitutions of one text produce to `amount`, over `limit`
+    /// (`--max-template-bytes`). Checked before the result is built.
+    TooLarge { var: String, amount: u64, limit: u64 },
+}
+
+impl EvalError {
+    /// The message: Go's panic text, or the limit's error naming the variable.
+    pub fn message(&self) -> String {
+        match self {
+            EvalError::Panic(p) => p.0.clone(),
+            EvalError::TooLarge { .. } => self.to_error().message().to_string(),
+        }
+    }
+
+    /// As the crate's error.
+    pub fn to_error(&self) -> crate::Error {
+        match self {
+            EvalError::Panic(p) => crate::Error::new(p.0.clone()),
+            EvalError::TooLarge { var, amount, limit } => crate::limits::over_limit(
+                crate::limits::Limit::TemplateBytes,
+                *limit,
+                Some(*amount),
+            )
+            .wrap(format!("substitution of ${{{var}}}")),
+        }
+    }
+}
+
+impl From<GoPanic> for EvalError {
+    fn from(p: GoPanic) -> Self {
+        EvalError::Panic(p)
+    }
+}
+
+/// The bytes the substitutions of one text may still produce (every function's
+/// result counts, nested ones included): `--max-template-bytes` in all.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    limit: u64,
+    left: u64,
+}
+
+impl Budget {
+    pub fn new(limit: u64) -> Budget {
+        Budget { limit, left: limit }
+    }
+
+    /// The process-wide limit (`--max-template-bytes`).
+    pub fn current() -> Budget {
+        Budget::new(crate::limits::Limits::current().template_bytes)
+    }
+
+    /// `Ok` when `size` more bytes fit; the error (naming `var`) otherwise.
+    fn fits(&self, var: &str, size: u64) -> Result<(), EvalError> {
+        if size <= self.left {
+            return Ok(());
+        }
+        Err(EvalError::TooLarge {
+            var: var.to_string(),
+            amount: (self.limit - self.left).saturating_add(size),
+            limit: self.limit,
+        })
+    }
+
+    fn spend(&mut self, var: &str, size: usize) -> Result<(), EvalError> {
+        self.fits(var, size as u64)?;
+        self.left -= size as u64;
+        Ok(())
+    }
+}
+
+/// Evaluate `nodes`, appending to `out`, within `budget`.
+pub fn eval_nodes(
+    nodes: &[Node],
+    lookup: Lookup,
+    out: &mut Vec<u8>,
+    budget: &mut Budget,
+) -> Result<(), EvalError> {
     for node in nodes {
         match node {
             Node::Text(t) => out.extend_from_slice(t),
-            Node::Func(f) => out.extend_from_slice(&eval_func(f, lookup)?),
+            Node::Func(f) => out.extend_from_slice(&eval_func(f, lookup, budget)?),
         }
     }
     Ok(())
 }
 
-fn eval_func(f: &FuncNode, lookup: Lookup) -> Result<Vec<u8>, GoPanic> {
+fn eval_func(f: &FuncNode, lookup: Lookup, budget: &mut Budget) -> Result<Vec<u8>, EvalError> {
     let mut args = Vec::with_capacity(f.args.len());
     for a in &f.args {
         let mut buf = Vec::new();
-        eval_nodes(std::slice::from_ref(a), lookup, &mut buf)?;
+        eval_nodes(std::slice::from_ref(a), lookup, &mut buf, budget)?;
         args.push(buf);
     }
     let value = lookup(&f.param).unwrap_or_default();
-    apply(&f.name, value.as_bytes(), &args)
+    let out = apply_within(&f.name, value.as_bytes(), &args, &f.param, budget)?;
+    budget.spend(&f.param, out.len())?;
+    Ok(out)
 }
 
-/// Apply the function for operator `name` to `v`.
+/// Apply the function for operator `name` to `v`, with no limit on its result.
 pub fn apply(name: &str, v: &[u8], args: &[Vec<u8>]) -> Result<Vec<u8>, GoPanic> {
+    match apply_within(name, v, args, "", &Budget::new(u64::MAX)) {
+        Ok(out) => Ok(out),
+        Err(EvalError::Panic(p)) => Err(p),
+        Err(EvalError::TooLarge { .. }) => unreachable!("no limit"),
+    }
+}
+
+/// Apply the function for operator `name` to `v` (the value of `var`). A result that
+/// can grow past its input is sized first and refused, before it is built, when it
+/// does not fit in `budget`; the others (case mappings, trims, substrings: at most a
+/// few times their input, which the input limits bound) are checked once built.
+fn apply_within(
+    name: &str,
+    v: &[u8],
+    args: &[Vec<u8>],
+    var: &str,
+    budget: &Budget,
+) -> Result<Vec<u8>, EvalError> {
     let arg = |i: usize| args.get(i).map(Vec::as_slice);
-    Ok(match name {
+    let len = |b: &[u8]| b.len() as u64;
+    // The sizes of the results that can grow, up front.
+    let size = match name {
+        // One rune changes at most from one byte to three (an invalid byte to U+FFFD).
+        "," | "^" => Some(len(v).saturating_add(3)),
+        ",," | "^^" => Some(len(v)),
+        "/" => Some(replace_args_len(v, args, 1)),
+        "//" => Some(replace_args_len(v, args, -1)),
+        "/#" | "/%" => Some(match args {
+            [old, new] => len(v).saturating_sub(len(old)).saturating_add(len(new)),
+            _ => len(v),
+        }),
+        "#" | "##" | "%" | "%%" | ":" => None,
+        _ if v.is_empty() => Some(args.iter().map(|a| len(a)).sum()),
+        _ => Some(len(v)),
+    };
+    if let Some(size) = size {
+        budget.fits(var, size)?;
+    }
+    let out = match name {
         "," => map_first(v, gostr::to_lower),
         ",," => map_runes(v, gostr::to_lower),
         "^" => map_first(v, gostr::to_upper),
@@ -53,13 +174,24 @@ pub fn apply(name: &str, v: &[u8], args: &[Vec<u8>]) -> Result<Vec<u8>, GoPanic>
         "##" => trim_prefix(v, arg(0), Longest),
         "%" => trim_suffix(v, arg(0), Shortest),
         "%%" => trim_suffix(v, arg(0), Longest),
-        ":" => return substr(v, args),
+        ":" => substr(v, args)?,
         "/" => replace_n(v, args, 1),
         "//" => replace_n(v, args, -1),
         "/#" => replace_prefix(v, args),
         "/%" => replace_suffix(v, args),
         _ => default(v, args),
-    })
+    };
+    budget.fits(var, len(&out))?;
+    Ok(out)
+}
+
+/// The length of `${V/old/new}` (`n` = 1) or `${V//old/new}` (`n` = -1).
+fn replace_args_len(s: &[u8], args: &[Vec<u8>], n: i64) -> u64 {
+    match args {
+        [] => s.len() as u64,
+        [old] => gostr::replace_len(s, old, b"", n),
+        [old, new, ..] => gostr::replace_len(s, old, new, n),
+    }
 }
 
 /// `:=` `:-` `:?` `:+` `=` and any unknown operator: the value if it is not
@@ -259,6 +391,62 @@ mod tests {
         assert_eq!(ap("#", "abc", &["["]), "abc"); // bad pattern
         assert_eq!(ap("##", "abc", &["*"]), "");
         assert_eq!(ap("#", "abc", &["*"]), "bc");
+    }
+
+    fn within(text: &str, value: &str, limit: u64) -> Result<Vec<u8>, EvalError> {
+        let t = crate::envsubst::parse(text).unwrap();
+        t.execute_bytes_within(&|_| Some(value.to_string()), Budget::new(limit))
+    }
+
+    #[test]
+    fn replace_all_is_sized_before_it_is_built() {
+        // 1 MiB of `a`, each replaced by 1,000 bytes: 1 GB, refused before any of it
+        // is allocated (Go builds it; we stop at the limit).
+        let value = "a".repeat(1 << 20);
+        let text = format!("${{X//a/{}}}", "b".repeat(1000));
+        let e = within(&text, &value, 16 << 20).unwrap_err();
+        assert_eq!(
+            e,
+            EvalError::TooLarge {
+                var: "X".into(),
+                amount: 1000 << 20,
+                limit: 16 << 20
+            }
+        );
+        let m = e.message();
+        assert!(m.starts_with("substitution of ${X}: 1048576000 bytes"), "{m}");
+        assert!(m.contains("--max-template-bytes"), "{m}");
+        // An empty pattern matches before every rune and at the end.
+        assert_eq!(gostr::replace_len("é1".as_bytes(), b"", b"--", -1), 9);
+        assert_eq!(gostr::replace_len(b"aaa", b"aa", b"x", -1), 2);
+        assert_eq!(gostr::replace_len(b"aaa", b"a", b"xy", 2), 5);
+    }
+
+    #[test]
+    fn every_substitution_counts_against_one_budget() {
+        // Each `${X}` is 10 bytes: nine fit in 95, the tenth does not.
+        let ok = "${X}".repeat(9);
+        assert_eq!(within(&ok, "0123456789", 95).map(|b| b.len()), Ok(90));
+        let e = within(&"${X}".repeat(10), "0123456789", 95).unwrap_err();
+        assert!(matches!(e, EvalError::TooLarge { amount: 100, .. }), "{e:?}");
+        // Nested results count too, and each operator's result is checked.
+        for text in [
+            "${A:=${X}${X}}",
+            "${X^^}${X^^}",
+            "${X/#0/0123456789}",
+            "${X/%9/0123456789}",
+            "${X:0}${X:0}",
+            "${X#0}${X%9}",
+        ] {
+            assert!(within(text, "0123456789", 15).is_err(), "{text}");
+            assert!(within(text, "0123456789", 40).is_ok(), "{text}");
+        }
+        // The process-wide limit applies to `process`, naming the variable.
+        let value = "a".repeat(1 << 20);
+        let text = format!("k: ${{SECRET//a/{}}}", "b".repeat(1000));
+        let e = crate::envsubst::process(&text, &|_| Some(value.clone())).unwrap_err();
+        assert!(e.message().contains("substitution of ${SECRET}"), "{e}");
+        assert!(e.message().contains("template output limit"), "{e}");
     }
 
     #[test]

@@ -139,7 +139,42 @@ pub fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     if needle.is_empty() {
         return Some(0);
     }
-    hay.windows(needle.len()).position(|w| w == needle)
+    // A substring search, linear in the haystack (a window-by-window comparison is
+    // quadratic for a long needle in a megabyte value).
+    memchr::memmem::find(hay, needle)
+}
+
+/// The number of replacements `strings.Replace(s, old, new, n)` makes (the matches
+/// `old` has in `s`, at most `n` when `n >= 0`), counted without building anything.
+pub fn replace_count(s: &[u8], old: &[u8], new: &[u8], n: i64) -> u64 {
+    if old == new || n == 0 {
+        return 0;
+    }
+    let all = if old.is_empty() {
+        // An empty `old` matches at the start and after each rune.
+        let mut count = 1u64;
+        let mut i = 0;
+        while i < s.len() {
+            i += decode_rune(&s[i..]).1.max(1);
+            count += 1;
+        }
+        count
+    } else {
+        memchr::memmem::find_iter(s, old).count() as u64
+    };
+    if n < 0 {
+        all
+    } else {
+        all.min(n as u64)
+    }
+}
+
+/// The length of `strings.Replace(s, old, new, n)`, computed before it is built.
+pub fn replace_len(s: &[u8], old: &[u8], new: &[u8], n: i64) -> u64 {
+    let m = replace_count(s, old, new, n);
+    (s.len() as u64)
+        .saturating_sub(m.saturating_mul(old.len() as u64))
+        .saturating_add(m.saturating_mul(new.len() as u64))
 }
 
 /// `strings.Replace(s, old, new, n)`; `n < 0` means all.

@@ -10,6 +10,10 @@
 //!   `unable to parse default function` (plus our own
 //!   [`parse::ERR_TOO_DEEP`] past [`parse::MAX_DEPTH`] nested substitutions,
 //!   where Go has no limit).
+//! - Limit (ours): the bytes all substitutions of one text produce (every
+//!   function's result, nested ones included) are at most `--max-template-bytes`;
+//!   each result is sized before it is built (`${X//a/<1,000 b>}` counts the
+//!   matches first), and a breach is [`EvalError::TooLarge`], naming the variable.
 //! - [`Template::execute`]`(lookup) -> String`: drone's `Execute` with a mapping
 //!   function; an unset variable (`None`) is `""`.
 //!   [`Template::execute_bytes`] is the exact form (see *Bytes* below).
@@ -68,7 +72,7 @@ pub mod processor;
 mod scan;
 mod unicode_tables;
 
-pub use eval::GoPanic;
+pub use eval::{EvalError, GoPanic};
 pub use parse::{parse, FuncNode, Node, Template};
 pub use processor::{
     get_variable_map, get_variables, missing_variables_error, normalize_legacy, process,
@@ -79,8 +83,19 @@ pub use processor::{
 pub type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 impl Template {
-    /// drone's `Execute`, exact bytes; `Err` where Go panics.
-    pub fn execute_bytes(&self, lookup: Lookup) -> Result<Vec<u8>, GoPanic> {
+    /// drone's `Execute`, exact bytes; `Err` where Go panics, or where the
+    /// substitutions would produce more than `--max-template-bytes` in all (checked
+    /// before each result is built; Go has no limit).
+    pub fn execute_bytes(&self, lookup: Lookup) -> Result<Vec<u8>, EvalError> {
+        self.execute_bytes_within(lookup, eval::Budget::current())
+    }
+
+    /// [`Template::execute_bytes`] with the substitutions' bytes limited to `budget`.
+    pub fn execute_bytes_within(
+        &self,
+        lookup: Lookup,
+        mut budget: eval::Budget,
+    ) -> Result<Vec<u8>, EvalError> {
         // At least the text between substitutions: a provider's components (a
         // megabyte) are not regrown and copied on the way.
         let text: usize = self
@@ -92,19 +107,20 @@ impl Template {
             })
             .sum();
         let mut out = Vec::with_capacity(text);
-        eval::eval_nodes(&self.nodes, lookup, &mut out)?;
+        eval::eval_nodes(&self.nodes, lookup, &mut out, &mut budget)?;
         Ok(out)
     }
 
     /// drone's `Execute` as text: invalid UTF-8 becomes U+FFFD, and a
-    /// substitution on which Go would panic renders as `""`.
+    /// substitution on which Go would panic, or past the output limit, renders as `""`.
     pub fn execute(&self, lookup: Lookup) -> String {
         let mut out = Vec::new();
+        let mut budget = eval::Budget::current();
         for node in &self.nodes {
             // Evaluate node by node so one panicking substitution does not
             // take the rest of the output with it.
             let mut part = Vec::new();
-            if eval::eval_nodes(std::slice::from_ref(node), lookup, &mut part).is_ok() {
+            if eval::eval_nodes(std::slice::from_ref(node), lookup, &mut part, &mut budget).is_ok() {
                 out.extend_from_slice(&part);
             }
         }

@@ -117,7 +117,7 @@ impl Prepared {
         }
         self.template
             .execute_bytes(lookup)
-            .map_err(|p| Error::new(p.0))
+            .map_err(|e| e.to_error())
     }
 
     /// `Process` as text: [`Prepared::process_bytes`] with invalid UTF-8 (only

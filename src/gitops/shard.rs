@@ -184,6 +184,52 @@ fn summary_from(v: &Value) -> Option<UnitSummary> {
     })
 }
 
+/// The fields of a unit's summary that become directory names, file paths and object
+/// names (a sidecar is untrusted, like everything in OUT): the namespace, the name and
+/// the provider type must be DNS-1123 names, as `render -o` requires of them.
+/// The unit's lock `providers:` entry (`provider`) must be the one its summary gives
+/// (none for a Cluster or class), with a string `source`.
+fn check_summary(u: &UnitSummary, provider: &Value) -> Result<()> {
+    super::names::check_segment("namespace", &u.namespace)?;
+    super::names::check_segment("name", &u.name)?;
+    match &u.kind {
+        UnitKind::Provider(p) => super::names::check_segment("info.type", &p.provider_type)?,
+        UnitKind::CertManager(p) if p.provider_type != "cert-manager" => {
+            return Err(Error::new(format!(
+                "info.type {:?}: a cert-manager unit's type is \"cert-manager\"",
+                p.provider_type
+            )))
+        }
+        _ => {}
+    }
+    if !crate::paths::is_safe_relative(&u.dir()) {
+        return Err(Error::new(format!(
+            "{:?} is not a plain relative directory",
+            u.dir()
+        )));
+    }
+    let entry_ok = match &u.kind {
+        UnitKind::Cluster | UnitKind::Class => provider.is_null(),
+        UnitKind::Provider(p) | UnitKind::CertManager(p) => {
+            let same = |k: &str, v: &str| provider[k].as_str() == Some(v);
+            provider.as_object().is_some_and(|o| o.len() == 7)
+                && same("namespace", &u.namespace)
+                && same("name", &u.name)
+                && same("type", &p.provider_type)
+                && same("kind", &p.kind)
+                && same("version", &p.version)
+                && same("contract", &p.contract)
+                && provider["source"].is_string()
+        }
+    };
+    if !entry_ok {
+        return Err(Error::new(
+            "its `provider` entry is not the one its summary gives",
+        ));
+    }
+    Ok(())
+}
+
 fn options_json(o: &TreeOptions) -> Value {
     json!({
         "flux": o.flux, "fluxSource": o.flux_source, "fluxPath": o.flux_path,
@@ -377,8 +423,7 @@ type Slot = (UnitSummary, Value, usize);
 fn slots(shards: &[Read]) -> Result<(Vec<Slot>, Value, TreeOptions)> {
     let first = &shards[0].side;
     let total = first["units"].as_u64().unwrap_or(0);
-    let mut slots: Vec<Option<Slot>> = Vec::new();
-    for (k, r) in shards.iter().enumerate() {
+    for r in shards {
         let s = &r.side;
         let shown = format!("{}/{SIDECAR}", r.dir.display());
         let bad = |what: &str| Error::new(format!("{shown}: {what}")).in_file(&shown);
@@ -406,15 +451,39 @@ fn slots(shards: &[Read]) -> Result<(Vec<Slot>, Value, TreeOptions)> {
                 )));
             }
         }
-        if slots.is_empty() {
-            let n = usize::try_from(total).map_err(|_| bad("units: too many"))?;
-            slots.resize_with(n.min(10_000_000), || None);
-        }
-        for p in s["parts"].as_array().ok_or_else(|| bad("parts: missing"))? {
+    }
+    // `units` is checked against the parts the shards really hold before any slot is
+    // made: a sidecar saying ten million units is refused, not allocated.
+    let held: u64 = shards
+        .iter()
+        .map(|r| r.side["parts"].as_array().map_or(0, |a| a.len() as u64))
+        .sum();
+    let shown = format!("{}/{SIDECAR}", shards[0].dir.display());
+    let bad = |what: &str| Error::new(format!("{shown}: {what}")).in_file(&shown);
+    if total != held {
+        return Err(bad(&format!(
+            "`units` is {}, but the shards' `parts` hold {held} units; render the shards again",
+            first["units"]
+        )));
+    }
+    let n = usize::try_from(total).map_err(|_| bad("units: too many"))?;
+    let mut slots: Vec<Option<Slot>> = Vec::new();
+    slots.resize_with(n, || None);
+    for (k, r) in shards.iter().enumerate() {
+        let s = &r.side;
+        let shown = format!("{}/{SIDECAR}", r.dir.display());
+        let bad = |what: &str| Error::new(format!("{shown}: {what}")).in_file(&shown);
+        let parts = s["parts"].as_array().ok_or_else(|| bad("parts: missing"))?;
+        for (j, p) in parts.iter().enumerate() {
             let pos = p["position"].as_u64().and_then(|x| usize::try_from(x).ok());
             let sum = summary_from(&p["summary"]);
             match (pos, sum) {
                 (Some(i), Some(u)) if i < slots.len() && slots[i].is_none() => {
+                    check_summary(&u, &p["provider"]).map_err(|e| {
+                        e.wrap(format!("{shown}: parts[{j}].summary"))
+                            .with_hint("the sidecar was edited or damaged: render the shard again")
+                            .in_file(&shown)
+                    })?;
                     slots[i] = Some((u, p["provider"].clone(), k));
                 }
                 _ => return Err(bad(
@@ -427,6 +496,18 @@ fn slots(shards: &[Read]) -> Result<(Vec<Slot>, Value, TreeOptions)> {
     let slots = slots.ok_or_else(|| {
         Error::new("the shards do not cover every unit of the run: render them all from one commit with the same command")
     })?;
+    // A unit may only follow units of the run.
+    let dirs: BTreeSet<String> = slots.iter().map(|(u, _, _)| u.dir()).collect();
+    for (u, _, k) in &slots {
+        if let Some(a) = u.after.iter().find(|a| !dirs.contains(a.as_str())) {
+            let shown = format!("{}/{SIDECAR}", shards[*k].dir.display());
+            return Err(Error::new(format!(
+                "{shown}: unit {}: `after` names {a:?}, which is no unit of the run; render the shard again",
+                u.dir()
+            ))
+            .in_file(&shown));
+        }
+    }
     let opts = options_from(&first["tree"]).ok_or_else(|| {
         Error::new(format!(
             "{}/{SIDECAR}: tree: invalid",

@@ -8,6 +8,7 @@
 //! error texts) with fmt (Go's printing), builtins (text/template's own
 //! functions), sprig (the function map) and semver (Masterminds semver v3).
 
+mod budget;
 mod builtins;
 mod exec;
 mod fields;
@@ -194,6 +195,7 @@ pub fn execute_data(template: &str, data: &Data, o: &Options) -> Result<String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::limits;
     use serde_json::json;
 
     fn run(t: &str, d: Json) -> String {
@@ -248,4 +250,64 @@ mod tests {
         );
         assert!(execute(&t, &json!({})).is_err());
     }
+
+    /// A template that fails naming the output limit, without building the result.
+    fn over_output_limit(t: &str, d: Json) {
+        let out = run(t, d);
+        assert!(out.starts_with("ERR "), "{t}: {}", limits::excerpt(&out));
+        assert!(out.contains("template output limit"), "{t}: {out}");
+        assert!(out.contains("--max-template-bytes"), "{t}: {out}");
+    }
+
+    #[test]
+    fn string_builders_are_sized_before_they_are_built() {
+        let lines = "x\n".repeat(100_000);
+        let big = "a".repeat(1 << 20);
+        let d = json!({"lines": lines, "big": big});
+        // 100,000 lines × 1,000 blanks: 100 MB.
+        over_output_limit("{{ indent 1000 .lines }}", d.clone());
+        over_output_limit("{{ nindent 1000 .lines }}", d.clone());
+        assert_eq!(run("{{ nindent 2 \"a\\nb\" }}", json!({})), "\n  a\n  b");
+        // Every `a` of a megabyte replaced by 1,000 bytes: 1 GB.
+        over_output_limit("{{ replace \"a\" (repeat 1000 \"b\") .big }}", d.clone());
+        over_output_limit("{{ replace \"\" \"0123456789abcdefghij\" .big }}", d.clone());
+        over_output_limit("{{ regexReplaceAll \"\" .big \"0123456789abcdefghij\" }}", d.clone());
+        over_output_limit("{{ regexReplaceAll \"a\" .big (repeat 100 \"$0\") }}", d.clone());
+        // A list concatenated with itself doubles, within the step limit.
+        over_output_limit(
+            "{{ $l := list 1 }}{{ range until 30 }}{{ $l = concat $l $l }}{{ end }}{{ len $l }}",
+            json!({}),
+        );
+        assert_eq!(run("{{ concat (list 1) (list 2 3) }}", json!({})), "[1 2 3]");
+        // A long separator between many elements: 100,000 × 1,000 bytes.
+        over_output_limit("{{ join (repeat 1000 \"x\") (until 100000) }}", json!({}));
+        assert_eq!(run("{{ join \", \" (list 1 \"a\") }}", json!({})), "1, a");
+    }
+
+    #[test]
+    fn deeply_nested_values_are_refused_not_overflowing_the_stack() {
+        // A list nested 8,000 deep, then printed, compared or converted: each recursion
+        // is refused at the nesting limit (this runs on a test thread's 2 MiB stack, as
+        // small as a rayon worker's default).
+        let build = "{{ $x := list }}{{ range until 8000 }}{{ $x = list $x }}{{ end }}";
+        for use_ in [
+            "{{ $x }}",
+            "{{ print $x }}",
+            "{{ printf \"%v\" $x }}",
+            "{{ toString $x }}",
+            "{{ eq $x $x }}",
+            "{{ toPrettyJson $x }}",
+        ] {
+            let out = run(&format!("{build}{use_}"), json!({}));
+            assert!(out.starts_with("ERR "), "{use_}: {}", limits::excerpt(&out));
+            assert!(
+                out.contains("over the template value nesting limit of 1000 levels"),
+                "{use_}: {out}"
+            );
+        }
+        // Values up to the limit print.
+        let ok = "{{ $x := list }}{{ range until 998 }}{{ $x = list $x }}{{ end }}{{ len (print $x) }}";
+        assert_eq!(run(ok, json!({})), "1998");
+    }
 }
+

@@ -11,6 +11,35 @@ use std::cmp::Reverse;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+/// The stack size of the pool's threads: the main thread's (`RLIMIT_STACK`, 8 MiB when
+/// it is unlimited or unknown; at most 256 MiB, since each thread reserves it), never
+/// less than 8 MiB. rayon's default of 2 MiB made the work a run hands to the pool
+/// (template execution, YAML reading) overflow at depths the main thread survives.
+pub fn pool_stack_size() -> usize {
+    const DEFAULT: u64 = 8 << 20;
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `getrlimit` only writes the struct it is given.
+    let cur = if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut r) } == 0
+        && r.rlim_cur != libc::RLIM_INFINITY
+    {
+        r.rlim_cur as u64
+    } else {
+        DEFAULT
+    };
+    cur.clamp(DEFAULT, 256 << 20) as usize
+}
+
+/// Build rayon's global pool with threads of [`pool_stack_size`] (the CLI does this
+/// once, first). A pool already built (by an earlier call) is kept.
+pub fn init_pool() {
+    let _ = rayon::ThreadPoolBuilder::new()
+        .stack_size(pool_stack_size())
+        .build_global();
+}
+
 /// `f` applied to each item, on every thread of the pool, the items taken largest
 /// `weight` first (ties in their order); the results in the items' order, as
 /// `items.iter_mut().map(f).collect()` gives them.
@@ -111,5 +140,11 @@ mod tests {
             map_largest_first(&items, |x| *x, |x| started.lock().unwrap().push(*x));
         });
         assert_eq!(started.into_inner().unwrap(), vec![90, 50, 50, 7, 3, 1]);
+    }
+
+    #[test]
+    fn pool_threads_get_at_least_the_main_threads_default_stack() {
+        assert!(pool_stack_size() >= 8 << 20);
+        assert!(pool_stack_size() <= 256 << 20);
     }
 }

@@ -20,6 +20,7 @@ mod loss;
 #[cfg(unix)]
 mod reads;
 mod staging;
+mod work;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -180,6 +181,7 @@ fn cases() -> Vec<Case> {
     inputs::cases(&mut v);
     loss::cases(&mut v);
     commands::cases(&mut v);
+    work::cases(&mut v);
     v
 }
 
@@ -212,8 +214,12 @@ fn guarded(s: &Path) -> Vec<(String, Node)> {
 
 #[test]
 fn hostile_inputs_fail_cleanly_and_stay_inside_out() {
-    let cases = cases();
+    let mut cases = cases();
     assert!(cases.len() >= 60, "only {} hostile cases", cases.len());
+    // `ADVERSARIAL_ONLY=envsubst` runs the cases whose name contains the text.
+    if let Ok(only) = std::env::var("ADVERSARIAL_ONLY") {
+        cases.retain(|c| c.name.contains(only.as_str()));
+    }
     let mut failures = Vec::new();
     for c in &cases {
         let sb = Scratch::new(&format!("adv-{}", c.name));

@@ -279,7 +279,13 @@ impl<'a> Exec<'a> {
         // What a function is given bounds what it builds: no function gets more than
         // the output limit of text (strings are shared, so a list may name one big
         // string many times).
-        let size = args_size(&argv, self.opts.max_bytes as usize);
+        let size = match args_size(&argv, self.opts.max_bytes as usize) {
+            Ok(n) => n,
+            Err(depth) => {
+                self.set_at(cmd_at, cmd_pos);
+                return self.err(format!("error calling {name}: {}", too_deep(depth)));
+            }
+        };
         self.check_size(size)?;
         self.charge(size as u64 / 64)?;
         match (f.call)(&argv) {

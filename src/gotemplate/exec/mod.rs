@@ -305,11 +305,11 @@ impl<'a> Exec<'a> {
             Value::Invalid => self.out.push_str("<no value>"),
             x => {
                 let cap = self.opts.max_bytes as usize;
-                self.check_size(
-                    self.out
-                        .len()
-                        .saturating_add(args_size(std::slice::from_ref(x), cap)),
-                )?;
+                let size = match args_size(std::slice::from_ref(x), cap) {
+                    Ok(n) => n,
+                    Err(depth) => return self.err(too_deep(depth)),
+                };
+                self.check_size(self.out.len().saturating_add(size))?;
                 let s = super::fmt::sprint_value(x);
                 self.out.push_str(&s);
             }
@@ -484,32 +484,52 @@ impl<'a> Exec<'a> {
 }
 
 /// The bytes of text in `vals` (strings, and the strings inside lists and maps,
-/// counted once per reference), stopping as soon as it is over `cap`.
-fn args_size(vals: &[Value], cap: usize) -> usize {
-    fn walk(v: &Value, total: &mut usize, cap: usize) {
+/// counted once per reference), stopping as soon as it is over `cap`; `Err` with the
+/// depth when a value nests lists and maps deeper than [`MAX_VALUE_DEPTH`] (the walk
+/// stops there, so it never recurses deeper itself).
+fn args_size(vals: &[Value], cap: usize) -> Result<usize, usize> {
+    fn walk(v: &Value, total: &mut usize, cap: usize, depth: usize) -> Result<(), usize> {
         if *total > cap {
-            return;
+            return Ok(());
+        }
+        if depth > MAX_VALUE_DEPTH && matches!(v, Value::List(..) | Value::Map(..)) {
+            return Err(depth);
         }
         match v {
             Value::Str(s) => *total = total.saturating_add(s.len()),
             Value::List(l, _) => {
                 *total = total.saturating_add(l.len());
                 for x in l.iter() {
-                    walk(x, total, cap);
+                    walk(x, total, cap, depth + 1)?;
                 }
             }
             Value::Map(m, _) => {
                 for (k, x) in m.iter() {
                     *total = total.saturating_add(k.len());
-                    walk(x, total, cap);
+                    walk(x, total, cap, depth + 1)?;
                 }
             }
             _ => *total = total.saturating_add(1),
         }
+        Ok(())
     }
     let mut total = 0;
     for v in vals {
-        walk(v, &mut total, cap);
+        walk(v, &mut total, cap, 1)?;
     }
-    total
+    Ok(total)
+}
+
+/// How deep lists and maps may nest in a value a template function is given or
+/// prints: printing, comparing and converting values recurse once per level, and a
+/// list nested 8,000 deep (built by a loop) would overflow a thread's stack. Every
+/// function's arguments and every printed value are checked, so a value one level
+/// deeper can be built but never used.
+pub const MAX_VALUE_DEPTH: usize = 1000;
+
+/// The error text of a value nested deeper than [`MAX_VALUE_DEPTH`].
+fn too_deep(depth: usize) -> String {
+    format!(
+        "capi-render: a value nested {depth} or more levels deep is over the template value nesting limit of {MAX_VALUE_DEPTH} levels (no flag raises it)"
+    )
 }

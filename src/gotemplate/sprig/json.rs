@@ -1,6 +1,7 @@
 //! encoding/json as sprig's toJson/toPrettyJson/toRawJson/fromJson use it:
 //! sorted map keys, Go's float format, HTML escaping unless raw.
 
+use crate::gotemplate::budget;
 use crate::gotemplate::value::Value;
 
 fn escape(s: &str, html: bool, out: &mut String) {
@@ -13,12 +14,27 @@ pub fn json_float(f: f64) -> Option<String> {
     f.is_finite().then(|| crate::go::float::json(f))
 }
 
-fn write(v: &Value, html: bool, indent: Option<usize>, out: &mut String) -> bool {
-    let nl = |out: &mut String, depth: usize| {
+/// Why writing stopped: a value Go refuses (`Err(None)`), or the output limit.
+type W = Result<(), Option<String>>;
+
+/// The output limit, checked as the text grows: before each indentation (a deep list
+/// indents each line by twice its depth, quadratic in the depth) and after each value.
+fn grow(out: &str, more: usize, limit: u64) -> W {
+    let size = out.len() as u128 + more as u128;
+    if size > u128::from(limit) {
+        return Err(Some(budget::too_large(size)));
+    }
+    Ok(())
+}
+
+fn write(v: &Value, html: bool, indent: Option<usize>, out: &mut String, limit: u64) -> W {
+    let nl = |out: &mut String, depth: usize| -> W {
+        grow(out, 1 + 2 * depth, limit)?;
         out.push('\n');
         for _ in 0..depth {
             out.push_str("  ");
         }
+        Ok(())
     };
     match v {
         Value::Invalid | Value::Nil => out.push_str("null"),
@@ -26,7 +42,7 @@ fn write(v: &Value, html: bool, indent: Option<usize>, out: &mut String) -> bool
         Value::Int(i, _) => out.push_str(&i.to_string()),
         Value::Float(f) => match json_float(*f) {
             Some(s) => out.push_str(&s),
-            None => return false,
+            None => return Err(None),
         },
         Value::Str(s) => escape(s, html, out),
         Value::Semver(sv) => escape(&sv.to_string(), html, out),
@@ -38,14 +54,12 @@ fn write(v: &Value, html: bool, indent: Option<usize>, out: &mut String) -> bool
                         out.push(',');
                     }
                     if let Some(d) = indent {
-                        nl(out, d + 1);
+                        nl(out, d + 1)?;
                     }
-                    if !write(x, html, indent.map(|d| d + 1), out) {
-                        return false;
-                    }
+                    write(x, html, indent.map(|d| d + 1), out, limit)?;
                 }
                 if let Some(d) = indent {
-                    nl(out, d);
+                    nl(out, d)?;
                 }
             }
             out.push(']');
@@ -58,34 +72,33 @@ fn write(v: &Value, html: bool, indent: Option<usize>, out: &mut String) -> bool
                         out.push(',');
                     }
                     if let Some(d) = indent {
-                        nl(out, d + 1);
+                        nl(out, d + 1)?;
                     }
                     escape(k, html, out);
                     out.push(':');
                     if indent.is_some() {
                         out.push(' ');
                     }
-                    if !write(x, html, indent.map(|d| d + 1), out) {
-                        return false;
-                    }
+                    write(x, html, indent.map(|d| d + 1), out, limit)?;
                 }
                 if let Some(d) = indent {
-                    nl(out, d);
+                    nl(out, d)?;
                 }
             }
             out.push('}');
         }
     }
-    true
+    grow(out, 0, limit)
 }
 
-/// json.Marshal (or MarshalIndent with two spaces); "" when Go would fail.
-pub fn to_json(v: &Value, html: bool, pretty: bool) -> String {
+/// json.Marshal (or MarshalIndent with two spaces); "" when Go would fail; an error
+/// when the text would be over `--max-template-bytes` (checked as it grows).
+pub fn to_json(v: &Value, html: bool, pretty: bool) -> Result<String, String> {
     let mut out = String::new();
-    if write(v, html, if pretty { Some(0) } else { None }, &mut out) {
-        out
-    } else {
-        String::new()
+    match write(v, html, if pretty { Some(0) } else { None }, &mut out, budget::limit()) {
+        Ok(()) => Ok(out),
+        Err(None) => Ok(String::new()),
+        Err(Some(e)) => Err(e),
     }
 }
 
@@ -105,10 +118,10 @@ mod tests {
     fn go_json_output() {
         let v = Value::from_json(&serde_json::json!({"b": [1, 2.5, null], "a": "<&>"}));
         assert_eq!(
-            to_json(&v, true, false),
+            to_json(&v, true, false).unwrap(),
             r#"{"a":"\u003c\u0026\u003e","b":[1,2.5,null]}"#
         );
-        assert_eq!(to_json(&v, false, false), r#"{"a":"<&>","b":[1,2.5,null]}"#);
+        assert_eq!(to_json(&v, false, false).unwrap(), r#"{"a":"<&>","b":[1,2.5,null]}"#);
         assert_eq!(json_float(1e21).unwrap(), "1e+21");
         assert_eq!(json_float(1e-7).unwrap(), "1e-7");
         assert_eq!(json_float(1e20).unwrap(), "100000000000000000000");
@@ -118,7 +131,8 @@ mod tests {
                 &Value::from_json(&serde_json::json!("a\u{8}b\u{c}<")),
                 false,
                 false
-            ),
+            )
+            .unwrap(),
             r#""a\bb\f<""#
         );
         assert_eq!(json_float(f64::NAN), None);
@@ -127,8 +141,25 @@ mod tests {
                 &Value::from_json(&serde_json::json!({"a": [1]})),
                 true,
                 true
-            ),
+            )
+            .unwrap(),
             "{\n  \"a\": [\n    1\n  ]\n}"
         );
+    }
+
+    #[test]
+    fn pretty_json_of_a_deep_list_stops_at_the_limit() {
+        // 900 levels, each holding 200 numbers: every number's line is indented by
+        // twice its depth (36 MB in all), refused as the text grows past 16 MiB.
+        let mut v = Value::list(vec![]);
+        for _ in 0..900 {
+            let mut items = vec![v];
+            items.extend((0..200).map(Value::int));
+            v = Value::list(items);
+        }
+        let e = to_json(&v, true, true).unwrap_err();
+        assert!(e.contains("template output limit"), "{e}");
+        assert!(e.contains("--max-template-bytes"), "{e}");
+        assert!(to_json(&v, true, false).is_ok());
     }
 }

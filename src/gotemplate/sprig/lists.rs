@@ -55,6 +55,7 @@ pub fn push(l: &Value, v: &Value, front: bool) -> Result<Value, String> {
         "Cannot push on type"
     };
     let l = items(l, what)?;
+    crate::gotemplate::budget::fits_list(l.len().saturating_add(1))?;
     let mut out = l.to_vec();
     if front {
         out.insert(0, v.clone());
@@ -158,7 +159,13 @@ pub fn slice(v: &Value, idx: &[Value]) -> Result<Value, String> {
 }
 
 pub fn concat(lists: &[Value]) -> Result<Value, String> {
-    let mut out = Vec::new();
+    // Sized first: concatenating a list with itself doubles it, within the step limit.
+    let total = lists.iter().fold(0usize, |n, l| match l {
+        Value::List(x, _) => n.saturating_add(x.len()),
+        _ => n,
+    });
+    crate::gotemplate::budget::fits_list(total)?;
+    let mut out = Vec::with_capacity(total);
     for l in lists {
         match l {
             Value::List(x, _) => out.extend(x.iter().cloned()),

@@ -146,13 +146,13 @@ pub fn lookup(name: &str) -> Option<Func> {
             str_ok(sprintf(fmt.trim_matches([' ', '\t', '\n', '\r']), &v))
         }),
         "indent" => f(&[Int, Str], |a| {
-            text::indent(int(a, 0), s(a, 1)).map(Value::str)
+            text::indent(int(a, 0), s(a, 1), false).map(Value::str)
         }),
         "nindent" => f(&[Int, Str], |a| {
-            text::indent(int(a, 0), s(a, 1)).map(|x| Value::str(format!("\n{x}")))
+            text::indent(int(a, 0), s(a, 1), true).map(Value::str)
         }),
         "replace" => f(&[Str, Str, Str], |a| {
-            str_ok(s(a, 2).replace(s(a, 0), s(a, 1)))
+            text::replace_all(s(a, 2), s(a, 0), s(a, 1)).map(Value::str)
         }),
         "plural" => f(&[Str, Str, Int], |a| {
             str_ok(if int(a, 2) == 1 { s(a, 0) } else { s(a, 1) })
@@ -188,7 +188,12 @@ pub fn lookup(name: &str) -> Option<Func> {
         }),
         "toStrings" => f(&[Any], |a| Ok(Value::str_list(lists::strslice(&a[0])))),
         "join" => f(&[Str, Any], |a| {
-            str_ok(lists::strslice(&a[1]).join(s(a, 0)))
+            // Sized first: a long separator between many elements multiplies.
+            let parts = lists::strslice(&a[1]);
+            let text: u128 = parts.iter().map(|p| p.len() as u128).sum();
+            let seps = parts.len().saturating_sub(1) as u128 * s(a, 0).len() as u128;
+            crate::gotemplate::budget::fits(text + seps)?;
+            str_ok(parts.join(s(a, 0)))
         }),
         "sortAlpha" => f(&[Any], |a| Ok(Value::str_list(lists::sort_alpha(&a[0])))),
         // --- numbers
@@ -290,11 +295,13 @@ pub fn lookup(name: &str) -> Option<Func> {
             Ok(json::from_json(s(a, 0)).unwrap_or(Value::Nil))
         })),
         "mustFromJson" => iface(f(&[Str], |a| json::from_json(s(a, 0)))),
-        "toJson" | "mustToJson" => f(&[Any], |a| str_ok(json::to_json(&a[0], true, false))),
+        "toJson" | "mustToJson" => f(&[Any], |a| json::to_json(&a[0], true, false).map(Value::str)),
         "toPrettyJson" | "mustToPrettyJson" => {
-            f(&[Any], |a| str_ok(json::to_json(&a[0], true, true)))
+            f(&[Any], |a| json::to_json(&a[0], true, true).map(Value::str))
         }
-        "toRawJson" | "mustToRawJson" => f(&[Any], |a| str_ok(json::to_json(&a[0], false, false))),
+        "toRawJson" | "mustToRawJson" => {
+            f(&[Any], |a| json::to_json(&a[0], false, false).map(Value::str))
+        }
         "ternary" => iface(f(&[Any, Any, Bool], |a| {
             Ok(if matches!(a[2], Value::Bool(true)) {
                 a[0].clone()

@@ -55,27 +55,48 @@ pub fn substr(start: i64, end: i64, s: &str) -> Result<String, String> {
     Ok(byte_slice(s, start as usize, end as usize))
 }
 
+use crate::gotemplate::budget;
+
 pub fn repeat(s: &str, count: i64) -> Result<String, String> {
     if count < 0 {
         return Err("strings: negative Repeat count".into());
     }
-    let limit = crate::limits::Limits::current().template_bytes;
-    if (s.len() as u128) * (count as u128) > limit as u128 {
-        return Err(format!(
-            "capi-render: {}",
-            crate::limits::over_limit(
-                crate::limits::Limit::TemplateBytes,
-                limit,
-                Some((s.len() as u64).saturating_mul(count as u64))
-            )
-        ));
-    }
+    budget::fits((s.len() as u128) * (count as u128))?;
     Ok(s.repeat(count as usize))
 }
 
-pub fn indent(spaces: i64, v: &str) -> Result<String, String> {
+/// sprig's `indent` (`nindent`: `newline` first): `spaces` blanks before every line.
+/// Its size (lines × width) is checked before it is built.
+pub fn indent(spaces: i64, v: &str, newline: bool) -> Result<String, String> {
     let pad = repeat(" ", spaces)?;
-    Ok(format!("{pad}{}", v.replace('\n', &format!("\n{pad}"))))
+    let lines = memchr::memchr_iter(b'\n', v.as_bytes()).count() as u128 + 1;
+    budget::fits(v.len() as u128 + lines * pad.len() as u128 + u128::from(newline))?;
+    let mut out = String::with_capacity(v.len() + lines as usize * pad.len() + 1);
+    if newline {
+        out.push('\n');
+    }
+    for (i, line) in v.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&pad);
+        out.push_str(line);
+    }
+    Ok(out)
+}
+
+/// `strings.Replace(s, old, new, -1)` (sprig's `replace`), its size checked before
+/// it is built: the matches counted, times the replacement's length.
+pub fn replace_all(s: &str, old: &str, new: &str) -> Result<String, String> {
+    let matches = if old.is_empty() {
+        // An empty `old` matches at the start and after each character.
+        s.chars().count() as u128 + 1
+    } else {
+        s.matches(old).count() as u128
+    };
+    let size = s.len() as u128 - matches * old.len() as u128 + matches * new.len() as u128;
+    budget::fits(size)?;
+    Ok(s.replace(old, new))
 }
 
 /// Go's unicode.ToUpper per rune (simple case mapping).

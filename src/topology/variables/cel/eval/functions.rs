@@ -10,6 +10,52 @@ use super::{no_overload, runtime, EvalError, EvalResult};
 use crate::topology::variables::cel::value::{compare, Val};
 use crate::yaml::emit::format_go_float_g;
 
+/// The length of the string (or the number of bytes split into a list) a library
+/// function builds, computed before it is built: the evaluator charges a tenth of it
+/// (cel-go's charge for strings, as for `+`), so a chain of `replace` calls that grows
+/// a string tenfold at each step stops at `--max-cel-cost` instead of building it.
+/// 0 for the functions that build nothing proportional to their input.
+pub fn output_size(name: &str, recv: Option<&Val>, args: &[Val]) -> u64 {
+    let all: Vec<&Val> = recv.into_iter().chain(args.iter()).collect();
+    let len = |s: &str| s.len() as u64;
+    match (name, all.as_slice()) {
+        ("replace", [Val::Str(s), Val::Str(a), Val::Str(b), rest @ ..]) => {
+            let matches = if a.is_empty() {
+                s.chars().count() as u64 + 1
+            } else {
+                s.matches(&**a).count() as u64
+            };
+            let matches = match rest {
+                [Val::Int(n)] if *n >= 0 => matches.min(*n as u64),
+                _ => matches,
+            };
+            len(s)
+                .saturating_sub(matches.saturating_mul(len(a)))
+                .saturating_add(matches.saturating_mul(len(b)))
+        }
+        ("join", [Val::List(items), rest @ ..]) => {
+            let sep = match rest {
+                [Val::Str(sep)] => len(sep),
+                _ => 0,
+            };
+            items.iter().fold(0u64, |n, i| match i {
+                Val::Str(x) => n.saturating_add(len(x)).saturating_add(sep),
+                _ => n,
+            })
+        }
+        ("format", [Val::Str(f), Val::List(items)]) => {
+            items.iter().fold(len(f), |n, i| match i {
+                Val::Str(x) => n.saturating_add(len(x)),
+                _ => n,
+            })
+        }
+        ("lowerAscii" | "upperAscii" | "trim" | "split" | "substring" | "string", [Val::Str(s), ..]) => {
+            len(s)
+        }
+        _ => 0,
+    }
+}
+
 pub fn call_function(name: &str, recv: Option<&Val>, args: &[Val]) -> EvalResult {
     // Receiver-style and global forms of the same function share one implementation.
     let all: Vec<&Val> = recv.into_iter().chain(args.iter()).collect();

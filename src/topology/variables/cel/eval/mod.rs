@@ -42,8 +42,10 @@ pub struct Scope<'a> {
 
 /// The runtime cost of one evaluation: one unit per evaluated expression node (a
 /// comprehension's body counts once per element), plus, for a concatenation (`+` of
-/// strings or lists), cel-go's charge for strings: a tenth of the result's length, so
-/// that no rule builds an unbounded value; against `--max-cel-cost` (the API server's
+/// strings or lists) and for the string a library function builds (`replace`, `join`,
+/// `format`, ...: [`functions::output_size`], charged before it is built), cel-go's
+/// charge for strings: a tenth of the result's length, so that no rule builds an
+/// unbounded value; against `--max-cel-cost` (the API server's
 /// per-call limit is 1,000,000 as well).
 #[derive(Debug)]
 pub struct Cost {
@@ -392,6 +394,8 @@ fn call(target: Option<&Expr>, name: &str, args: &[Expr], scope: &Scope) -> Eval
         .iter()
         .map(|a| eval(a, scope))
         .collect::<Result<_, _>>()?;
+    // What a string function builds is charged before it is built.
+    scope.charge_by(functions::output_size(name, recv.as_ref(), &vals) / 10)?;
     call_function(name, recv.as_ref(), &vals)
 }
 
@@ -626,6 +630,34 @@ mod cost_tests {
         assert_eq!(
             run("self.map(x, x + x + x).size() == 2"),
             Ok(Val::Bool(true))
+        );
+    }
+
+    /// `replace` charged by the size of what it builds, before it is built: each step
+    /// of the chain makes the string ten times longer (10^12 bytes after 12 steps).
+    #[test]
+    fn replace_chains_are_charged_by_output_size() {
+        let rule = format!(
+            "self.map(x, x{}).size() > 0",
+            ".replace('x', 'xxxxxxxxxx')".repeat(12)
+        );
+        assert!(over_limit(run(&rule)), "replace is charged by size");
+        let rule = format!(
+            "self.map(x, [x{}].join('xxxxxxxxxx')).size() > 0",
+            ", x".repeat(100)
+        );
+        assert_eq!(run(&rule), Ok(Val::Bool(true)));
+        assert_eq!(
+            run("self.map(x, x.replace('x', 'ab').replace('', '-')).size() == 2"),
+            Ok(Val::Bool(true))
+        );
+        assert_eq!(
+            functions::output_size(
+                "replace",
+                Some(&Val::Str("aaa".into())),
+                &[Val::Str("a".into()), Val::Str("bb".into()), Val::Int(2)]
+            ),
+            5
         );
     }
 
