@@ -32,16 +32,10 @@ note() { echo "$*" >&2; }
 # --- images.txt vs clusterctl -----------------------------------------------------------
 "$capi" bundle -f "$root/fixtures/bundle/providers.yaml" -o "$work/b" --repository "$R" --oci >/dev/null
 cfg="$work/clusterctl.yaml"
-printf 'providers:\n  - {name: cluster-api, type: CoreProvider, url: %s}\n  - {name: kubeadm, type: BootstrapProvider, url: %s}\n  - {name: kubeadm, type: ControlPlaneProvider, url: %s}\n  - {name: docker, type: InfrastructureProvider, url: %s}\n' \
-  "$R/cluster-api/$ver/core-components.yaml" "$R/bootstrap-kubeadm/$ver/bootstrap-components.yaml" \
-  "$R/control-plane-kubeadm/$ver/control-plane-components.yaml" "$R/infrastructure-docker/$ver/infrastructure-components.yaml" >"$cfg"
-: >"$work/expected"
-for p in "--core cluster-api" "-b kubeadm" "-c kubeadm" "-i docker"; do
-  read -r -a pa <<<"$p"
-  env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/xdg" CLUSTERCTL_DISABLE_VERSIONCHECK=true \
-    "$clusterctl" generate provider "${pa[@]}" --describe --config "$cfg" \
-    | awk '/^Images:/{f=1;next} /^[^ ]/{f=0} f && /^  - /{print $2}' >>"$work/expected"
-done
+# shellcheck source=conformance/describe-images.sh
+. "$here/describe-images.sh"
+corpus_providers_config "$R" "$ver" "$cfg"
+describe_images "$clusterctl" "$cfg" "$work" >"$work/expected"
 # clusterctl's list-images adds cert-manager's (InspectImages: the container images of
 # its Deployments), read from the real release manifest the bundle carries.
 cm="$R/cert-manager/v1.19.1/cert-manager.yaml"

@@ -220,22 +220,14 @@ corpus_run "$clusterctl114" "$work/corpus-clusterctl-v1.14" "$work/corpus-capi-v
 # clusterctl's list-images needs a reachable cluster; the same images come from its offline
 # `generate provider --describe` (Images:), which we union, sort and compare with ours.
 li_diffs=0; li_sets=0
+# shellcheck source=conformance/describe-images.sh
+. "$here/describe-images.sh"
 list_images() { # reference-tool clusterctl-version versions...
-  local tool=$1 ccv=$2 ver p R cfg; shift 2
-  local -a pa
+  local tool=$1 ccv=$2 ver cfg; shift 2
   for ver in "$@"; do
-    R="$CAPI_CORPUS/repository"
     cfg="$work/li-$ver.yaml"
-    printf 'providers:\n  - {name: cluster-api, type: CoreProvider, url: %s}\n  - {name: kubeadm, type: BootstrapProvider, url: %s}\n  - {name: kubeadm, type: ControlPlaneProvider, url: %s}\n  - {name: docker, type: InfrastructureProvider, url: %s}\n' \
-      "$R/cluster-api/$ver/core-components.yaml" "$R/bootstrap-kubeadm/$ver/bootstrap-components.yaml" \
-      "$R/control-plane-kubeadm/$ver/control-plane-components.yaml" "$R/infrastructure-docker/$ver/infrastructure-components.yaml" >"$cfg"
-    : >"$work/li-expected"
-    for p in "--core cluster-api" "-b kubeadm" "-c kubeadm" "-i docker"; do
-      read -r -a pa <<<"$p"
-      env -i PATH="$PATH" HOME="$work/home" XDG_CONFIG_HOME="$work/xdg" CLUSTERCTL_DISABLE_VERSIONCHECK=true \
-        "$tool" generate provider "${pa[@]}" --describe --config "$cfg" \
-        | awk '/^Images:/{f=1;next} /^[^ ]/{f=0} f && /^  - /{print $2}' >>"$work/li-expected"
-    done
+    corpus_providers_config "$CAPI_CORPUS/repository" "$ver" "$cfg"
+    describe_images "$tool" "$cfg" "$work" >"$work/li-expected"
     sort -u "$work/li-expected" -o "$work/li-expected"
     env -i PATH="$PATH" "$capi" init list-images --config "$cfg" --core cluster-api -b kubeadm -c kubeadm -i docker --clusterctl-version "$ccv" >"$work/li-ours"
     li_sets=$((li_sets + 1))
@@ -253,7 +245,8 @@ CAPI_CORPUS="$CAPI_CORPUS" "$here/bundle.sh" "$capi" "$clusterctl" || corpus_dif
 took bundle.sh
 
 rendered=$(grep -lx 0 "$cc"/*.status | wc -l)
-echo "corpus: $corpus_cases cases ($rendered rendered by clusterctl, the rest are errors in both), $corpus_diffs differences"
+rendered114=$(grep -lx 0 "$work/corpus-clusterctl-v1.14"/*.status | wc -l)
+echo "corpus: $corpus_cases cases ($rendered rendered by clusterctl v1.10.10, $rendered114 by v1.14.2, the rest are errors in both), $corpus_diffs differences"
 
 bash "$here/kustomize.sh" || fail=1  # GitOps trees and the KRM function against kustomize
 took kustomize.sh
