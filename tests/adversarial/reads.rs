@@ -664,15 +664,8 @@ fn cert_manager_url_variables_stay_out_of_errors() {
 
 #[test]
 fn input_directory_links_leading_outside_are_refused() {
-    let render: &[&str] = &[
-        "--repository",
-        "{S}/repo",
-        "render",
-        "-f",
-        "{S}/in",
-        "-o",
-        "{S}/out",
-    ];
+    let render_args = super::render_o();
+    let render: &[&str] = &render_args;
     let marked_cm = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: marked\n  namespace: capi-system\ndata:\n  value: {MARKER}\n");
     let mut probes = Vec::new();
     for (name, link, target, says) in [
