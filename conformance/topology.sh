@@ -63,8 +63,10 @@ run() { # tool case outdir
     else
       # From the `Error: ` line to the end (a CEL syntax error spans lines); without
       # capi-render's `  in FILE` / `  hint: ...` lines.
-      grep -v -e '^  in ' -e '^  hint: ' "$work/stderr" | sed -n '/^Error: /,$p' | sed 's/^Error: //' > "$out/error.txt"
-      [ -s "$out/error.txt" ] || tail -n 1 "$work/stderr" > "$out/error.txt"
+      # Paths of the checkout written relative to it (goldens hold no machine's paths).
+      grep -v -e '^  in ' -e '^  hint: ' "$work/stderr" | sed -n '/^Error: /,$p' \
+        | sed -e 's/^Error: //' -e "s#$root/##g" > "$out/error.txt"
+      [ -s "$out/error.txt" ] || tail -n 1 "$work/stderr" | sed "s#$root/##g" > "$out/error.txt"
     fi
   fi
 }

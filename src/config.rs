@@ -378,7 +378,10 @@ impl Config {
             ))
             .with_hint(format!(
                 "set cert-manager.externallyProvisioned in {} to true or false",
-                self.file.as_deref().map(|p| p.display().to_string()).unwrap_or_else(|| "the clusterctl config".into())
+                self.file
+                    .as_deref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|| "the clusterctl config".into())
             ))),
         }
     }

@@ -36,7 +36,12 @@ struct Cli {
     /// The clusterctl release `generate` and `init` follow: v1.14 (clusterctl v1.14.2:
     /// v1beta2 and v1beta1 providers, "latest" = the newest v1beta2 release) or v1.10
     /// (clusterctl v1.10.10: v1beta1 providers only).
-    #[arg(long = "clusterctl-version", global = true, value_name = "VERSION", default_value = "v1.14")]
+    #[arg(
+        long = "clusterctl-version",
+        global = true,
+        value_name = "VERSION",
+        default_value = "v1.14"
+    )]
     clusterctl_version: String,
     /// -q / -v / --color (global).
     #[command(flatten)]

@@ -4,8 +4,8 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use crate::model::clusterctl::Clusterctl;
 use crate::error::{Error, Result};
+use crate::model::clusterctl::Clusterctl;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ProviderType {

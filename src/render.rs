@@ -647,8 +647,9 @@ impl Rendering {
         let facts_of = |job: &ClusterJob, class_ns: Option<usize>| ClusterFacts {
             fingerprint: match class_ns {
                 None => fingerprint(&prefixes[job.namespace], job),
-                Some(k) => prefixes[k]
-                    .hex_with(fingerprint(&prefixes[job.namespace], job).as_bytes()),
+                Some(k) => {
+                    prefixes[k].hex_with(fingerprint(&prefixes[job.namespace], job).as_bytes())
+                }
             },
             cluster: job.hash.clone(),
             source: job.file.clone(),
@@ -764,8 +765,12 @@ fn render_cluster(
     let c = &value.decode();
     let (ns, name) = (obj::namespace(c).to_string(), obj::name(c).to_string());
     let wrap = |e: crate::Error| {
-        e.wrap(format!("Cluster {ns}/{name} ({}, document {})", job.file, doc + 1))
-            .in_file(&job.file)
+        e.wrap(format!(
+            "Cluster {ns}/{name} ({}, document {})",
+            job.file,
+            doc + 1
+        ))
+        .in_file(&job.file)
     };
     // Some(None): another namespace's class, and that namespace has no input object.
     let class_ns = match job.class_namespace {
@@ -774,14 +779,17 @@ fn render_cluster(
     };
     let empty = Namespace::default();
     let space = class_ns.map_or(own, |k| k.map_or(&empty, |k| &namespaces[k]));
-    let objs = crate::topology::render_cluster_with(c, &space.objects, &space.classes)
-        .map_err(|e| match e.kind() {
+    let objs = crate::topology::render_cluster_with(c, &space.objects, &space.classes).map_err(
+        |e| match e.kind() {
             crate::error::ErrorKind::ClassNotFound => wrap(e).with_hint(class_unit::classes_hint(
                 c,
-                namespaces.iter().map(|n| (n.name.as_str(), n.objects.as_slice())),
+                namespaces
+                    .iter()
+                    .map(|n| (n.name.as_str(), n.objects.as_slice())),
             )),
             _ => wrap(e),
-        })?;
+        },
+    )?;
     crate::progress::step();
     let mut unit = RenderedUnit::new(UnitKind::Cluster, ns, name, Vec::new());
     match mode {

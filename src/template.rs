@@ -117,7 +117,10 @@ pub fn cluster_class_keys(objs: &[Value], c: Clusterctl) -> Result<Vec<(String, 
         .iter()
         .filter(|o| group(o) == "cluster.x-k8s.io" && kind(o) == "Cluster")
     {
-        let key = match (c, crate::model::object::version_of(crate::model::object::api_version(o))) {
+        let key = match (
+            c,
+            crate::model::object::version_of(crate::model::object::api_version(o)),
+        ) {
             (Clusterctl::V1_14, "v1beta2") => v1beta2_class_key(o)?,
             (Clusterctl::V1_14, "v1beta1") | (Clusterctl::V1_10, _) => v1beta1_class_key(o)?,
             _ => None,

@@ -16,7 +16,11 @@ fn golden(v: &str) -> BTreeSet<(String, String, String)> {
         .map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
             assert_eq!(f.len(), 4, "{l}");
-            (f[0].to_string(), f[1].to_string(), format!("{}{}", f[2], f[3]))
+            (
+                f[0].to_string(),
+                f[1].to_string(),
+                format!("{}{}", f[2], f[3]),
+            )
         })
         .collect()
 }

@@ -94,8 +94,20 @@ fn list_images_follows_clusterctl_v1_14_by_default_cert_manager_v1_21_1() {
     std::fs::write(&cfg, "cert-manager:\n  externallyProvisioned: maybe\n").unwrap();
     let args = |v: &'static str| {
         bin()
-            .args(["--repository", repo.to_str().unwrap(), "--config", cfg.to_str().unwrap()])
-            .args(["init", "list-images", "-i", "docker", "--clusterctl-version", v])
+            .args([
+                "--repository",
+                repo.to_str().unwrap(),
+                "--config",
+                cfg.to_str().unwrap(),
+            ])
+            .args([
+                "init",
+                "list-images",
+                "-i",
+                "docker",
+                "--clusterctl-version",
+                v,
+            ])
             .output()
             .unwrap()
     };

@@ -54,8 +54,14 @@ fn a_class_of_another_namespace_renders_as_one_of_its_own() {
     setup(&cross, "platform", &cluster(Some("platform")));
     let local = Scratch::new("xns-local");
     setup(&local, "team-a", &cluster(None));
-    let a = ok(&render(cross.path(), &["--clusters", "desired", "--stdout"]));
-    let b = ok(&render(local.path(), &["--clusters", "desired", "--stdout"]));
+    let a = ok(&render(
+        cross.path(),
+        &["--clusters", "desired", "--stdout"],
+    ));
+    let b = ok(&render(
+        local.path(),
+        &["--clusters", "desired", "--stdout"],
+    ));
     assert!(a.contains("kind: DockerMachineTemplate"), "{a}");
     assert!(a.contains("    classNamespace: platform\n"), "{a}");
     // The generated objects are the Cluster's namespace's, whatever the class's.
@@ -86,7 +92,12 @@ fn the_cluster_unit_follows_the_class_unit_and_a_class_change_rerenders_it() {
     assert_ne!(edited, class_in(&c, "platform"));
     fs::write(s.path().join("in/class.yaml"), edited).unwrap();
     let o = render(s.path(), &["--check", out_s]);
-    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let o = render(s.path(), &["-o", out_s]);
     ok(&o);
     let review = fs::read_dir(out.join("clusters/team-a/alpha/desired"))
@@ -110,7 +121,10 @@ fn a_class_not_among_the_inputs_is_named_with_those_that_are() {
     let o = render(s.path(), &["--stdout"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("failed to retrieve ClusterClass platfrom/quick-start"), "{err}");
+    assert!(
+        err.contains("failed to retrieve ClusterClass platfrom/quick-start"),
+        "{err}"
+    );
     assert!(
         err.contains("did you mean \"platform/quick-start\"?"),
         "{err}"

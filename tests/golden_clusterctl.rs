@@ -47,8 +47,7 @@ fn cases() -> Vec<Case> {
 
 /// Cases whose error text differs from clusterctl's on purpose, with the reason.
 fn message_exceptions(file: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(root().join("fixtures").join(file))
-        .unwrap_or_default();
+    let text = std::fs::read_to_string(root().join("fixtures").join(file)).unwrap_or_default();
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| l.split_whitespace().next().unwrap_or("").to_string())

@@ -26,7 +26,11 @@ pub enum EvalError {
     /// A substitution (of the variable `var`) that would bring the bytes the
     /// substitutions of one text produce to `amount`, over `limit`
     /// (`--max-template-bytes`). Checked before the result is built.
-    TooLarge { var: String, amount: u64, limit: u64 },
+    TooLarge {
+        var: String,
+        amount: u64,
+        limit: u64,
+    },
 }
 
 impl EvalError {
@@ -414,7 +418,10 @@ mod tests {
             }
         );
         let m = e.message();
-        assert!(m.starts_with("substitution of ${X}: 1048576000 bytes"), "{m}");
+        assert!(
+            m.starts_with("substitution of ${X}: 1048576000 bytes"),
+            "{m}"
+        );
         assert!(m.contains("--max-template-bytes"), "{m}");
         // An empty pattern matches before every rune and at the end.
         assert_eq!(gostr::replace_len("é1".as_bytes(), b"", b"--", -1), 9);
@@ -428,7 +435,10 @@ mod tests {
         let ok = "${X}".repeat(9);
         assert_eq!(within(&ok, "0123456789", 95).map(|b| b.len()), Ok(90));
         let e = within(&"${X}".repeat(10), "0123456789", 95).unwrap_err();
-        assert!(matches!(e, EvalError::TooLarge { amount: 100, .. }), "{e:?}");
+        assert!(
+            matches!(e, EvalError::TooLarge { amount: 100, .. }),
+            "{e:?}"
+        );
         // Nested results count too, and each operator's result is checked.
         for text in [
             "${A:=${X}${X}}",

@@ -120,7 +120,8 @@ impl Template {
             // Evaluate node by node so one panicking substitution does not
             // take the rest of the output with it.
             let mut part = Vec::new();
-            if eval::eval_nodes(std::slice::from_ref(node), lookup, &mut part, &mut budget).is_ok() {
+            if eval::eval_nodes(std::slice::from_ref(node), lookup, &mut part, &mut budget).is_ok()
+            {
                 out.extend_from_slice(&part);
             }
         }

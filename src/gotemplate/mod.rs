@@ -270,15 +270,27 @@ mod tests {
         assert_eq!(run("{{ nindent 2 \"a\\nb\" }}", json!({})), "\n  a\n  b");
         // Every `a` of a megabyte replaced by 1,000 bytes: 1 GB.
         over_output_limit("{{ replace \"a\" (repeat 1000 \"b\") .big }}", d.clone());
-        over_output_limit("{{ replace \"\" \"0123456789abcdefghij\" .big }}", d.clone());
-        over_output_limit("{{ regexReplaceAll \"\" .big \"0123456789abcdefghij\" }}", d.clone());
-        over_output_limit("{{ regexReplaceAll \"a\" .big (repeat 100 \"$0\") }}", d.clone());
+        over_output_limit(
+            "{{ replace \"\" \"0123456789abcdefghij\" .big }}",
+            d.clone(),
+        );
+        over_output_limit(
+            "{{ regexReplaceAll \"\" .big \"0123456789abcdefghij\" }}",
+            d.clone(),
+        );
+        over_output_limit(
+            "{{ regexReplaceAll \"a\" .big (repeat 100 \"$0\") }}",
+            d.clone(),
+        );
         // A list concatenated with itself doubles, within the step limit.
         over_output_limit(
             "{{ $l := list 1 }}{{ range until 30 }}{{ $l = concat $l $l }}{{ end }}{{ len $l }}",
             json!({}),
         );
-        assert_eq!(run("{{ concat (list 1) (list 2 3) }}", json!({})), "[1 2 3]");
+        assert_eq!(
+            run("{{ concat (list 1) (list 2 3) }}", json!({})),
+            "[1 2 3]"
+        );
         // A long separator between many elements: 100,000 × 1,000 bytes.
         over_output_limit("{{ join (repeat 1000 \"x\") (until 100000) }}", json!({}));
         assert_eq!(run("{{ join \", \" (list 1 \"a\") }}", json!({})), "1, a");
@@ -306,8 +318,8 @@ mod tests {
             );
         }
         // Values up to the limit print.
-        let ok = "{{ $x := list }}{{ range until 998 }}{{ $x = list $x }}{{ end }}{{ len (print $x) }}";
+        let ok =
+            "{{ $x := list }}{{ range until 998 }}{{ $x = list $x }}{{ end }}{{ len (print $x) }}";
         assert_eq!(run(ok, json!({})), "1998");
     }
 }
-

@@ -85,7 +85,10 @@ mod tests {
         let e = Clusterctl::parse("v1.12").unwrap_err();
         assert!(e.message().contains("choose v1.14"), "{}", e.message());
         assert_eq!(Clusterctl::default(), Clusterctl::V1_10);
-        assert_eq!(Clusterctl::V1_14.compatible_contracts(), ["v1beta2", "v1beta1"]);
+        assert_eq!(
+            Clusterctl::V1_14.compatible_contracts(),
+            ["v1beta2", "v1beta1"]
+        );
         assert_eq!(Clusterctl::V1_10.compatible_contracts(), ["v1beta1"]);
         assert_eq!(Clusterctl::V1_14.cert_manager_version(), "v1.21.1");
         assert_eq!(Clusterctl::V1_10.cert_manager_version(), "v1.19.1");

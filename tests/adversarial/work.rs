@@ -23,7 +23,10 @@ fn templated(s: &Path, line: &str) {
     std::fs::create_dir_all(s.join("out")).unwrap();
     let first = "- echo level={{ .settings.level }} ratio={{ .settings.ratio }}";
     assert!(TEMPLATED_CLASS.contains(first));
-    write(&s.join("in/class.yaml"), TEMPLATED_CLASS.replace(first, line));
+    write(
+        &s.join("in/class.yaml"),
+        TEMPLATED_CLASS.replace(first, line),
+    );
     write(&s.join("in/cluster.yaml"), TEMPLATED_CLUSTER);
 }
 
@@ -57,7 +60,9 @@ pub(super) fn cases(v: &mut Vec<Case>) {
             "template output limit",
         ),
     ] {
-        v.push(case(name, &plan_o(), Fail(says), move |s| templated(s, line)));
+        v.push(case(name, &plan_o(), Fail(says), move |s| {
+            templated(s, line)
+        }));
     }
     // `${X//a/<1,000 b>}` with a 1 MiB Secret value: 1 GB, refused before it is built.
     v.push(case(
@@ -67,10 +72,16 @@ pub(super) fn cases(v: &mut Vec<Case>) {
         |s| {
             let c = TINY_COMPONENTS.replace(
                 "app: capi\n  template",
-                &format!("app: capi\n      x: \"${{X//a/{}}}\"\n  template", "b".repeat(1000)),
+                &format!(
+                    "app: capi\n      x: \"${{X//a/{}}}\"\n  template",
+                    "b".repeat(1000)
+                ),
             );
             tiny_repo(s, &c);
-            write(&s.join("in/providers.yaml"), cr_with_secret(&"a".repeat(1 << 20)));
+            write(
+                &s.join("in/providers.yaml"),
+                cr_with_secret(&"a".repeat(1 << 20)),
+            );
         },
     ));
 }

@@ -32,11 +32,20 @@ mod tests {
             json!({"kind": "CustomResourceDefinition", "metadata": {"creationTimestamp": "2024-01-02T03:04:05Z"}}),
         ];
         omit_round_trip_zero_times(&mut objs);
-        assert_eq!(objs[0], json!({"kind": "Deployment", "metadata": {"name": "d"},
-                   "spec": {"template": {"metadata": {}}}}));
-        assert_eq!(objs[1], json!({"kind": "ClusterRoleBinding", "metadata": {}}));
+        assert_eq!(
+            objs[0],
+            json!({"kind": "Deployment", "metadata": {"name": "d"},
+                   "spec": {"template": {"metadata": {}}}})
+        );
+        assert_eq!(
+            objs[1],
+            json!({"kind": "ClusterRoleBinding", "metadata": {}})
+        );
         assert_eq!(objs[2]["metadata"]["creationTimestamp"], Value::Null);
         assert!(objs[2]["metadata"].get("creationTimestamp").is_some());
-        assert_eq!(objs[3]["metadata"]["creationTimestamp"], "2024-01-02T03:04:05Z");
+        assert_eq!(
+            objs[3]["metadata"]["creationTimestamp"],
+            "2024-01-02T03:04:05Z"
+        );
     }
 }

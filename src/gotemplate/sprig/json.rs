@@ -95,7 +95,13 @@ fn write(v: &Value, html: bool, indent: Option<usize>, out: &mut String, limit: 
 /// when the text would be over `--max-template-bytes` (checked as it grows).
 pub fn to_json(v: &Value, html: bool, pretty: bool) -> Result<String, String> {
     let mut out = String::new();
-    match write(v, html, if pretty { Some(0) } else { None }, &mut out, budget::limit()) {
+    match write(
+        v,
+        html,
+        if pretty { Some(0) } else { None },
+        &mut out,
+        budget::limit(),
+    ) {
         Ok(()) => Ok(out),
         Err(None) => Ok(String::new()),
         Err(Some(e)) => Err(e),
@@ -121,7 +127,10 @@ mod tests {
             to_json(&v, true, false).unwrap(),
             r#"{"a":"\u003c\u0026\u003e","b":[1,2.5,null]}"#
         );
-        assert_eq!(to_json(&v, false, false).unwrap(), r#"{"a":"<&>","b":[1,2.5,null]}"#);
+        assert_eq!(
+            to_json(&v, false, false).unwrap(),
+            r#"{"a":"<&>","b":[1,2.5,null]}"#
+        );
         assert_eq!(json_float(1e21).unwrap(), "1e+21");
         assert_eq!(json_float(1e-7).unwrap(), "1e-7");
         assert_eq!(json_float(1e20).unwrap(), "100000000000000000000");

@@ -295,13 +295,15 @@ pub fn lookup(name: &str) -> Option<Func> {
             Ok(json::from_json(s(a, 0)).unwrap_or(Value::Nil))
         })),
         "mustFromJson" => iface(f(&[Str], |a| json::from_json(s(a, 0)))),
-        "toJson" | "mustToJson" => f(&[Any], |a| json::to_json(&a[0], true, false).map(Value::str)),
+        "toJson" | "mustToJson" => f(&[Any], |a| {
+            json::to_json(&a[0], true, false).map(Value::str)
+        }),
         "toPrettyJson" | "mustToPrettyJson" => {
             f(&[Any], |a| json::to_json(&a[0], true, true).map(Value::str))
         }
-        "toRawJson" | "mustToRawJson" => {
-            f(&[Any], |a| json::to_json(&a[0], false, false).map(Value::str))
-        }
+        "toRawJson" | "mustToRawJson" => f(&[Any], |a| {
+            json::to_json(&a[0], false, false).map(Value::str)
+        }),
         "ternary" => iface(f(&[Any, Any, Bool], |a| {
             Ok(if matches!(a[2], Value::Bool(true)) {
                 a[0].clone()

@@ -40,7 +40,11 @@ pub fn find_all(pat: &str, s: &str, n: i64) -> Result<Vec<String>, String> {
 /// `--max-template-bytes`.
 pub fn replace_all(pat: &str, s: &str, repl: &str, literal: bool) -> Result<String, String> {
     let re = compile(pat)?;
-    let refs = if literal { Vec::new() } else { group_refs(&re, repl) };
+    let refs = if literal {
+        Vec::new()
+    } else {
+        group_refs(&re, repl)
+    };
     let limit = u128::from(budget::limit());
     let mut out = String::new();
     let mut last = 0;
@@ -170,7 +174,10 @@ mod tests {
         let big = "a".repeat(1 << 20);
         // An empty pattern matches at each of a megabyte's positions; `$0` repeats
         // each match a thousand times.
-        for (pat, repl) in [("", "0123456789abcdefghij"), ("a", "$0".repeat(1000).as_str())] {
+        for (pat, repl) in [
+            ("", "0123456789abcdefghij"),
+            ("a", "$0".repeat(1000).as_str()),
+        ] {
             let e = replace_all(pat, &big, repl, false).unwrap_err();
             assert!(e.contains("template output limit"), "{pat}: {e}");
             assert!(e.contains("--max-template-bytes"), "{pat}: {e}");
@@ -178,8 +185,14 @@ mod tests {
         assert!(replace_all("", &big, "0123456789abcdefghij", true).is_err());
         // Group references by number and name are counted; `$$` is not one.
         let re = compile("(?P<x>a)(b)").unwrap();
-        assert_eq!(group_refs(&re, "$1${x}$$2 ${2}$0$9 $"), vec![(0, 1), (1, 2), (2, 1)]);
-        assert_eq!(replace_all("(a)(b)", "abab", "<$2$1$$>", false).unwrap(), "<ba$><ba$>");
+        assert_eq!(
+            group_refs(&re, "$1${x}$$2 ${2}$0$9 $"),
+            vec![(0, 1), (1, 2), (2, 1)]
+        );
+        assert_eq!(
+            replace_all("(a)(b)", "abab", "<$2$1$$>", false).unwrap(),
+            "<ba$><ba$>"
+        );
     }
 
     #[test]

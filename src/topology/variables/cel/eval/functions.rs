@@ -43,15 +43,14 @@ pub fn output_size(name: &str, recv: Option<&Val>, args: &[Val]) -> u64 {
                 _ => n,
             })
         }
-        ("format", [Val::Str(f), Val::List(items)]) => {
-            items.iter().fold(len(f), |n, i| match i {
-                Val::Str(x) => n.saturating_add(len(x)),
-                _ => n,
-            })
-        }
-        ("lowerAscii" | "upperAscii" | "trim" | "split" | "substring" | "string", [Val::Str(s), ..]) => {
-            len(s)
-        }
+        ("format", [Val::Str(f), Val::List(items)]) => items.iter().fold(len(f), |n, i| match i {
+            Val::Str(x) => n.saturating_add(len(x)),
+            _ => n,
+        }),
+        (
+            "lowerAscii" | "upperAscii" | "trim" | "split" | "substring" | "string",
+            [Val::Str(s), ..],
+        ) => len(s),
         _ => 0,
     }
 }
