@@ -276,11 +276,8 @@ type Origin = (std::sync::Arc<str>, usize);
 /// the inputs.
 const BATCH: usize = 256;
 
-/// Clusters rendered per batch when `renders` are to be rendered: [`BATCH`], or less
-/// for a fleet of fewer than 16 batches of it (16 batches of at least 16 Clusters).
-/// The first batch renders before anything is handed on and the last is handed on
-/// after the rest has rendered, each with one core idle or the sink waiting: a cost
-/// of one batch per run, which a 1,000-Cluster run paid at a quarter of its Clusters.
+/// Clusters per batch when `renders` are to be rendered: [`BATCH`], or a sixteenth of
+/// them (16 at least): the first and last batch each leave a core idle once per run.
 fn batch_size(renders: usize) -> usize {
     (renders / 16).clamp(16, BATCH)
 }
@@ -642,8 +639,7 @@ impl Rendering {
             .iter()
             .map(|ns| fingerprint_prefix(ns, mode))
             .collect();
-        // A Cluster of another namespace's class: that namespace's objects are its
-        // inputs too, so its prefix covers the fingerprint as well.
+        // A class of another namespace: that namespace's prefix covers it too.
         let facts_of = |job: &ClusterJob, class_ns: Option<usize>| ClusterFacts {
             fingerprint: match class_ns {
                 None => fingerprint(&prefixes[job.namespace], job),
@@ -749,10 +745,8 @@ impl Rendering {
     }
 }
 
-/// One Cluster's unit, rendered against its namespace's objects and prepared classes
-/// (its ClusterClass's namespace's, when that is another one: the class and its
-/// templates live there): what it applies and reviews as `mode` says ([`ClusterMode`]);
-/// and the other namespace it rendered against, if any.
+/// One Cluster's unit, rendered against its namespace's objects and classes (its class's
+/// namespace's, when another), as `mode` says; and that other namespace, if any.
 fn render_cluster(
     job: &ClusterJob,
     namespaces: &[Namespace],
@@ -765,31 +759,29 @@ fn render_cluster(
     let c = &value.decode();
     let (ns, name) = (obj::namespace(c).to_string(), obj::name(c).to_string());
     let wrap = |e: crate::Error| {
-        e.wrap(format!(
-            "Cluster {ns}/{name} ({}, document {})",
-            job.file,
-            doc + 1
-        ))
-        .in_file(&job.file)
+        let e = match e.kind() {
+            crate::error::ErrorKind::ClassNotFound => {
+                let spaces = namespaces
+                    .iter()
+                    .map(|n| (n.name.as_str(), n.objects.as_slice()));
+                e.with_hint(class_unit::classes_hint(c, spaces))
+            }
+            _ => e,
+        };
+        let at = format!("Cluster {ns}/{name} ({}, document {})", job.file, doc + 1);
+        e.wrap(at).in_file(&job.file)
     };
     // Some(None): another namespace's class, and that namespace has no input object.
     let class_ns = match job.class_namespace {
         Some(k) => Some(Some(k)),
         None => class_unit::foreign_class_namespace(c).map(|n| by_name.get(n.as_str()).copied()),
     };
-    let empty = Namespace::default();
-    let space = class_ns.map_or(own, |k| k.map_or(&empty, |k| &namespaces[k]));
-    let objs = crate::topology::render_cluster_with(c, &space.objects, &space.classes).map_err(
-        |e| match e.kind() {
-            crate::error::ErrorKind::ClassNotFound => wrap(e).with_hint(class_unit::classes_hint(
-                c,
-                namespaces
-                    .iter()
-                    .map(|n| (n.name.as_str(), n.objects.as_slice())),
-            )),
-            _ => wrap(e),
-        },
-    )?;
+    let (empty, pick) = (Namespace::default(), |k: Option<usize>| {
+        k.map(|k| &namespaces[k])
+    });
+    let space = class_ns.map_or(own, |k| pick(k).unwrap_or(&empty));
+    let objs =
+        crate::topology::render_cluster_with(c, &space.objects, &space.classes).map_err(wrap)?;
     crate::progress::step();
     let mut unit = RenderedUnit::new(UnitKind::Cluster, ns, name, Vec::new());
     match mode {
