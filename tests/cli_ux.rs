@@ -249,3 +249,31 @@ fn topology_plan_checks_the_output_directory_first() {
     );
     assert!(!d.0.join("missing").exists());
 }
+
+#[test]
+fn topology_plan_walks_a_directory_as_every_other_command() {
+    // The same case given file by file and as its directory: the same plan.
+    let (a, b) = (Scratch::new("plan-files"), Scratch::new("plan-dir-walk"));
+    let files = plan(&a.0, &["--output-format", "json"], &[]);
+    assert!(files.status.success(), "{files:?}");
+    let dir = root().join("fixtures/topology/value-variable");
+    let walked = run(
+        &[
+            "--color",
+            "never",
+            "topology",
+            "plan",
+            "-f",
+            dir.to_str().unwrap(),
+            "-o",
+            b.0.to_str().unwrap(),
+            "--output-format",
+            "json",
+        ],
+        &[],
+    );
+    assert!(walked.status.success(), "{walked:?}");
+    let strip = |o: &Output, d: &Path| text(&o.stdout).replace(d.to_str().unwrap(), "OUT");
+    assert_eq!(strip(&files, &a.0), strip(&walked, &b.0));
+    assert!(text(&walked.stdout).contains("\"changes\""), "{walked:?}");
+}

@@ -81,6 +81,36 @@ fn the_cluster_unit_follows_the_class_unit_and_a_class_change_rerenders_it() {
     let class_at = root.find("classes/platform/quick-start").expect(&root);
     let cluster_at = root.find("clusters/team-a/alpha").expect(&root);
     assert!(class_at < cluster_at, "{root}");
+    // Flux and Argo CD order the two units the same way: `dependsOn` and sync waves.
+    let o = render(
+        s.path(),
+        &[
+            "-o",
+            "gitops",
+            "--flux",
+            "--argocd",
+            "--argocd-repo",
+            "https://git.example/x.git",
+        ],
+    );
+    ok(&o);
+    let ks = fs::read_to_string(s.path().join("gitops/flux/cluster-team-a-alpha.yaml")).unwrap();
+    assert!(
+        ks.contains("  dependsOn:\n  - name: class-platform-quick-start\n"),
+        "{ks}"
+    );
+    let wave = |f: &str| {
+        let app = fs::read_to_string(s.path().join("gitops/argocd").join(f)).unwrap();
+        let w = app
+            .split("argocd.argoproj.io/sync-wave: \"")
+            .nth(1)
+            .expect(&app);
+        w[..w.find('"').unwrap()].parse::<i64>().unwrap()
+    };
+    assert!(
+        wave("class-platform-quick-start.yaml") < wave("cluster-team-a-alpha.yaml"),
+        "the Cluster's Application syncs after its class's"
+    );
     // Nothing changed: nothing written.
     let o = render(s.path(), &["-o", out_s]);
     ok(&o);

@@ -15,7 +15,8 @@ pub enum TopologyCmd {
 
 #[derive(Args)]
 pub struct PlanArgs {
-    /// Input files (Cluster, ClusterClass, templates); repeatable.
+    /// Input files or directories (Cluster, ClusterClass, templates); repeatable. A
+    /// directory is walked for `*.yaml`/`*.yml` files.
     #[arg(short = 'f', long = "file", required = true)]
     files: Vec<String>,
     /// Output directory (must exist): `created/` and `modified/` are written into it.
@@ -33,6 +34,21 @@ pub struct PlanArgs {
     output_format: super::output::Format,
 }
 
+/// The files `-f` names: a file as given (clusterctl's own errors for it), a directory
+/// walked for `*.yaml`/`*.yml` as every other command walks it, sorted by path.
+fn plan_files(files: &[String]) -> Result<Vec<String>, Error> {
+    let mut out = Vec::with_capacity(files.len());
+    for f in files {
+        if Path::new(f).is_dir() {
+            let found = capi_render::load::list_files(&[f.into()])?;
+            out.extend(found.iter().map(|p| p.display().to_string()));
+        } else {
+            out.push(f.clone());
+        }
+    }
+    Ok(out)
+}
+
 pub fn run(cmd: &TopologyCmd) -> Result<(), Error> {
     match cmd {
         TopologyCmd::Plan(a) => run_plan(a),
@@ -48,7 +64,7 @@ fn run_plan(a: &PlanArgs) -> Result<(), Error> {
         )));
     }
     let mut objs = Vec::new();
-    for f in &a.files {
+    for f in &plan_files(&a.files)? {
         let text = capi_render::limits::read_text(Path::new(f), f, |e| {
             Error::new(format!("failed to read input file {f:?}: {e}"))
         })?;
