@@ -113,6 +113,9 @@ enum Cmd {
     /// Print the man page (roff) generated from this command line's definition.
     #[command(after_help = cli::help::MAN)]
     Man,
+    /// The --max-* limit flags every command takes: defaults and what each bounds
+    /// (also `capi-render help limits`).
+    Limits,
 }
 
 #[derive(Subcommand)]
@@ -436,9 +439,10 @@ fn run(cli: Cli) -> Result<(), Error> {
             let script = cli::help::completion(*shell, &mut Cli::command(), "capi-render");
             emit(&script, None)
         }
+        Cmd::Limits => emit(&cli::limits::topic(&Cli::command()), None),
         Cmd::Man => {
             let mut out = Vec::new();
-            clap_mangen::Man::new(Cli::command())
+            clap_mangen::Man::new(cli::limits::with_topic(Cli::command()))
                 .render(&mut out)
                 .map_err(|e| Error::new(format!("failed to render the man page: {e}")))?;
             emit(&String::from_utf8_lossy(&out), None)
@@ -478,7 +482,7 @@ fn exit_clap(e: clap::Error) -> ! {
 fn command() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let color = cli::ui::color_from_args(&args);
-    let full = Cli::command().color(cli::ui::clap_color(color));
+    let full = cli::limits::with_topic(Cli::command()).color(cli::ui::clap_color(color));
     let matches = match cli::prune::for_args(full, &args).try_get_matches_from(&args) {
         Ok(m) => m,
         Err(e) => exit_clap(e),

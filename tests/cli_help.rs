@@ -204,3 +204,41 @@ fn bash_completes_subcommand_flags() {
     let got = bash_complete(&["capi-render", "generate", "provider", "--inf"]);
     assert!(got.iter().any(|c| c == "--infrastructure"), "{got:?}");
 }
+
+#[test]
+fn the_limit_flags_are_documented_once_in_help_limits() {
+    let topic = text(&run(&["help", "limits"]).stdout);
+    let own = text(&run(&["limits"]).stdout);
+    for flag in [
+        "--max-file-bytes",
+        "--max-documents",
+        "--max-cel-cost",
+        "--max-patch-depth",
+    ] {
+        assert!(topic.contains(&format!("{flag} <N>")), "{topic}");
+        assert!(own.contains(&format!("{flag} <N>")), "{own}");
+    }
+    assert!(topic.contains("[default: 128Mi]"), "{topic}");
+    for cmd in [
+        &["render", "--help"][..],
+        &["diff", "--help"],
+        &["--help"],
+        &["lint", "--help"],
+    ] {
+        let help = text(&run(cmd).stdout);
+        assert!(
+            !help.contains("--max-file-bytes"),
+            "{cmd:?} repeats the limit flags:\n{help}"
+        );
+    }
+    // Still accepted by every command, before or after its name.
+    let o = run(&[
+        "render",
+        "--max-documents",
+        "0",
+        "-f",
+        "/nonexistent",
+        "--stdout",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+}
