@@ -1,4 +1,4 @@
-//! `--output-format json` (and `upgrade plan -o json`): every JSON result is parsed with
+//! `--output-format json` (and `upgrade plan`'s `yaml`): every JSON result is parsed with
 //! serde_json, checked against the README's example of its kind (no field the README
 //! does not document, with the documented type) and against what the text form says, on
 //! the bundled fixtures and, when present, on the corpus. Exit codes are the text form's.
@@ -617,7 +617,8 @@ fn topology_plan_without_clusters_has_no_target() {
     assert_eq!(strings(&v["clusterClasses"]), ["default/plain"]);
 }
 
-/// `upgrade plan -o json` is `-o yaml`'s object plus the envelope and the warnings.
+/// `upgrade plan --output-format json` is the `yaml` object plus the warnings; the
+/// hidden `-o` of earlier releases still works.
 fn upgrade_json_matches_yaml(args: &[&str]) -> Value {
     let mut a = args.to_vec();
     a.extend(["-o", "json"]);
@@ -632,9 +633,7 @@ fn upgrade_json_matches_yaml(args: &[&str]) -> Value {
     let y = capi_render::yaml::parse_value(&text(&y.stdout)).unwrap();
     let mut body = v.clone();
     let m = body.as_object_mut().unwrap();
-    for k in ["apiVersion", "kind", "warnings"] {
-        m.remove(k);
-    }
+    m.remove("warnings");
     assert_eq!(body, y);
     v
 }

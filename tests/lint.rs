@@ -107,7 +107,7 @@ fn cli_sarif_json_and_exit_codes() {
     let o = bin()
         .args(["lint", "--provider"])
         .arg(&fail)
-        .args(["-o", "sarif"])
+        .args(["--output-format", "sarif"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1), "{o:?}");

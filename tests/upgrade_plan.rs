@@ -138,7 +138,9 @@ fn binary_prints_table_and_yaml() {
     let table = run(&[]);
     assert!(table.contains("Contract change to v1beta2 (all providers must move together"));
     assert!(table.contains("  InfrastructureProvider capd-system/docker: v1.9.11 -> v1.10.10\n"));
-    let yaml = capi_render::yaml::parse_value(&run(&["-o", "yaml"])).unwrap();
+    let yaml = capi_render::yaml::parse_value(&run(&["--output-format", "yaml"])).unwrap();
+    assert_eq!(yaml["apiVersion"], "capi-render.io/v1alpha1");
+    assert_eq!(yaml["kind"], "UpgradePlan");
     assert_eq!(yaml["coreContract"], "v1beta1");
     assert_eq!(
         yaml["contractChange"]["together"].as_array().unwrap().len(),

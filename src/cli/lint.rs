@@ -26,10 +26,12 @@ pub struct LintArgs {
     /// target (files, or folders of *.yaml).
     #[arg(short = 'f', long = "filename", value_name = "PATH", num_args = 1..)]
     pub files: Vec<PathBuf>,
-    /// Output: human text, JSON (a LintResult) or SARIF 2.1.0.
+    /// Output format: human text, JSON (a LintResult) or SARIF 2.1.0. (`-o` and
+    /// `--output` are accepted, hidden, for a release.)
     #[arg(
-        short = 'o',
-        long = "output",
+        long = "output-format",
+        short_alias = 'o',
+        alias = "output",
         value_name = "FORMAT",
         default_value = "text"
     )]

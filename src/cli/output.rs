@@ -1,6 +1,6 @@
 //! `--output-format text|json`: the machine-readable results of `render` (`-o`,
-//! `--check`), `diff`, `bundle verify` and `topology plan` (`upgrade plan` spells it
-//! `-o json`, beside its `-o yaml`).
+//! `--check`), `diff`, `bundle verify`, `topology plan`, `upgrade plan` (also `yaml`)
+//! and `lint` (also `sarif`). `-o` names an output location wherever it is shown.
 //!
 //! Every JSON result is one pretty-printed object on stdout, ending in a newline, that
 //! starts with `apiVersion: capi-render.io/v1alpha1` and a `kind` naming its shape

@@ -36,12 +36,13 @@ pub struct PlanArgs {
     /// An OCI image layout holding the artifacts `fetchConfig.oci` names.
     #[arg(long = "oci-layout", value_name = "DIR")]
     pub oci_layout: Option<PathBuf>,
-    /// Output format: `table` (default; also `text`), `yaml`, or `json` (an UpgradePlan
-    /// object, apiVersion capi-render.io/v1alpha1). `--output-format` is the same flag.
+    /// Output format: `table` (default; also `text`), or an UpgradePlan object
+    /// (apiVersion capi-render.io/v1alpha1) as `yaml` or `json`. (`-o` and `--output`
+    /// are accepted, hidden, for a release.)
     #[arg(
-        short = 'o',
-        long = "output",
-        visible_alias = "output-format",
+        long = "output-format",
+        short_alias = 'o',
+        alias = "output",
         value_name = "FORMAT",
         default_value = "table"
     )]
@@ -154,9 +155,13 @@ fn plan(a: &PlanArgs, config: Option<&Path>, repository: Option<&Path>) -> Resul
         super::ui::warn(w);
     }
     let text = if a.output == "yaml" {
-        capi_render::yaml::to_yaml(&plan.to_value())
+        // The JSON result's envelope and fields, but the warnings (on stderr).
+        let mut v = plan.to_value();
+        v["apiVersion"] = super::output::API_VERSION.into();
+        v["kind"] = "UpgradePlan".into();
+        capi_render::yaml::to_yaml(&v)
     } else if a.output == "json" {
-        // The `-o yaml` fields, plus the warnings (also printed on stderr).
+        // The `yaml` fields, plus the warnings (also printed on stderr).
         let mut body = plan.to_value();
         body["warnings"] = serde_json::json!(plan.warnings);
         super::output::to_json("UpgradePlan", body)?
