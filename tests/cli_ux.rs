@@ -277,3 +277,37 @@ fn topology_plan_walks_a_directory_as_every_other_command() {
     assert_eq!(strip(&files, &a.0), strip(&walked, &b.0));
     assert!(text(&walked.stdout).contains("\"changes\""), "{walked:?}");
 }
+
+#[test]
+fn the_check_hint_is_a_command_that_brings_the_tree_up_to_date() {
+    let d = Scratch::new("check-hint");
+    let out = d.0.join("tree");
+    assert!(quickstart(&out, &[], &[]).status.success());
+    // A file of the tree edited by hand: out of date.
+    let k = out.join("kustomization.yaml");
+    std::fs::write(&k, std::fs::read_to_string(&k).unwrap() + "# edited\n").unwrap();
+    let check = quickstart(&out, &["--check"], &[]);
+    assert_eq!(check.status.code(), Some(1), "{check:?}");
+    let err = text(&check.stderr);
+    let hint = err
+        .split("bring it up to date with `")
+        .nth(1)
+        .and_then(|h| h.split('`').next())
+        .unwrap_or_else(|| panic!("no hint in {err}"));
+    let words = shlex::split(hint).unwrap();
+    assert_eq!(words[0], "capi-render", "{hint}");
+    assert!(!words.iter().any(|w| w == "--check"), "{hint}");
+    let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    let fixed = run(&args, &[]);
+    assert!(fixed.status.success(), "{hint}: {fixed:?}");
+    assert!(quickstart(&out, &["--check"], &[]).status.success());
+    // The same from the lock: the hint is `render --from-lock OUT`.
+    std::fs::write(&k, std::fs::read_to_string(&k).unwrap() + "# edited\n").unwrap();
+    let o = out.to_str().unwrap();
+    let check = run(&["render", "--from-lock", o, "--check"], &[]);
+    assert_eq!(check.status.code(), Some(1), "{check:?}");
+    assert!(
+        text(&check.stderr).contains(&format!("`capi-render render --from-lock {o}`")),
+        "{check:?}"
+    );
+}

@@ -525,10 +525,10 @@ fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -
                 let _ = so.write_all(rep.diff.as_bytes()).and_then(|_| so.flush());
             }
             super::ui::info(&format!(
-                "{}: {} file(s) out of date; run `capi-render render -o {}` with the same inputs",
+                "{}: {} file(s) out of date; bring it up to date with `{}`",
                 out.display(),
                 rep.changed.len(),
-                out.display()
+                fix_command(std::env::args_os().skip(1))
             ));
             ExitCode::from(1)
         }
@@ -539,9 +539,44 @@ fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -
     }
 }
 
+/// The command that writes what `--check` found out of date: this run's own arguments
+/// without `--check`, shell-quoted (`render --from-lock OUT`, or `render -f … -o OUT`).
+fn fix_command(args: impl Iterator<Item = std::ffi::OsString>) -> String {
+    let words: Vec<String> = args
+        .map(|a| a.to_string_lossy().into_owned())
+        .filter(|a| a != "--check")
+        .collect();
+    let joined =
+        shlex::try_join(words.iter().map(String::as_str)).unwrap_or_else(|_| words.join(" "));
+    format!("capi-render {joined}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fix_is_the_same_run_without_check_quoted_for_a_shell() {
+        let args = [
+            "--config",
+            "c.yaml",
+            "render",
+            "--check",
+            "-f",
+            "my inputs",
+            "-o",
+            "out",
+        ];
+        assert_eq!(
+            fix_command(args.iter().map(std::ffi::OsString::from)),
+            "capi-render --config c.yaml render -f 'my inputs' -o out"
+        );
+        let args = ["render", "--from-lock", "capi/rendered", "--check"];
+        assert_eq!(
+            fix_command(args.iter().map(std::ffi::OsString::from)),
+            "capi-render render --from-lock capi/rendered"
+        );
+    }
 
     #[test]
     fn output_inside_an_input_directory_is_refused() {
