@@ -93,6 +93,34 @@ pub fn check_one(o: &InputObject) -> Result<()> {
     ))
 }
 
+/// Two topology Clusters of one namespace and name (in one file or two): an error
+/// naming both inputs, since one would silently replace the other on apply. Each
+/// Cluster is `(namespace, name, file, document)`; the document is `None` for a file
+/// an incremental run left unparsed.
+pub fn unique_clusters<'a>(
+    clusters: impl Iterator<Item = (&'a str, &'a str, &'a str, Option<usize>)>,
+) -> Result<()> {
+    let at = |f: &str, d: Option<usize>| match d {
+        Some(d) => format!("{f} (document {})", d + 1),
+        None => f.to_string(),
+    };
+    let mut seen: std::collections::HashMap<(&str, &str), (&str, Option<usize>)> =
+        Default::default();
+    for (ns, name, file, doc) in clusters {
+        if let Some(&(f0, d0)) = seen.get(&(ns, name)) {
+            return Err(Error::new(format!(
+                "Cluster {ns}/{name} is in two inputs: {} and {}",
+                at(f0, d0),
+                at(file, doc)
+            ))
+            .with_hint("keep one of them: the API server holds one Cluster of a namespace and name, and the second would replace the first")
+            .in_file(file));
+        }
+        seen.insert((ns, name), (file, doc));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +136,21 @@ mod tests {
 
     fn err(v: Value) -> String {
         check(&[obj(v)]).unwrap_err().message().to_string()
+    }
+
+    #[test]
+    fn a_cluster_in_two_inputs_names_both() {
+        let one = [
+            ("a", "c1", "x.yaml", Some(0)),
+            ("b", "c1", "y.yaml", Some(2)),
+        ];
+        assert!(unique_clusters(one.into_iter()).is_ok());
+        let two = [("a", "c1", "x.yaml", Some(0)), ("a", "c1", "y.yaml", None)];
+        let e = unique_clusters(two.into_iter()).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Cluster a/c1 is in two inputs: x.yaml (document 1) and y.yaml"
+        );
     }
 
     #[test]

@@ -282,3 +282,30 @@ fn krm_stdin_errors_speak_plainly() {
     assert!(!m.contains("from_str"), "{m}");
     assert!(m.contains("more than one YAML document"), "{m}");
 }
+
+#[test]
+fn a_cluster_in_two_files_names_both_files() {
+    let s = Scratch::new("two-files");
+    let clusters =
+        fs::read_to_string(root().join("fixtures/quickstart/clusters/clusters.yaml")).unwrap();
+    let first = clusters.split("\n---\n").next().unwrap().to_string();
+    assert!(first.contains("kind: Cluster"), "{first}");
+    fs::create_dir_all(s.path().join("in")).unwrap();
+    fs::copy(
+        root().join("fixtures/quickstart/clusters/class.yaml"),
+        s.path().join("in/class.yaml"),
+    )
+    .unwrap();
+    fs::write(s.path().join("in/a.yaml"), &first).unwrap();
+    fs::write(s.path().join("in/b.yaml"), &first).unwrap();
+    for mode in [&["-o", "out"][..], &["--stdout"]] {
+        let mut args = vec!["render", "-f", "in"];
+        args.extend_from_slice(mode);
+        let e = failed(&run_in(s.path(), &args));
+        assert!(
+            e.contains("is in two inputs: in/a.yaml (document 1) and in/b.yaml (document 1)"),
+            "{e}"
+        );
+    }
+    assert!(!s.path().join("out").exists());
+}
