@@ -309,3 +309,38 @@ fn a_cluster_in_two_files_names_both_files() {
     }
     assert!(!s.path().join("out").exists());
 }
+
+#[test]
+fn a_provider_crs_version_typo_lists_the_versions_in_release_order() {
+    let s = Scratch::new("cr-version");
+    for v in ["v1.9.11", "v1.10.10", "v1.10.9"] {
+        let d = s.path().join("repo/cluster-api").join(v);
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("metadata.yaml"), "").unwrap();
+    }
+    fs::write(
+        s.path().join("cr.yaml"),
+        "apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  version: v1.10.19\n",
+    )
+    .unwrap();
+    let o = run_in(
+        s.path(),
+        &[
+            "--repository",
+            "repo",
+            "render",
+            "-f",
+            "cr.yaml",
+            "--stdout",
+        ],
+    );
+    let e = failed(&o);
+    assert!(
+        e.contains("CoreProvider capi-system/cluster-api (cr.yaml, document 1)"),
+        "{e}"
+    );
+    assert!(
+        hint(&e).contains("cluster-api has no version v1.10.19; did you mean \"v1.10.10\"? versions there: v1.9.11, v1.10.9, v1.10.10"),
+        "{e}"
+    );
+}

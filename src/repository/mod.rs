@@ -244,7 +244,12 @@ impl LocalRepository {
         if dir.join(version).is_dir() {
             return None;
         }
-        let versions = self.versions().unwrap_or_default();
+        let mut versions = self.versions().unwrap_or_default();
+        // Oldest first, as release numbers order (v1.9.11 before v1.10.10).
+        versions.sort_by_cached_key(|v| {
+            let sv = semver::Version::parse(v.trim_start_matches('v')).ok();
+            (sv.is_none(), sv, v.clone())
+        });
         Some(format!(
             "{} has no version {version}; {}",
             self.label,
