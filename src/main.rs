@@ -96,6 +96,13 @@ enum Cmd {
     /// lock one `render -o OUT` writes.
     #[command(name = "merge-locks", after_help = cli::help::MERGE_LOCKS)]
     MergeLocks(cli::merge::MergeLocksArgs),
+    /// Local provider repositories: `repository fetch` downloads provider releases into
+    /// one (the only command that uses the network).
+    #[command(after_help = cli::help::REPOSITORY_FETCH)]
+    Repository {
+        #[command(subcommand)]
+        what: cli::repository::RepositoryCmd,
+    },
     /// Managed topologies (as clusterctl alpha topology).
     #[command(after_help = cli::help::TOPOLOGY)]
     Topology {
@@ -438,6 +445,10 @@ fn run(cli: Cli) -> Result<(), Error> {
         Cmd::Completion { shell } => {
             let script = cli::help::completion(*shell, &mut Cli::command(), "capi-render");
             emit(&script, None)
+        }
+        Cmd::Repository { what } => {
+            let cfg = load_config(&cli)?;
+            cli::repository::run(what, cfg, cli.repository.as_deref())
         }
         Cmd::Limits => emit(&cli::limits::topic(&Cli::command()), None),
         Cmd::Man => {

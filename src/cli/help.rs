@@ -229,3 +229,15 @@ pub fn completion(shell: clap_complete::Shell, cmd: &mut clap::Command, bin: &st
     }
     fixed
 }
+
+pub const REPOSITORY_FETCH: &str = concat!(
+    "Examples:\n",
+    "  capi-render --repository capi/repository repository fetch -f capi/providers.yaml\n",
+    "  capi-render --repository capi/repository repository fetch --core cluster-api:v1.14.2 \\\n",
+    "      -b kubeadm:v1.14.2 -c kubeadm:v1.14.2 -i docker:v1.14.2\n",
+    "  GITHUB_TOKEN=... capi-render --repository repo repository fetch -i aws   # latest release\n\n",
+    "It writes DIR/<manifest-label>/<version>/<asset> and DIR/fetch-lock.yaml (the sha256 of\n",
+    "every asset); a later fetch refuses an asset whose bytes changed. Nothing else uses the\n",
+    "network: render, generate and the rest read the repository.\n\n",
+    simple_exit!()
+);

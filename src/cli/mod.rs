@@ -11,6 +11,7 @@ pub mod merge;
 pub mod output;
 pub mod prune;
 pub mod render;
+pub mod repository;
 pub mod topology;
 pub mod ui;
 pub mod upgrade;

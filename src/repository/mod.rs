@@ -3,6 +3,7 @@
 //! capi-render never contacts the network: a provider whose URL is a GitHub or
 //! GitLab release is an error that says how to point it at a local folder.
 
+pub mod fetch;
 pub mod metadata;
 pub mod versions;
 
