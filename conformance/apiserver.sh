@@ -5,7 +5,7 @@
 #
 #   1. a bundle's configmaps/ with the README's command (`kubectl apply --server-side -R`),
 #      the core ConfigMap included (over client-side apply's 256 KiB limit), on the
-#      cluster-api-operator v0.28.0 CRDs;
+#      cluster-api-operator v0.29.0 CRDs;
 #   2. cert-manager v1.19.1 from the corpus (as clusterctl installs it first); then the
 #      tree of the corpus providers (v1.9.11) and a fleet of topology Clusters of the
 #      corpus quick-start ClusterClass: CRDs and Namespaces, then everything;

@@ -108,7 +108,8 @@ for regen in "$here"/regen-*.sh; do
   [ -x "$regen" ] && "$regen" "$work/golden"
 done
 took "Go oracles (regen-*.sh)"
-# cluster-api-operator v0.28.0's own customisation code (builds a scratch copy of the module).
+# cluster-api-operator v0.29.0's own customisation code and Fetch phase (builds a scratch copy
+# of the module once, cached in ~/.cache/capi-render/operator-oracle/).
 "$here/operator-customize.sh" "$work/golden"
 took operator-customize.sh
 "$here/gotmpl.sh" "$work/golden"   # Go text/template + sprig goldens (golden/gotmpl)

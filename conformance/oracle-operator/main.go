@@ -1,5 +1,6 @@
-// capi-render-oracle: cluster-api-operator v0.28.0's own customisation code run over
-// one fixture of fixtures/operator-customize. Built by conformance/operator-customize.sh
+// capi-render-oracle: cluster-api-operator's own customisation code (the version
+// conformance/operator-customize.sh names) run over one fixture of
+// fixtures/operator-customize or fixtures/operator-fetch. Built by conformance/operator-customize.sh
 // inside a scratch copy of the operator module (as cmd/capi-render-oracle), next to
 // controller_export.go.
 //
@@ -14,9 +15,15 @@
 //
 // the other documents are the objects clusterctl's components pipeline produced. OUT
 // gets {"objects": [...]} or {"error": "..."}.
+//
+// A header with `fetch: {version: v1.2.3, variables: {KEY: value}}` asks for the whole
+// Fetch phase instead: everything after the header's `---` line is the provider's raw
+// components text, given to clusterctl's NewComponents with the config Secret's
+// variables, then customised (phase_fetch.go).
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,6 +31,7 @@ import (
 	"path/filepath"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	configclient "sigs.k8s.io/cluster-api/cmd/clusterctl/client/config"
 	utilyaml "sigs.k8s.io/cluster-api/util/yaml"
@@ -43,6 +51,10 @@ type header struct {
 	} `json:"provider"`
 	Spec   json.RawMessage `json:"spec"`
 	Images json.RawMessage `json:"images"`
+	Fetch  *struct {
+		Version   string            `json:"version"`
+		Variables map[string]string `json:"variables"`
+	} `json:"fetch"`
 }
 
 func provider(h header, spec operatorv1.ProviderSpec) (operatorv1.GenericProvider, error) {
@@ -75,13 +87,25 @@ func run(fixture string) (interface{}, error) {
 		return nil, err
 	}
 
-	docs, err := utilyaml.ToUnstructured(raw)
+	// The header is the first document; in fetch mode the rest is raw text.
+	head, components := raw, []byte{}
+	if i := bytes.Index(raw, []byte("\n---\n")); i >= 0 {
+		head, components = raw[:i+1], raw[i+5:]
+	}
+
+	docs, err := utilyaml.ToUnstructured(head)
 	if err != nil {
 		return nil, err
 	}
 
 	if len(docs) == 0 {
 		return nil, fmt.Errorf("%s: no header document", fixture)
+	}
+
+	if _, fetch := docs[0].Object["fetch"]; !fetch {
+		if docs, err = utilyaml.ToUnstructured(raw); err != nil {
+			return nil, err
+		}
 	}
 
 	hj, err := json.Marshal(docs[0].Object)
@@ -133,7 +157,13 @@ func run(fixture string) (interface{}, error) {
 		}
 	}
 
-	objs, err := controller.CapiRenderOracleCustomize(context.Background(), p, h.Provider.ManifestLabel, overrides, docs[1:])
+	var objs []unstructured.Unstructured
+	if h.Fetch != nil {
+		objs, err = controller.CapiRenderOracleFetch(context.Background(), p, h.Fetch.Variables, h.Fetch.Version, components, overrides)
+	} else {
+		objs, err = controller.CapiRenderOracleCustomize(context.Background(), p, h.Provider.ManifestLabel, overrides, docs[1:])
+	}
+
 	if err != nil {
 		return map[string]interface{}{"error": err.Error()}, nil
 	}

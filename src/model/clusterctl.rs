@@ -3,9 +3,9 @@
 
 /// The clusterctl release whose behaviour the clusterctl-compatible commands follow
 /// (`--clusterctl-version`): the contracts it accepts, what "latest" resolves to, and
-/// its typed round trips. The library's default is v1.10, the semantics the operator
-/// pipeline follows (cluster-api-operator v0.28 is built on Cluster API v1.10); the CLI's
-/// `generate` and `init` default to v1.14.
+/// its typed round trips. The library's default is v1.10; the CLI's `generate` and
+/// `init` default to v1.14, and so do the operator pipeline's components stages
+/// (`operator::release`: cluster-api-operator v0.29.0 is built on Cluster API v1.13.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Clusterctl {
     /// clusterctl v1.10.10: contract v1beta1 only.

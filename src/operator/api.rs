@@ -17,7 +17,7 @@ pub const PROPOSAL_GROUP: &str = "management.cluster.x-k8s.io";
 /// Which schema a provider object was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ApiVersion {
-    /// `operator.cluster.x-k8s.io/v1alpha2` (served by v0.28.0).
+    /// `operator.cluster.x-k8s.io/v1alpha2` (served by v0.29.0).
     V1alpha2,
     /// `operator.cluster.x-k8s.io/v1alpha1` (served up to v0.19.0).
     V1alpha1,

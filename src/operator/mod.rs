@@ -1,5 +1,5 @@
 //! Declarative providers: provider custom resources rendered as cluster-api-operator
-//! v0.28.0 would apply them (shared/spec/operator.md).
+//! v0.29.0 would apply them (shared/spec/operator.md; [`release`]).
 //!
 //! Stages (one module each): [`api`] (kinds, identifiers) → [`convert`] (v1alpha1 and
 //! the proposal group to v1alpha2) → [`defaults`] (CRD/webhook defaults, CEL rules) →
@@ -15,8 +15,11 @@ pub mod configmap;
 pub mod convert;
 pub mod customize;
 pub mod defaults;
+#[cfg(test)]
+mod fetch_golden_tests;
 pub mod oci;
 pub mod preflight;
+pub mod release;
 pub mod resolve;
 pub mod secret;
 pub mod source;
@@ -151,12 +154,12 @@ fn provider_variables(p: &ProviderCr, objects: &[InputObject]) -> Result<BTreeMa
 /// the clusterctl config reader so the override rules stay in one place.
 fn images_config(images_yaml: Option<&String>, p: &ProviderCr) -> Result<Config> {
     let Some(text) = images_yaml else {
-        return Ok(Config::new(BTreeMap::new()));
+        return Ok(release::components_config(Config::new(BTreeMap::new())));
     };
     let parsed = crate::yaml::read::parse_value_lenient(text)
         .map_err(|e| p.error(e.wrap("configSecret key images: not valid YAML")))?;
     if parsed.is_null() {
-        return Ok(Config::new(BTreeMap::new()));
+        return Ok(release::components_config(Config::new(BTreeMap::new())));
     }
     let doc = crate::yaml::to_yaml(&json!({ "images": parsed }));
     Config::from_text(
@@ -164,6 +167,7 @@ fn images_config(images_yaml: Option<&String>, p: &ProviderCr) -> Result<Config>
         std::path::Path::new("configSecret:images"),
         BTreeMap::new(),
     )
+    .map(release::components_config)
     .map_err(|e| p.error(e))
 }
 
@@ -191,6 +195,15 @@ pub fn substitute(
         text = format!("{text}\n---\n{extra}");
     }
     let vars = provider_variables(p, objects)?;
+    substitute_with(p, text, &vars)
+}
+
+/// §5.1–§5.2 on a components text with the config Secret's variables `vars`.
+pub fn substitute_with(
+    p: &ProviderCr,
+    text: String,
+    vars: &BTreeMap<String, String>,
+) -> Result<Substituted> {
     let redactor = if vars.is_empty() {
         Redactor::default()
     } else {
@@ -199,7 +212,7 @@ pub fn substitute(
     let lookup = |k: &str| vars.get(k).cloned();
     let substituted = crate::envsubst::processor::process(&text, &lookup).map_err(|e| {
         let e = p.error(e.wrap("failed to perform variable substitution"));
-        let e = match missing_variables_hint(p, &text, &vars) {
+        let e = match missing_variables_hint(p, &text, vars) {
             Some(h) => e.with_hint(h),
             None => e,
         };
@@ -299,6 +312,19 @@ pub fn process(
     cfg: &Config,
     operator_images: Option<&BTreeMap<String, ImageMeta>>,
 ) -> Result<Processed> {
+    process_owned(p, version, substituted, cfg, operator_images, None)
+}
+
+/// [`process`], with the owner references the operator adds when the provider's UID
+/// is known (R6.1.2; `render` never knows it).
+pub fn process_owned(
+    p: &ProviderCr,
+    version: &str,
+    substituted: &str,
+    cfg: &Config,
+    operator_images: Option<&BTreeMap<String, ImageMeta>>,
+    owner_uid: Option<&str>,
+) -> Result<Processed> {
     let provider = Provider {
         name: p.name.clone(),
         ptype: p.ptype,
@@ -321,7 +347,7 @@ pub fn process(
         spec: &p.spec,
         paused: p.paused,
         operator_images,
-        owner_uid: None,
+        owner_uid,
     };
     let objects = customize::customize(c.objs, &input).map_err(|e| p.error(e))?;
     Ok(Processed {
@@ -396,6 +422,7 @@ pub fn render_resolved_with(
             *replaced = sub.config.images.replace(images.clone()).is_some();
         }
     }
+    let operator_images = release::operator_images(&res.config);
     use rayon::prelude::*;
     let processed: Vec<Result<Processed>> = res
         .providers
@@ -407,7 +434,7 @@ pub fn render_resolved_with(
                 &r.release.version,
                 &sub.text,
                 &sub.config,
-                res.config.images.as_ref(),
+                operator_images.as_ref(),
             )
             .map_err(|e| sub.redactor.error(e))
         })

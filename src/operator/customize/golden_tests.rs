@@ -1,8 +1,8 @@
-//! The stage against cluster-api-operator v0.28.0 itself: every
+//! The stage against cluster-api-operator v0.29.0 itself: every
 //! `fixtures/operator-customize/<case>.yaml` is run through [`customize`] and compared
 //! with `golden/operator-customize/<case>.json`, which only
 //! `conformance/operator-customize.sh` writes (the operator's own `customizeObjectsFn`,
-//! `applyPatches` and `imageOverrides` built from the module at v0.28.0).
+//! `applyPatches` and `imageOverrides` built from the module at v0.29.0).
 //!
 //! A fixture's first document is the header (`provider`, `spec`, optional `images`,
 //! `paused`, and `"oracle": "skip"` for cases the operator cannot run); the rest are
@@ -57,7 +57,7 @@ fn load_from(dir: &std::path::Path, name: &str) -> Case {
                     k.clone(),
                     ImageMeta {
                         repository: s(v, "repository"),
-                        name: String::new(),
+                        name: s(v, "name"),
                         tag: s(v, "tag"),
                     },
                 )

@@ -1,5 +1,6 @@
 //! R8: image overrides from the operator's own clusterctl config (`images:` keyed by
-//! `all`, `<component>`, `<component>/<imageName>`, unioned in that order —
+//! `all`, `<component>`, `<component>/<imageName>`, unioned in that order, with
+//! `repository`, `name` (Cluster API v1.13, so operator v0.29) and `tag` —
 //! [`crate::image::alter_image`]), applied after patches to every container and init
 //! container of every Deployment and DaemonSet (`imageOverrides`, `fixImages`).
 //!
@@ -12,9 +13,9 @@
 //! * images that do not parse fail, *including* valid but non-canonical ones
 //!   (`nginx:1.0`): the operator means to keep those unchanged (`alterImage`,
 //!   `isCanonicalError` with `errors.Is(err, reference.ErrNameNotCanonical)`), but
-//!   cluster-api v1.12.10's `container.ImageFromString` wraps the parse error with `%v`,
+//!   cluster-api's `container.ImageFromString` (v1.13.5) wraps the parse error with `%v`,
 //!   so `errors.Is` never sees it and the error propagates (operator.md R8.3 describes
-//!   the intent, not what v0.28.0 does; checked with the Go oracle,
+//!   the intent, not what v0.29.0 does; checked with the Go oracle,
 //!   `golden/operator-customize/images-non-canonical.json`);
 //! * errors read inside-out: `<err>: failed to fix image for container <c>: failed to
 //!   fix containers: failed to fix containers in deployment <name>` (`daemonset` for

@@ -3,7 +3,7 @@
 //! `manifestPatches`, image overrides, and the proposal's `paused` extension.
 //!
 //! The input is what clusterctl's components pipeline produced for the provider
-//! (Namespace included); the output is the object list cluster-api-operator v0.28.0
+//! (Namespace included); the output is the object list cluster-api-operator v0.29.0
 //! would apply (`Fetch` phase: `customizeObjectsFn`, `applyPatches`, `imageOverrides`,
 //! in that order). One filter per file:
 //!
@@ -31,7 +31,7 @@
 //! and the typed starting point), and once after assigning the spec's values as JSON,
 //! which normalises them as the typed assignment would (quantities, empty lists
 //! dropped…). The image step round-trips every Deployment and DaemonSet again when it
-//! runs. The operator builds with k8s.io v0.34.9, our type model is clusterctl's
+//! runs. The operator builds with k8s.io v0.35.8, our type model is clusterctl's
 //! v0.32.3: [`typed_v034`] applies the one visible difference (a zero
 //! `creationTimestamp` is omitted, not `null`); pod-spec fields newer than v0.32 are
 //! dropped by our round trip.

@@ -1,12 +1,14 @@
 //! The typed apps/v1 round trip as the operator's k8s.io libraries (api/apimachinery
-//! v0.34.9) do it, on top of our model ([`crate::components::filters::typed_round_trip`],
+//! v0.34 and later; v0.35.8 for cluster-api-operator v0.29.0) do it, on top of our model ([`crate::components::filters::typed_round_trip`],
 //! generated from v0.32.3 for clusterctl).
 //!
 //! The one difference that shows on Deployments and DaemonSets: apimachinery v0.34 tags
 //! `ObjectMeta.CreationTimestamp` `omitempty,omitzero`, so the zero time is omitted
 //! instead of printed as `creationTimestamp: null`. Found with the Go oracle
-//! (`conformance/operator-customize.sh`); fields added to the pod spec after v0.32 are
-//! all `omitempty` and are still dropped by our model if a manifest sets them.
+//! (`conformance/operator-customize.sh`). Fields added to the pod spec after v0.32 are
+//! all `omitempty`, and the operator keeps them where our model drops them if a manifest
+//! sets them: v0.34's `hostnameOverride` and container `restartPolicyRules`, v0.35's
+//! `workloadRef` (kept by cluster-api-operator v0.29.0, dropped by v0.28.0).
 
 use serde_json::Value;
 
