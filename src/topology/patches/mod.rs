@@ -586,6 +586,54 @@ mod tests {
     }
 
     #[test]
+    fn head_patch_keeps_spec_and_metadata() {
+        let mut item = Item {
+            holder: Holder::InfraCluster,
+            template: json!({"kind": "K", "metadata": {"name": "n", "labels": {"a": "1"}},
+                "spec": {"template": {"spec": {"z": 1}}}}),
+            builtin: json!({}),
+            overrides: vec![],
+        };
+        apply_json_patch_head(
+            &mut item,
+            vec![
+                json!({"op": "replace", "path": "/spec", "value": {"template": {"metadata": {"labels": {"x": "y"}}}}}),
+                json!({"op": "add", "path": "/metadata/labels/b", "value": "2"}),
+                json!({"op": "add", "path": "/metadata/name", "value": "other"}),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            item.template["spec"],
+            json!({"template": {"metadata": {"labels": {"x": "y"}}}})
+        );
+        assert_eq!(
+            item.template["metadata"],
+            json!({"name": "n", "labels": {"a": "1", "b": "2"}})
+        );
+    }
+
+    #[test]
+    fn head_update_skips_a_template_without_spec_and_keeps_topology_labels() {
+        let item = Item {
+            holder: Holder::InfraCluster,
+            template: json!({"spec": {"template": {"metadata": {"labels": {
+                "cluster.x-k8s.io/cluster-name": "other", "team": "blue"}}}}}),
+            builtin: json!({}),
+            overrides: vec![],
+        };
+        let mut infra = json!({"metadata": {"labels": {"cluster.x-k8s.io/cluster-name": "c"}},
+            "spec": {"zone": "z"}});
+        let fields = head::PATCH_OBJECT;
+        head::copy_fields(&mut infra, &item.template, fields, head::ALWAYS_PRESERVE);
+        assert_eq!(infra["spec"], json!({"zone": "z"}));
+        assert_eq!(
+            infra["metadata"]["labels"],
+            json!({"cluster.x-k8s.io/cluster-name": "c", "team": "blue"})
+        );
+    }
+
+    #[test]
     fn control_plane_fields_are_preserved() {
         let item = Item {
             holder: Holder::ControlPlane,
