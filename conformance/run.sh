@@ -259,7 +259,7 @@ CAPI_CORPUS="$CAPI_CORPUS" bash "$here/apiserver.sh" || fail=1
 took apiserver.sh
 CLUSTERCTL="$clusterctl" CAPI_CORPUS="$CAPI_CORPUS" "$here/topology.sh" "$mode" || fail=1
 took topology.sh
-# v1beta2 topologies against CAPI v1.13.6's exp/topology/desiredstate (golden/topology-v1beta2).
+# v1beta2 topologies against CAPI v1.14.2's exp/topology/desiredstate (golden/topology-v1beta2).
 CAPI_CORPUS="$CAPI_CORPUS" "$here/topology-v1beta2.sh" "$mode" || fail=1
 took topology-v1beta2.sh
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Conformance of `capi-render render` on cluster.x-k8s.io/v1beta2 topologies with Cluster
 # API's own desired-state code (exp/topology/desiredstate of sigs.k8s.io/cluster-api
-# v1.13.6, the version whose semantics render follows for v1beta2), run by the oracle
+# v1.14.2, the version whose semantics render follows for v1beta2), run by the oracle
 # conformance/oracle/v1beta2/cmd/desiredstateref (see its header for what it runs).
 #
 #   conformance/topology-v1beta2.sh              regenerate the goldens into a scratch
@@ -25,7 +25,7 @@
 # difference that disappears, or an unlisted one that appears, fails the check; so does a
 # .diff file without its case or without a section in differences.md.
 # The oracle is built once per source hash, outside the checkout, in
-# ${XDG_CACHE_HOME:-~/.cache}/capi-render/oracle-v1beta2/ (a cold build of CAPI v1.13.6
+# ${XDG_CACHE_HOME:-~/.cache}/capi-render/oracle-v1beta2/ (a cold build of CAPI v1.14.2
 # takes a few minutes on 2 cores).
 set -euo pipefail
 
@@ -56,7 +56,7 @@ norm() { # file -> normalised text (suffixes, document order)
   sed -E 's/-[bcdfghjklmnpqrstvwxz2456789]{5}([^a-z0-9]|$)/-XXXXX\1/g' "$1" | python3 -c '
 import sys
 docs = [d.strip("\n") for d in ("\n" + sys.stdin.read()).split("\n---\n")]
-print("\n---\n".join(sorted(d for d in docs if d)))'
+print("\n---\n".join(sorted(d for d in docs if d)))' 2>/dev/null
 }
 
 inputs() { # "path..." -> input paths, corpus files in a scratch copy with their defaults

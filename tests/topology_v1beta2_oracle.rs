@@ -1,5 +1,5 @@
 //! `capi-render render --stdout` on every case of conformance/topology-v1beta2/cases.txt
-//! against its golden from Cluster API v1.13.6's desired-state code
+//! against its golden from Cluster API v1.14.2's desired-state code
 //! (golden/topology-v1beta2/<case>/desired.yaml, written by
 //! conformance/topology-v1beta2.sh update), normalised as that script does: random name
 //! suffixes and document order. A case with a listed difference

@@ -17,8 +17,8 @@ use super::intent;
 use crate::error::{Error, Result};
 
 /// The desired objects of one Cluster in creation order, in the Git form. With
-/// `applied` (v1beta2 Clusters, CAPI v1.13), the provider objects are created by
-/// server-side apply: empty maps kept, no round trip through clusterctl v1.10's Go
+/// `applied` (v1beta2 Clusters, CAPI v1.14), the provider objects are created by
+/// server-side apply: empty maps and nulls kept, no round trip through clusterctl v1.10's Go
 /// types (the CAPI kinds still are: `v1beta2::objects` converts them from that form).
 pub fn objects(d: &Desired, applied: bool) -> Result<Vec<Value>> {
     intent::creation_order(d)?

@@ -77,8 +77,9 @@ pub fn create_intent(desired: Value, ignore: &[Vec<String>]) -> Value {
     intent_with(desired, ignore, false)
 }
 
-/// The object CAPI v1.13's topology controller creates by server-side apply of a
-/// desired object (v1beta2 Clusters): the same paths, empty maps kept.
+/// The object CAPI v1.14's topology controller creates by server-side apply of a
+/// desired object (v1beta2 Clusters): the same paths, empty maps and nulls kept (a
+/// patch's `null` stays in the desired object it applies).
 pub fn applied_intent(desired: Value, ignore: &[Vec<String>]) -> Value {
     intent_with(desired, ignore, true)
 }
@@ -97,7 +98,9 @@ fn intent_with(desired: Value, ignore: &[Vec<String>], keep_empty: bool) -> Valu
             drop_diff(&mut Vec::new(), m, &ignored, keep_empty);
         }
     }
-    crate::go::mergepatch::prune_nulls(&mut v);
+    if !keep_empty {
+        crate::go::mergepatch::prune_nulls(&mut v);
+    }
     v
 }
 
@@ -352,7 +355,7 @@ mod tests {
             "spec": {"backend": {"inMemory": {}}, "n": {"x": null}}});
         assert_eq!(
             applied_intent(d.clone(), &[]),
-            json!({"apiVersion": "a/v1", "kind": "K", "spec": {"backend": {"inMemory": {}}, "n": {}}})
+            json!({"apiVersion": "a/v1", "kind": "K", "spec": {"backend": {"inMemory": {}}, "n": {"x": null}}})
         );
     }
 

@@ -172,7 +172,7 @@ pub fn default_and_validate_class(cc: &mut Value, inputs: &[Value]) -> Result<()
     default_and_validate_class_with(cc, inputs, false, true)
 }
 
-/// [`default_and_validate_class`], validating patches against CAPI v1.13's builtin
+/// [`default_and_validate_class`], validating patches against CAPI v1.14's builtin
 /// variables when `head_builtins` (v1beta2 ClusterClasses, rendered as HEAD's controller
 /// does: no clusterctl dry run, so no check of its mock CRDs).
 fn default_and_validate_class_with(

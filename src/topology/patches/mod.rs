@@ -3,6 +3,7 @@
 //! desired objects.
 
 mod generate;
+mod head;
 mod selector;
 pub mod value;
 
@@ -62,7 +63,60 @@ fn overrides(topology: Option<&Value>, defined: &[String]) -> Vec<(String, Value
     out
 }
 
+/// The desired object an item's template stands for, and how its metadata goes into the
+/// template (v1.14's sync before patching, [`head`]).
+fn desired_of<'d>(
+    desired: &'d Desired,
+    holder: &Holder,
+) -> Option<(&'d Value, &'static [head::Field])> {
+    let object = head::OBJECT_TO_TEMPLATE;
+    let template = head::TEMPLATE_TO_TEMPLATE_METADATA;
+    match holder {
+        Holder::InfraCluster => Some((&desired.infra_cluster, object)),
+        Holder::ControlPlane => Some((&desired.control_plane, object)),
+        Holder::ControlPlaneInfra => desired.cp_infra_template.as_ref().map(|t| (t, template)),
+        Holder::MachineDeployment {
+            index, bootstrap, ..
+        } => desired.mds.get(*index).map(|md| {
+            let t = if *bootstrap {
+                &md.bootstrap_template
+            } else {
+                &md.infra_template
+            };
+            (t, template)
+        }),
+        Holder::MachinePool {
+            index, bootstrap, ..
+        } => desired.mps.get(*index).map(|mp| {
+            let o = if *bootstrap {
+                &mp.bootstrap_object
+            } else {
+                &mp.infra_object
+            };
+            (o, object)
+        }),
+    }
+}
+
 fn create_items(
+    desired: &Desired,
+    bp: &Blueprint,
+    cluster: &Value,
+    defined: &[String],
+) -> Vec<Item> {
+    let mut items = create_items_v1_10(desired, bp, cluster, defined);
+    if bp.head_builtins {
+        for item in &mut items {
+            if let Some((src, fields)) = desired_of(desired, &item.holder) {
+                head::copy_fields(&mut item.template, src, fields, &[]);
+            }
+            head::cleanup(&mut item.template);
+        }
+    }
+    items
+}
+
+fn create_items_v1_10(
     desired: &Desired,
     bp: &Blueprint,
     cluster: &Value,
@@ -154,6 +208,25 @@ fn create_items(
     items
 }
 
+/// Apply an RFC 6902 patch to an item's template: v1.14 (`head`) keeps `spec` and the
+/// metadata labels and annotations, each when the patched template has it.
+fn apply_json_patch_head(item: &mut Item, ops: Vec<Value>) -> Result<()> {
+    let ops = jsonpatch::decode(&Value::Array(ops)).ok_or_else(|| {
+        Error::new("failed to apply patch: error decoding json patch (RFC6902): an operation's op, path or from is not a string")
+    })?;
+    if ops.is_empty() {
+        return Ok(());
+    }
+    let mut doc = item.template.clone();
+    jsonpatch::apply(&mut doc, &ops).map_err(|(Failure::Decode(e) | Failure::Apply(e))| {
+        Error::new(format!(
+            "failed to apply patch: error applying json patch (RFC6902): {e}"
+        ))
+    })?;
+    head::copy_fields(&mut item.template, &doc, head::PATCHED_ITEM, &[]);
+    Ok(())
+}
+
 /// Apply an RFC 6902 patch to an item's template; only `spec` is kept.
 fn apply_json_patch(item: &mut Item, ops: Vec<Value>) -> Result<()> {
     let ops = jsonpatch::decode(&Value::Array(ops)).ok_or_else(|| {
@@ -199,6 +272,7 @@ fn item_kind(item: &Item) -> &str {
 
 /// One inline patch over all items (`jsonPatchGenerator.Generate` + apply).
 fn run_inline<'g>(
+    head: bool,
     patch: &Value,
     items: &mut [Item],
     item_vars: &[std::cell::OnceCell<generate::Vars<'g>>],
@@ -261,8 +335,13 @@ fn run_inline<'g>(
             Error::new(joined).wrap(format!("failed to generate patches for patch {name:?}"))
         );
     }
+    let apply = if head {
+        apply_json_patch_head
+    } else {
+        apply_json_patch
+    };
     for (idx, ops) in generated {
-        apply_json_patch(&mut items[idx], ops)
+        apply(&mut items[idx], ops)
             .map_err(|e| e.wrap(format!("failed to apply patches for patch {name:?}")))?;
     }
     Ok(())
@@ -359,6 +438,59 @@ fn update_desired(desired: &mut Desired, items: &[Item]) -> Result<()> {
     Ok(())
 }
 
+/// v1.14's `updateDesiredState`: objects take the patched `spec.template.spec` and
+/// `spec.template.metadata`, templates their patched metadata and `spec.template`, each
+/// field only when the patched template has it (v1.13+ skips a template without
+/// `spec.template.spec`); the topology's labels and cloned-from annotations stay.
+fn update_desired_head(desired: &mut Desired, items: &[Item]) {
+    let cp_preserve: Vec<&[&str]> = CP_PRESERVE
+        .iter()
+        .chain(head::ALWAYS_PRESERVE)
+        .copied()
+        .collect();
+    for item in items {
+        let (dest, fields, preserve): (&mut Value, _, &[&[&str]]) = match &item.holder {
+            Holder::InfraCluster => (
+                &mut desired.infra_cluster,
+                head::PATCH_OBJECT,
+                head::ALWAYS_PRESERVE,
+            ),
+            Holder::ControlPlane => (&mut desired.control_plane, head::PATCH_OBJECT, &cp_preserve),
+            Holder::ControlPlaneInfra => match desired.cp_infra_template.as_mut() {
+                Some(t) => (t, head::PATCH_TEMPLATE, head::ALWAYS_PRESERVE),
+                None => continue,
+            },
+            Holder::MachineDeployment {
+                index, bootstrap, ..
+            } => {
+                let Some(md) = desired.mds.get_mut(*index) else {
+                    continue;
+                };
+                let t = if *bootstrap {
+                    &mut md.bootstrap_template
+                } else {
+                    &mut md.infra_template
+                };
+                (t, head::PATCH_TEMPLATE, head::ALWAYS_PRESERVE)
+            }
+            Holder::MachinePool {
+                index, bootstrap, ..
+            } => {
+                let Some(mp) = desired.mps.get_mut(*index) else {
+                    continue;
+                };
+                let o = if *bootstrap {
+                    &mut mp.bootstrap_object
+                } else {
+                    &mut mp.infra_object
+                };
+                (o, head::PATCH_OBJECT, head::ALWAYS_PRESERVE)
+            }
+        };
+        head::copy_fields(dest, &item.template, fields, preserve);
+    }
+}
+
 /// The names of the ClusterClass's inline variable definitions (`definitionFrom`
 /// "inline" in `status.variables`; offline every definition is inline).
 pub fn inline_definitions(cc: &Value) -> Vec<String> {
@@ -411,7 +543,11 @@ pub fn apply(desired: &mut Desired, bp: &Blueprint, cluster: &Value) -> Result<(
                 "failed to generate patches for patch {name:?}: patch {name:?} is an external patch: it needs a runtime extension (RuntimeSDK), which capi-render cannot call offline"
             )));
         }
-        run_inline(p, &mut items, &vars, &global, name)?;
+        run_inline(bp.head_builtins, p, &mut items, &vars, &global, name)?;
+    }
+    if bp.head_builtins {
+        update_desired_head(desired, &items);
+        return Ok(());
     }
     update_desired(desired, &items).map_err(|e| e.wrap("failed to apply patches to desired state"))
 }
@@ -447,6 +583,54 @@ mod tests {
             .unwrap_err()
             .message()
             .contains("error applying json patch"));
+    }
+
+    #[test]
+    fn head_patch_keeps_spec_and_metadata() {
+        let mut item = Item {
+            holder: Holder::InfraCluster,
+            template: json!({"kind": "K", "metadata": {"name": "n", "labels": {"a": "1"}},
+                "spec": {"template": {"spec": {"z": 1}}}}),
+            builtin: json!({}),
+            overrides: vec![],
+        };
+        apply_json_patch_head(
+            &mut item,
+            vec![
+                json!({"op": "replace", "path": "/spec", "value": {"template": {"metadata": {"labels": {"x": "y"}}}}}),
+                json!({"op": "add", "path": "/metadata/labels/b", "value": "2"}),
+                json!({"op": "add", "path": "/metadata/name", "value": "other"}),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            item.template["spec"],
+            json!({"template": {"metadata": {"labels": {"x": "y"}}}})
+        );
+        assert_eq!(
+            item.template["metadata"],
+            json!({"name": "n", "labels": {"a": "1", "b": "2"}})
+        );
+    }
+
+    #[test]
+    fn head_update_skips_a_template_without_spec_and_keeps_topology_labels() {
+        let item = Item {
+            holder: Holder::InfraCluster,
+            template: json!({"spec": {"template": {"metadata": {"labels": {
+                "cluster.x-k8s.io/cluster-name": "other", "team": "blue"}}}}}),
+            builtin: json!({}),
+            overrides: vec![],
+        };
+        let mut infra = json!({"metadata": {"labels": {"cluster.x-k8s.io/cluster-name": "c"}},
+            "spec": {"zone": "z"}});
+        let fields = head::PATCH_OBJECT;
+        head::copy_fields(&mut infra, &item.template, fields, head::ALWAYS_PRESERVE);
+        assert_eq!(infra["spec"], json!({"zone": "z"}));
+        assert_eq!(
+            infra["metadata"]["labels"],
+            json!({"cluster.x-k8s.io/cluster-name": "c", "team": "blue"})
+        );
     }
 
     #[test]

@@ -77,17 +77,47 @@ pub fn machine_deployment(md: &mut Value, cluster: &Value, cc: &Value) {
     if let Some(m) = first(&topology, &class, &path) {
         obj::set(md, &["spec", "remediation", "maxInFlight"], m.clone());
     }
-    if let Some(a) = present(obj::get(&topology, &["rollout", "after"])) {
-        obj::set(md, &["spec", "rollout", "after"], a.clone());
-    }
+    rollout(md, &topology);
     if let Some(t) = first(&topology, &class, &["taints"]) {
         obj::set(md, &["spec", "template", "spec", "taints"], t.clone());
     }
 }
 
-/// The ControlPlane's machine taints (topology over class), at the contract's path.
+/// Go's zero value of a decoded field: null, `""`, or a map of zero values (numbers and
+/// booleans are never taken for zero here: the fields they fill are pointers).
+fn is_zero(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::String(s) => s.is_empty(),
+        Value::Object(m) => m.values().all(is_zero),
+        _ => false,
+    }
+}
+
+/// A MachineDeployment's `rollout`: a topology `rollout` that is set replaces the class's
+/// whole (its strategy, even when it has none, and its `after`).
+fn rollout(md: &mut Value, topology: &Value) {
+    let Some(r) = obj::get(topology, &["rollout"]).filter(|r| !is_zero(r)) else {
+        return;
+    };
+    if obj::get(r, &["strategy"]).is_none_or(is_zero) {
+        obj::remove(md, &["spec", "rollout", "strategy"]);
+    }
+    if let Some(a) = present(r.get("after")) {
+        obj::set(md, &["spec", "rollout", "after"], a.clone());
+    }
+    if obj::get(md, &["spec", "rollout"]).is_some_and(is_zero) {
+        obj::remove(md, &["spec", "rollout"]);
+    }
+}
+
+/// The ControlPlane's machine taints (topology over class), at the contract's path, and
+/// the topology's `rollout.after` (`spec.rollout.after` in both contracts).
 pub fn control_plane(cp: &mut Value, cluster: &Value, cc: &Value, v1beta2_contract: bool) {
     let topology = obj::get(cluster, &["spec", "topology", "controlPlane"]).unwrap_or(&Value::Null);
+    if let Some(a) = present(obj::get(topology, &["rollout", "after"])) {
+        obj::set(cp, &["spec", "rollout", "after"], a.clone());
+    }
     let class = obj::get(cc, &["spec", "controlPlane"]).unwrap_or(&Value::Null);
     if let Some(t) = first(topology, class, &["taints"]) {
         let path: &[&str] = if v1beta2_contract {
@@ -148,6 +178,43 @@ mod tests {
         assert_eq!(m["spec"]["deletion"], json!({"order": "Newest"}));
         assert_eq!(m["spec"]["remediation"], json!({"maxInFlight": "50%"}));
         assert_eq!(m["spec"]["template"]["spec"]["taints"], json!([]));
+    }
+
+    #[test]
+    fn a_topology_rollout_replaces_the_class_strategy() {
+        let mut m = md();
+        let c = cluster(
+            json!({"class": "w", "name": "md-0", "rollout": {"after": "2031-01-01T00:00:00Z"}}),
+        );
+        machine_deployment(&mut m, &c, &cc());
+        assert_eq!(
+            m["spec"]["rollout"],
+            json!({"after": "2031-01-01T00:00:00Z"})
+        );
+        // An empty topology rollout leaves the class's strategy.
+        let mut m = md();
+        let c = cluster(json!({"class": "w", "name": "md-0", "rollout": {"strategy": {}}}));
+        machine_deployment(&mut m, &c, &cc());
+        assert_eq!(
+            m["spec"]["rollout"],
+            json!({"strategy": {"type": "RollingUpdate"}})
+        );
+        assert!(is_zero(&json!({"a": {"b": ""}, "c": null})));
+        assert!(!is_zero(&json!({"a": 0})));
+    }
+
+    #[test]
+    fn control_plane_rollout_after_from_the_topology() {
+        let c = json!({"spec": {"topology": {"controlPlane": {"rollout": {"after": "2030-01-01T00:00:00Z"}}}}});
+        let mut cp = json!({"spec": {"replicas": 1}});
+        control_plane(&mut cp, &c, &json!({}), true);
+        assert_eq!(
+            cp["spec"]["rollout"],
+            json!({"after": "2030-01-01T00:00:00Z"})
+        );
+        let mut cp = json!({});
+        control_plane(&mut cp, &json!({}), &json!({}), false);
+        assert_eq!(cp, json!({}));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::seconds;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::topology::obj;
 
 /// A ClusterClass or Cluster topology `healthCheck` as v1beta1's `machineHealthCheck`
@@ -32,14 +32,8 @@ pub fn to_v1beta1(hc: &Value, path: &str) -> Result<Value> {
         }
         out.insert("unhealthyConditions".into(), Value::Array(list));
     }
-    if checks
-        .get("unhealthyMachineConditions")
-        .is_some_and(|v| v.as_array().is_some_and(|a| !a.is_empty()))
-    {
-        return Err(Error::new(format!(
-            "{path}.checks.unhealthyMachineConditions: not supported by capi-render (no v1beta1 equivalent)"
-        )));
-    }
+    // `checks.unhealthyMachineConditions` has no v1beta1 equivalent: the converted
+    // MachineHealthCheck takes it from the v1beta2 input (`mhc_source::machine_conditions`).
     let rem = hc.get("remediation").cloned().unwrap_or(Value::Null);
     if let Some(v) =
         obj::get(&rem, &["triggerIf", "unhealthyLessThanOrEqualTo"]).filter(|v| !v.is_null())
@@ -130,12 +124,11 @@ mod tests {
     }
 
     #[test]
-    fn machine_conditions_are_reported_unsupported() {
-        let hc = json!({"checks": {"unhealthyMachineConditions": [{"type": "X"}]}});
-        let e = to_v1beta1(&hc, "spec.controlPlane.healthCheck").unwrap_err();
-        assert!(e
-            .message()
-            .contains("spec.controlPlane.healthCheck.checks.unhealthyMachineConditions"));
+    fn machine_conditions_stay_out_of_v1beta1() {
+        let hc = json!({"checks": {"unhealthyMachineConditions": [{"type": "X"}],
+            "nodeStartupTimeoutSeconds": 60}});
+        let v = to_v1beta1(&hc, "spec.controlPlane.healthCheck").unwrap();
+        assert_eq!(v, json!({"nodeStartupTimeout": "1m0s"}));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use super::class::TIMEOUTS;
 use super::{head_fields, health_check, refs, seconds, V1BETA1, V1BETA2};
 use crate::error::Result;
+use crate::model::pointer::Pointer as _;
 use crate::topology::obj;
 
 /// What the conversion reads besides the desired objects.
@@ -52,7 +53,11 @@ pub fn to_v1beta2(objs: Vec<Value>, inputs: &Inputs) -> Result<Vec<Value>> {
                 if !explicit(&o) {
                     obj::remove(&mut spec, &["maxUnhealthy"]);
                 }
+                let conditions = super::mhc_source::machine_conditions(&o, cluster, inputs.class);
                 obj::set(&mut o, &["spec"], health_check::mhc_spec_to_v1beta2(&spec)?);
+                if let Some(c) = conditions {
+                    obj::set(&mut o, &["spec", "checks", "unhealthyMachineConditions"], c);
+                }
                 obj::set(&mut o, &["apiVersion"], Value::from(V1BETA2));
                 o
             }
@@ -113,15 +118,9 @@ fn cluster_to_v1beta2(mut c: Value, input: &Value) -> Value {
         obj::set(&mut topology, &["version"], v);
     }
     if let Some(Value::Array(vs)) = vars {
-        let vs: Vec<Value> = vs
-            .into_iter()
-            .map(|mut v| {
-                obj::remove(&mut v, &["definitionFrom"]);
-                v
-            })
-            .collect();
-        obj::set(&mut topology, &["variables"], Value::Array(vs));
+        obj::set(&mut topology, &["variables"], without_definition_from(vs));
     }
+    defaulted_overrides(&c, &mut topology);
     obj::set(&mut c, &["spec", "topology"], topology);
     let ep = obj::get(&c, &["spec", "controlPlaneEndpoint"]);
     if ep.is_some_and(|e| {
@@ -131,17 +130,62 @@ fn cluster_to_v1beta2(mut c: Value, input: &Value) -> Value {
         obj::remove(&mut c, &["spec", "controlPlaneEndpoint"]);
     }
     obj::remove(&mut c, &["status"]);
-    // CAPI v1.13 tracks the current upgrade step on the Cluster; a new Cluster has none
-    // (the controller writes "" rather than leaving the annotation out).
-    obj::set(
+    // CAPI v1.14 tracks the current upgrade step on the Cluster only during an upgrade:
+    // a new Cluster has no upgrade plan, so the annotation goes (an emptied map with it).
+    obj::remove(
         &mut c,
         &["metadata", "annotations", UPGRADE_STEP_ANNOTATION],
-        Value::from(""),
     );
+    if obj::get(&c, &["metadata", "annotations"])
+        .and_then(Value::as_object)
+        .is_some_and(Map::is_empty)
+    {
+        obj::remove(&mut c, &["metadata", "annotations"]);
+    }
     c
 }
 
-/// The Cluster annotation on which CAPI v1.13's topology controller tracks upgrade steps.
+fn without_definition_from(vs: Vec<Value>) -> Value {
+    let vs = vs.into_iter().map(|mut v| {
+        obj::remove(&mut v, &["definitionFrom"]);
+        v
+    });
+    Value::Array(vs.collect())
+}
+
+/// The webhook's defaulted override lists (control plane, each MachineDeployment and
+/// MachinePool, in topology order) from the engine's Cluster `c` into the v1beta2
+/// `topology`, where the topology has the list.
+fn defaulted_overrides(c: &Value, topology: &mut Value) {
+    let overrides = ["variables", "overrides"];
+    let mut lists: Vec<(Vec<String>, Value)> = Vec::new();
+    if let Some(Value::Array(o)) = obj::get(
+        c,
+        &["spec", "topology", "controlPlane", "variables", "overrides"],
+    ) {
+        lists.push((
+            vec!["controlPlane".into()],
+            without_definition_from(o.clone()),
+        ));
+    }
+    for kind in ["machineDeployments", "machinePools"] {
+        let workers = obj::get(c, &["spec", "topology", "workers", kind]).and_then(Value::as_array);
+        for (i, w) in workers.into_iter().flatten().enumerate() {
+            if let Some(Value::Array(o)) = obj::get(w, &overrides) {
+                let at = vec!["workers".into(), kind.into(), i.to_string()];
+                lists.push((at, without_definition_from(o.clone())));
+            }
+        }
+    }
+    for (at, list) in lists {
+        let pointer = format!("/{}/variables/overrides", at.join("/"));
+        if let Some(slot) = topology.ptr_mut(&pointer) {
+            *slot = list;
+        }
+    }
+}
+
+/// The Cluster annotation on which CAPI's topology controller tracks upgrade steps.
 pub const UPGRADE_STEP_ANNOTATION: &str = "topology.internal.cluster.x-k8s.io/upgrade-step";
 
 /// `node*Timeout` durations in `m` as a `deletion` map of `*Seconds`.
@@ -316,7 +360,42 @@ mod tests {
         );
         assert!(c["spec"].get("controlPlaneEndpoint").is_none());
         assert!(c.get("status").is_none());
-        assert_eq!(c["metadata"]["annotations"][UPGRADE_STEP_ANNOTATION], "");
+        assert!(c["metadata"].get("annotations").is_none());
+    }
+
+    #[test]
+    fn cluster_loses_the_upgrade_step_annotation_and_keeps_others() {
+        let mut after = cluster_after();
+        after["metadata"]["annotations"] = json!({UPGRADE_STEP_ANNOTATION: "v1.32.0", "a": "b"});
+        let out = to_v1beta2(vec![after], &input()).unwrap();
+        assert_eq!(out[0]["metadata"]["annotations"], json!({"a": "b"}));
+    }
+
+    #[test]
+    fn cluster_takes_the_defaulted_overrides() {
+        let mut after = cluster_after();
+        after["spec"]["topology"]["controlPlane"] = json!({"variables": {"overrides": [{"name": "o", "value": {"a": 1, "d": 2}, "definitionFrom": ""}]}});
+        after["spec"]["topology"]["workers"] = json!({"machineDeployments": [{"name": "m0"},
+            {"name": "m1", "variables": {"overrides": [{"name": "o", "value": [{"x": 1, "d": 2}]}]}}]});
+        let mut inp = input();
+        inp["spec"]["topology"]["controlPlane"] =
+            json!({"replicas": 1, "variables": {"overrides": [{"name": "o", "value": {"a": 1}}]}});
+        inp["spec"]["topology"]["workers"] = json!({"machineDeployments": [{"name": "m0", "class": "c"},
+            {"name": "m1", "class": "c", "variables": {"overrides": [{"name": "o", "value": [{"x": 1}]}]}}]});
+        let out = to_v1beta2(vec![after], &inp).unwrap();
+        let t = &out[0]["spec"]["topology"];
+        assert_eq!(
+            t["controlPlane"],
+            json!({"replicas": 1, "variables": {"overrides": [{"name": "o", "value": {"a": 1, "d": 2}}]}})
+        );
+        assert_eq!(
+            t["workers"]["machineDeployments"][0],
+            json!({"name": "m0", "class": "c"})
+        );
+        assert_eq!(
+            t["workers"]["machineDeployments"][1]["variables"]["overrides"][0]["value"],
+            json!([{"x": 1, "d": 2}])
+        );
     }
 
     #[test]

@@ -180,7 +180,7 @@ pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
     cluster_class_errors_with(cc, false)
 }
 
-/// [`cluster_class_errors`], with CAPI v1.13's builtin variables when `head` (a v1beta2
+/// [`cluster_class_errors`], with CAPI v1.14's builtin variables and patch path rule when `head` (a v1beta2
 /// ClusterClass converted by `topology::v1beta2`).
 pub fn cluster_class_errors_with(cc: &Value, head: bool) -> Vec<FieldError> {
     let mut errs = Vec::new();

@@ -125,17 +125,27 @@ pub(super) fn json_patches(
             ));
         }
         let jp = obj::str_at(p, &["path"]);
-        if !jp.starts_with("/spec/") {
+        if let Some(detail) = path_error(jp, head) {
             errs.push(FieldError::invalid(
                 &fe::child(&ip, "path"),
                 BadValue::Str(pretty_json_patch(p)),
-                "jsonPatch path must start with \"/spec/\"",
+                detail,
             ));
         }
         index_access(op, jp, &fe::child(&ip, "path"), errs);
         if op == "add" || op == "replace" {
             json_patch_values(p, var_names, &ip, head, errs);
         }
+    }
+}
+
+/// The path rule of `validateJSONPatches`: v1.10 wants `/spec/`; since v1.13 (`head`) a
+/// path only has to start with `/spec`, so a patch may set `/spec` itself.
+fn path_error(jp: &str, head: bool) -> Option<&'static str> {
+    match head {
+        false if !jp.starts_with("/spec/") => Some("jsonPatch path must start with \"/spec/\""),
+        true if !jp.starts_with("/spec") => Some("jsonPatch path must start with \"/spec\""),
+        _ => None,
     }
 }
 
@@ -374,6 +384,21 @@ pub(super) fn selectors(sel: &Value, cc: &Value, path: &str, errs: &mut Vec<Fiel
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn head_allows_a_patch_of_spec_itself() {
+        assert_eq!(
+            path_error("/spec", false),
+            Some("jsonPatch path must start with \"/spec/\"")
+        );
+        assert_eq!(path_error("/spec/a", false), None);
+        assert_eq!(path_error("/spec", true), None);
+        assert_eq!(path_error("/spec/a", true), None);
+        assert_eq!(
+            path_error("/metadata/labels", true),
+            Some("jsonPatch path must start with \"/spec\"")
+        );
+    }
 
     #[test]
     fn head_builtins_differ_from_v1_10s() {

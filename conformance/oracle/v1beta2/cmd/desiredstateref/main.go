@@ -10,8 +10,11 @@
 //     definition per spec.variables entry; this is the only step written here, mirroring
 //     internal/controllers/clusterclass, which a module outside CAPI cannot import), with
 //     observedGeneration and the VariablesReady condition set as after a reconcile;
+//   - a cluster.x-k8s.io/v1beta1 Cluster or ClusterClass converted to v1beta2 by the
+//     conversion webhook's own functions (core/webhooks/conversion), as the API server
+//     serves it to the v1beta2 controllers;
 //   - the Cluster defaulting webhook's topology defaulting: the "v" version prefix and
-//     webhooks.Cluster.DefaultAndValidateVariables (public, meant for exactly this use);
+//     admission.Cluster.DefaultAndValidateVariables (public, meant for exactly this use);
 //   - the blueprint as the topology controller's getBlueprint builds it (templates looked
 //     up by the class's templateRefs in the class's namespace);
 //   - exp/topology/desiredstate's Generator (patch engine included; no runtime client:
@@ -51,12 +54,13 @@ import (
 	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
+	"sigs.k8s.io/cluster-api/core/webhooks/admission"
+	"sigs.k8s.io/cluster-api/core/webhooks/conversion"
 	"sigs.k8s.io/cluster-api/exp/topology/desiredstate"
 	"sigs.k8s.io/cluster-api/exp/topology/scope"
 	"sigs.k8s.io/cluster-api/feature"
 	"sigs.k8s.io/cluster-api/util/cache"
 	"sigs.k8s.io/cluster-api/util/contract"
-	"sigs.k8s.io/cluster-api/webhooks"
 )
 
 func main() {
@@ -181,7 +185,7 @@ func run(files []string) ([]byte, error) {
 	if !strings.HasPrefix(cluster.Spec.Topology.Version, "v") {
 		cluster.Spec.Topology.Version = "v" + cluster.Spec.Topology.Version
 	}
-	if errs := (&webhooks.Cluster{}).DefaultAndValidateVariables(ctx, cluster, nil, clusterClass); len(errs) > 0 {
+	if errs := (&admission.Cluster{}).DefaultAndValidateVariables(ctx, cluster, nil, clusterClass); len(errs) > 0 {
 		return nil, fmt.Errorf("Cluster %s/%s: %v", cluster.Namespace, cluster.Name, errs.ToAggregate())
 	}
 
@@ -221,7 +225,7 @@ func run(files []string) ([]byte, error) {
 	// No workload cluster and no runtime extensions: the cluster cache is never asked for
 	// a client (no MachinePool exists yet), the hook caches stay empty.
 	gen, err := desiredstate.NewGenerator(c, noClusterCache{}, nil,
-		cache.New[cache.HookEntry](time.Minute), cache.New[desiredstate.GenerateUpgradePlanCacheEntry](time.Minute))
+		cache.New[cache.HookEntry](ctx, time.Minute), cache.New[desiredstate.GenerateUpgradePlanCacheEntry](ctx, time.Minute))
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +247,7 @@ func decodeCluster(u *unstructured.Unstructured) (*clusterv1.Cluster, error) {
 		if err := toTyped(u, old); err != nil {
 			return nil, err
 		}
-		if err := old.ConvertTo(c); err != nil {
+		if err := conversion.ConvertClusterV1Beta1ToHub(context.Background(), old, c); err != nil {
 			return nil, err
 		}
 		return c, nil
@@ -258,7 +262,7 @@ func decodeClass(u *unstructured.Unstructured) (*clusterv1.ClusterClass, error) 
 		if err := toTyped(u, old); err != nil {
 			return nil, err
 		}
-		if err := old.ConvertTo(cc); err != nil {
+		if err := conversion.ConvertClusterClassV1Beta1ToHub(context.Background(), old, cc); err != nil {
 			return nil, err
 		}
 		return cc, nil
