@@ -247,3 +247,21 @@ pub fn read_command(text: &str, shown: &str) -> Result<Option<RenderCommand>> {
             .in_file(shown)
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_head_reads_the_command_before_the_outputs_only() {
+        let lock = "# c\ncommand:\n  certManager: true\n  files:\n  - ../p.yaml\ninputs: []\nlockVersion: 1\noutputs: []\n";
+        let c = in_head(lock).unwrap();
+        assert!(c.cert_manager && c.files == ["../p.yaml"]);
+        assert_eq!(
+            in_head("lockVersion: 1\noutputs:\ncommand:\n  files:\n  - a\n"),
+            None
+        );
+        // One that does not read back is none: the run rewrites it.
+        assert_eq!(in_head("command:\n  files: 3\noutputs: []\n"), None);
+    }
+}

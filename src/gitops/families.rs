@@ -180,7 +180,15 @@ mod tests {
             files: vec!["p.yaml".into()],
             cert_manager: true,
             flux: Some(("flux-system".into(), "out".into())),
-            argocd: Some((Default::default(), "out".into())),
+            argocd: Some((
+                crate::gitops::argocd::Settings {
+                    repo_url: "https://git.example.com/r.git".into(),
+                    revision: "HEAD".into(),
+                    project: "default".into(),
+                    namespace: "argocd".into(),
+                },
+                "out".into(),
+            )),
             ..Default::default()
         }
     }
