@@ -77,8 +77,10 @@ pub struct RenderArgs {
         default_value = "flux-system"
     )]
     pub flux_source: String,
-    /// OUT's path inside the Git repository, for the Kustomizations' `spec.path`
-    /// (default: OUT as given, which must then be relative).
+    /// OUT's path inside the Git repository, for the Kustomizations' `spec.path` and
+    /// the Applications' `path` (default: OUT relative to the root of the Git work tree
+    /// holding it, from any directory; outside one, OUT as given, which must then be
+    /// relative).
     #[arg(long = "flux-path", value_name = "PATH")]
     pub flux_path: Option<String>,
     /// A Flux Kustomization outside the tree (NAME in flux-system, or NAMESPACE/NAME,
@@ -123,6 +125,12 @@ pub struct RenderArgs {
     /// every unit of the tree). Without it that is an error.
     #[arg(long = "allow-empty")]
     pub allow_empty: bool,
+    /// Let -o remove what OUT's lock records and these flags no longer ask for: the
+    /// Flux or Argo CD files, cert-manager, the class units or Clusters of another
+    /// --clusters mode, the providers' Namespaces. Without it such a run is refused
+    /// and writes nothing.
+    #[arg(long = "allow-prune")]
+    pub allow_prune: bool,
     /// Also render cert-manager, as clusterctl installs it, as the first unit
     /// (`cert-manager/`): the release the config's `cert-manager:` section or
     /// `--repository DIR/cert-manager/<version>/` holds.
@@ -150,15 +158,7 @@ pub struct RenderArgs {
 pub fn tree_options(a: &RenderArgs) -> Result<TreeOptions, Error> {
     let flux_path = match (&a.flux_path, &a.output) {
         (Some(p), _) => p.clone(),
-        (None, Some(out)) if a.flux || a.argocd => {
-            if out.is_absolute() {
-                return Err(Error::new(format!(
-                    "--flux and --argocd need --flux-path: OUT ({}) is absolute, and the paths they apply are relative to the Git repository",
-                    out.display()
-                )));
-            }
-            out.to_string_lossy().replace('\\', "/")
-        }
+        (None, Some(out)) if a.flux || a.argocd => path_in_repository(out)?,
         _ => String::new(),
     };
     Ok(TreeOptions {
@@ -169,6 +169,22 @@ pub fn tree_options(a: &RenderArgs) -> Result<TreeOptions, Error> {
         argocd: argocd_settings(a),
         command: None,
     })
+}
+
+/// OUT's path for the Flux and Argo CD objects without `--flux-path`: relative to the
+/// root of the Git work tree holding OUT; outside one, OUT as given, which must then be
+/// relative.
+fn path_in_repository(out: &Path) -> Result<String, Error> {
+    if let Some(p) = gitops::repo::path_in_repository(out)? {
+        return Ok(p);
+    }
+    if out.is_absolute() {
+        return Err(Error::new(format!(
+            "--flux and --argocd need --flux-path: OUT ({}) is absolute and in no Git work tree (no `.git` above it), and the paths they apply are relative to the Git repository; pass --flux-path PATH, OUT's path inside the repository Flux or Argo CD reads",
+            out.display()
+        )));
+    }
+    Ok(out.to_string_lossy().replace('\\', "/"))
 }
 
 fn argocd_settings(a: &RenderArgs) -> Option<gitops::argocd::Settings> {
@@ -260,6 +276,7 @@ fn from_lock(
         no_namespaces: c.no_namespaces,
         oci_layout: c.oci_layout.map(PathBuf::from),
         allow_empty: c.allow_empty,
+        allow_prune: a.allow_prune,
         cert_manager: c.cert_manager,
         clusters: super::ClustersArg {
             clusters: c.clusters.as_str().to_string(),
@@ -380,7 +397,8 @@ fn run_write(
     if a.stdout {
         return print_stream(prepare(a, config, repository)?);
     }
-    topts.command = Some(command_of(a, &topts, config, repository));
+    let command = command_of(a, &topts, config, repository);
+    topts.command = Some(command.clone());
     let out = a
         .output
         .as_deref()
@@ -395,6 +413,7 @@ fn run_write(
             check_out_outside_inputs(&a.files, out)?;
             let opened =
                 gitops::Opened::for_write(out)?.listing_unchanged(a.output_format == Format::Json);
+            opened.refuse_losses(out, &command, a.allow_prune)?;
             let deferral = opened.deferral(out, &topts, a.full);
             let r = prepare_deferring(a, config, repository, &deferral)?;
             gitops::write_opened(
@@ -408,6 +427,7 @@ fn run_write(
             )?
         }
         Some(s) => {
+            gitops::refuse_losses_at(out, &command, a.allow_prune)?;
             let r = prepare(a, config, repository)?;
             let rep =
                 gitops::shard::write(r, out, &topts, s, &mut super::report_summary, &mut |_| {

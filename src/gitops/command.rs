@@ -216,6 +216,14 @@ fn flux_extras_of(f: &Value) -> std::result::Result<super::flux::Extras, String>
     Ok(x)
 }
 
+/// The `command:` a lock records, looked for only before its `outputs:` (the writer
+/// puts it first); `None` when there is none or it does not read back (a run that
+/// rewrites the lock replaces it).
+pub fn in_head(text: &str) -> Option<RenderCommand> {
+    let end = memchr::memmem::find(text.as_bytes(), b"\noutputs:").unwrap_or(text.len());
+    read_command(text.get(..end)?, "").ok().flatten()
+}
+
 /// The `command:` a lock records (paths relative to the lock's directory), `None` when
 /// it records none (a tree written by a library caller or an older capi-render).
 pub fn read_command(text: &str, shown: &str) -> Result<Option<RenderCommand>> {
@@ -238,4 +246,22 @@ pub fn read_command(text: &str, shown: &str) -> Result<Option<RenderCommand>> {
             ))
             .in_file(shown)
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_head_reads_the_command_before_the_outputs_only() {
+        let lock = "# c\ncommand:\n  certManager: true\n  files:\n  - ../p.yaml\ninputs: []\nlockVersion: 1\noutputs: []\n";
+        let c = in_head(lock).unwrap();
+        assert!(c.cert_manager && c.files == ["../p.yaml"]);
+        assert_eq!(
+            in_head("lockVersion: 1\noutputs:\ncommand:\n  files:\n  - a\n"),
+            None
+        );
+        // One that does not read back is none: the run rewrites it.
+        assert_eq!(in_head("command:\n  files: 3\noutputs: []\n"), None);
+    }
 }

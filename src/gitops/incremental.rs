@@ -56,6 +56,23 @@ impl Opened {
         self
     }
 
+    /// `Err` when a run recording `now` would remove a unit family OUT's lock
+    /// records, unless `allow_prune` ([`super::families`]).
+    pub fn refuse_losses(
+        &self,
+        out: &Path,
+        now: &lock::RenderCommand,
+        allow_prune: bool,
+    ) -> Result<()> {
+        super::families::refuse_losses(
+            &out.display().to_string(),
+            &self.prev.outputs.views(),
+            self.prev.command.as_ref(),
+            now,
+            allow_prune,
+        )
+    }
+
     /// The input files the run may leave unparsed (none unless [`incremental`]).
     pub fn deferral(&self, out: &Path, opts: &TreeOptions, full: bool) -> Deferral {
         if !incremental(opts, full) {

@@ -557,6 +557,7 @@ mod tests {
             .map(record)
             .to_vec(),
             inputs: Vec::new(),
+            command: None,
         };
         let views = prev.outputs.views();
         let k = keepable(&prev.units, &views);

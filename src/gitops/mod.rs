@@ -64,6 +64,7 @@
 pub mod argocd;
 pub mod check;
 pub mod command;
+pub mod families;
 pub mod flux;
 pub mod immutable;
 mod incremental;
@@ -74,6 +75,7 @@ pub mod layout;
 pub mod lock;
 pub mod mask;
 pub mod names;
+pub mod repo;
 pub mod shard;
 pub mod writer;
 
@@ -135,20 +137,31 @@ pub(crate) fn previous_lock(out: &Path) -> Result<lock::Lock> {
         Error::new(format!("failed to read {shown}: {e}"))
     })?
     .ok_or_else(|| Error::new(format!("{shown}: not UTF-8 text")).in_file(&shown))?;
-    lock::read_lock(text, &shown)
+    let command = command::in_head(&text);
+    let mut read = lock::read_lock(text, &shown)?;
+    read.command = command;
+    Ok(read)
 }
 
-/// The directory `render --from-lock OUT` reads inside (SECURITY.md): the nearest
-/// ancestor of OUT holding `.git`, else the working directory.
+/// The directory `render --from-lock OUT` reads inside (SECURITY.md): the root of the
+/// Git work tree holding OUT ([`repo::work_tree_root`]), else the working directory.
 pub fn repository_root(out: &Path) -> Result<PathBuf> {
-    let abs_out =
-        std::path::absolute(out).map_err(|e| Error::new(format!("{}: {e}", out.display())))?;
-    abs_out
-        .ancestors()
-        .find(|a| a.join(".git").exists())
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::current_dir().ok())
-        .ok_or_else(|| Error::new("cannot tell the current directory"))
+    match repo::work_tree_root(out)? {
+        Some(root) => Ok(root),
+        None => std::env::current_dir()
+            .map_err(|e| Error::new(format!("cannot tell the current directory: {e}"))),
+    }
+}
+
+/// [`Opened::refuse_losses`] for a run that does not open OUT (`--shard`).
+pub fn refuse_losses_at(out: &Path, now: &lock::RenderCommand, allow_prune: bool) -> Result<()> {
+    if allow_prune || !out.is_dir() {
+        return Ok(());
+    }
+    let prev = previous_lock(out)?;
+    let shown = out.display().to_string();
+    let views = prev.outputs.views();
+    families::refuse_losses(&shown, &views, prev.command.as_ref(), now, false)
 }
 
 /// The `render` command OUT's lock records (`render --from-lock`), its paths resolved

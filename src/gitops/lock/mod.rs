@@ -166,6 +166,9 @@ pub struct Lock {
     pub outputs: Outputs,
     pub units: Vec<UnitRecord>,
     pub inputs: Vec<LockInput>,
+    /// The `command:` it records, when it records one that reads back
+    /// ([`super::command::in_head`]).
+    pub command: Option<RenderCommand>,
 }
 
 /// An `inputs` item: a path relative to OUT, its sha256 and, for a file of topology

@@ -91,6 +91,7 @@ pub fn read_lock(text: impl Into<String>, shown: &str) -> Result<Lock> {
         outputs: out,
         units,
         inputs,
+        command: None,
     })
 }
 
