@@ -41,9 +41,9 @@ fn json(o: &Output) -> Value {
 const JSON_PAGE: &str = "docs/src/reference/json.md";
 
 fn documented() -> BTreeMap<String, Value> {
-    let readme = std::fs::read_to_string(root().join(JSON_PAGE)).unwrap();
+    let page = std::fs::read_to_string(root().join(JSON_PAGE)).unwrap();
     let mut out = BTreeMap::new();
-    for block in readme.split("```json\n").skip(1) {
+    for block in page.split("```json\n").skip(1) {
         let body = block.split("\n```").next().unwrap();
         let v: Value = serde_json::from_str(body)
             .unwrap_or_else(|e| panic!("{JSON_PAGE}: json example does not parse ({e}):\n{body}"));
@@ -132,7 +132,7 @@ fn changes(v: &Value) -> Vec<(String, String)> {
 }
 
 #[test]
-fn readme_documents_one_example_per_kind() {
+fn book_documents_one_example_per_kind() {
     let kinds: Vec<String> = documented().into_keys().collect();
     assert_eq!(
         kinds,

@@ -15,6 +15,8 @@
 //! * A ```` ```yaml file=PATH ```` block is written to PATH at that point of the page.
 //! * `$CAPI_CORPUS` in a command is the release corpus; without it the page's
 //!   remaining commands are skipped (`SKIPPED (corpus)`), as in every corpus test.
+//!   In the output, the corpus path reads `$CAPI_CORPUS` and the scratch directory
+//!   (the working directory) `$PWD`.
 //!
 //! Each page runs in its own scratch directory holding a copy of `fixtures/quickstart`
 //! and `fixtures/repository` (the README's quick start runs from a checkout's root).
@@ -248,6 +250,9 @@ fn run_page(page: &str, dir: &Path) {
                 if let Some(c) = &corpus_dir {
                     shown = shown.replace(&c.display().to_string(), "$CAPI_CORPUS");
                 }
+                for d in [dir.canonicalize().unwrap(), dir.to_path_buf()] {
+                    shown = shown.replace(&d.display().to_string(), "$PWD");
+                }
                 assert_eq!(
                     code, status,
                     "{at}: exit status {code}, the page expects {status}; output:\n{shown}"
@@ -264,7 +269,10 @@ fn run_page(page: &str, dir: &Path) {
             }
         }
     }
-    assert!(ran > 0 || !text.contains("```console"), "{page}: no command ran");
+    assert!(
+        ran > 0 || !text.contains("```console"),
+        "{page}: no command ran"
+    );
 }
 
 fn scratch_with_fixtures(tag: &str) -> Scratch {
@@ -315,7 +323,10 @@ fn console_blocks_are_parsed_as_documented() {
             ..
         } => {
             assert_eq!(words(command), ["capi-render", "a", "b c", "d"]);
-            assert_eq!(expected.as_deref(), Some(&["one".to_string(), "...".to_string()][..]));
+            assert_eq!(
+                expected.as_deref(),
+                Some(&["one".to_string(), "...".to_string()][..])
+            );
             assert_eq!(*status, 1);
         }
         other => panic!("{other:?}"),
