@@ -5,6 +5,8 @@ inside docs/src (the HTML book holds nothing else). SUMMARY.md lists every page,
 every {{#include}} names an existing file. No network: http(s) links are not followed.
 
 Usage: scripts/check-links.py [ROOT]   (default: the repository holding this script)
+       scripts/check-links.py --html BOOK   (the built book: every relative href and
+                                             src of every page resolves, with its #id)
 """
 import os
 import re
@@ -121,5 +123,52 @@ def main():
     print(f"links: {len(pages) + 1} files checked, {len(problems)} problem(s)")
     return 1 if problems else 0
 
+def check_html(book):
+    """Every relative href/src of the built book resolves to a file, and #ids exist."""
+    from html.parser import HTMLParser
+
+    class Page(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.ids, self.refs = set(), []
+        def handle_starttag(self, tag, attrs):
+            for k, v in attrs:
+                if k == "id" and v:
+                    self.ids.add(v)
+                if k in ("href", "src") and v:
+                    self.refs.append((v, self.getpos()[0]))
+
+    pages = {}
+    for d, _, files in os.walk(book):
+        for f in files:
+            if f.endswith(".html"):
+                p = Page()
+                path = os.path.join(d, f)
+                p.feed(open(path, encoding="utf-8").read())
+                pages[os.path.normpath(path)] = p
+    problems = []
+    for path, p in sorted(pages.items()):
+        if os.path.basename(path) in ("print.html", "404.html", "toc.html"):
+            continue
+        for ref, line in p.refs:
+            if re.match(r"[a-z][a-z0-9+.-]*:", ref) or ref.startswith("//"):
+                continue
+            file_part, _, frag = ref.partition("#")
+            file_part = file_part.partition("?")[0]
+            dest = os.path.normpath(os.path.join(os.path.dirname(path), file_part)) if file_part else path
+            where = f"{os.path.relpath(path, book)}:{line}: {ref}"
+            if os.path.isdir(dest):
+                dest = os.path.join(dest, "index.html")
+            if not os.path.exists(dest):
+                problems.append(f"{where}: no such file")
+            elif frag and dest in pages and frag not in pages[dest].ids:
+                problems.append(f"{where}: no element with id {frag}")
+    for q in problems:
+        print(q)
+    print(f"html links: {len(pages)} pages checked, {len(problems)} problem(s)")
+    return 1 if problems else 0
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--html":
+        sys.exit(check_html(os.path.abspath(sys.argv[2])))
     sys.exit(main())
