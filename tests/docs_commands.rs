@@ -303,11 +303,19 @@ fn readme_commands() {
 fn guide_commands() {
     let pages = guide_pages();
     assert!(!pages.is_empty());
+    // Every page runs, and the failures are listed together at the end.
+    let mut failed = Vec::new();
     for p in pages {
         let rel = p.strip_prefix(root()).unwrap().display().to_string();
         let s = scratch_with_fixtures("docs-guide");
-        run_page(&rel, s.path());
+        if std::panic::catch_unwind(|| run_page(&rel, s.path())).is_err() {
+            failed.push(rel);
+        }
     }
+    assert!(
+        failed.is_empty(),
+        "guide pages whose commands failed: {failed:?}"
+    );
 }
 
 #[test]
