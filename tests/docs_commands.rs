@@ -18,8 +18,13 @@
 //!   In the output, the corpus path reads `$CAPI_CORPUS` and the scratch directory
 //!   (the working directory) `$PWD`.
 //!
+//! `documented_flags_are_the_binarys`: every long flag of a synopsis (a code block
+//! without an info string) or of a ```sh block line starting with `capi-render` is in
+//! that subcommand's `--help`, so no page documents a flag the binary does not have.
+//!
 //! Each page runs in its own scratch directory holding a copy of `fixtures/quickstart`
-//! and `fixtures/repository` (the README's quick start runs from a checkout's root).
+//! and `fixtures/repository`, so the README's commands, written for a checkout's root,
+//! run as written.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -343,4 +348,122 @@ fn console_blocks_are_parsed_as_documented() {
     assert!(matches(&e, &["a", "c"]));
     assert!(matches(&e, &["a", "b", "b", "c"]));
     assert!(!matches(&e, &["a", "b"]));
+}
+
+/// The subcommands whose `--help` a documented flag is looked up in (longest first).
+const SUBCOMMANDS: &[&str] = &[
+    "generate provider",
+    "generate cluster",
+    "init list-images",
+    "upgrade plan",
+    "upgrade apply",
+    "bundle verify",
+    "topology plan",
+    "render",
+    "krm",
+    "bundle",
+    "diff",
+    "lint",
+    "merge-locks",
+    "completion",
+    "man",
+];
+
+/// Every `capi-render ...` line of a synopsis (a code block without an info string) or
+/// of a ```sh block in the README and the book, with its continuation lines: the
+/// subcommand it names and the long flags it shows.
+fn documented_invocations() -> Vec<(String, String, Vec<String>)> {
+    let mut pages = vec![root().join("README.md")];
+    let mut dirs = vec![root().join("docs/src")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|e| e == "md") {
+                pages.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for page in pages {
+        let rel = page.strip_prefix(root()).unwrap().display().to_string();
+        let text = std::fs::read_to_string(&page).unwrap();
+        let mut in_block = None::<String>;
+        let mut current: Option<(usize, String)> = None;
+        let flush = |cur: &mut Option<(usize, String)>, out: &mut Vec<_>| {
+            if let Some((line, inv)) = cur.take() {
+                let words: Vec<&str> = inv
+                    .split_whitespace()
+                    .skip(1)
+                    .filter(|w| !w.starts_with('[') && !w.starts_with('-') && !w.ends_with(']'))
+                    .collect();
+                let named = words.join(" ");
+                let sub = SUBCOMMANDS
+                    .iter()
+                    .find(|s| named.starts_with(*s))
+                    .map(|s| s.to_string());
+                let flags = inv
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                    .filter(|w| w.starts_with("--") && w.len() > 2)
+                    .map(|w| w.to_string())
+                    .collect();
+                if let Some(sub) = sub {
+                    out.push((format!("{rel}:{line}"), sub, flags));
+                }
+            }
+        };
+        for (n, l) in text.lines().enumerate() {
+            if let Some(info) = l.strip_prefix("```") {
+                flush(&mut current, &mut out);
+                in_block = match in_block {
+                    None => Some(info.trim().to_string()),
+                    Some(_) => None,
+                };
+                continue;
+            }
+            let Some(info) = &in_block else { continue };
+            if !(info.is_empty() || info == "sh") {
+                continue;
+            }
+            if l.starts_with("capi-render ") {
+                flush(&mut current, &mut out);
+                current = Some((n + 1, l.split('#').next().unwrap().to_string()));
+            } else if l.starts_with("    ") && current.is_some() {
+                let c = current.as_mut().unwrap();
+                c.1.push(' ');
+                c.1.push_str(l.split('#').next().unwrap());
+            } else {
+                flush(&mut current, &mut out);
+            }
+        }
+        flush(&mut current, &mut out);
+    }
+    out
+}
+
+#[test]
+fn documented_flags_are_the_binarys() {
+    let mut help = std::collections::BTreeMap::new();
+    let invocations = documented_invocations();
+    assert!(invocations.len() > 15, "{invocations:?}");
+    let mut wrong = Vec::new();
+    for (at, sub, flags) in invocations {
+        let text = help.entry(sub.clone()).or_insert_with(|| {
+            let mut args: Vec<&str> = sub.split(' ').collect();
+            args.push("--help");
+            let o = bin().args(&args).output().unwrap();
+            assert!(o.status.success(), "capi-render {sub} --help");
+            String::from_utf8(o.stdout).unwrap()
+        });
+        for f in flags {
+            let known = text.match_indices(&f).any(|(i, _)| {
+                !text[i + f.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
+            });
+            if !known {
+                wrong.push(format!("{at}: capi-render {sub}: {f} is not in its --help"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
