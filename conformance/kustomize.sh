@@ -145,9 +145,10 @@ else
   note "FAIL krm: kustomize build --enable-alpha-plugins --enable-exec"; cat "$work/krm.log" >&2; fail=1
 fi
 
-# --- the README's recipes, run as written ------------------------------------------------
-# The first ```sh block after a marker line of README.md.
-readme_block() { awk -v m="$1" 'index($0, m) {f=1} f && /^```sh$/ {p=1; next} p && /^```$/ {exit} p' "$root/README.md"; }
+# --- the book's CI recipes (docs/src/guide/ci.md), run as written --------------------------
+recipes="$root/docs/src/guide/ci.md"
+# The first ```sh block after a marker line of the recipes page.
+readme_block() { awk -v m="$1" 'index($0, m) {f=1} f && /^```sh$/ {p=1; next} p && /^```$/ {exit} p' "$recipes"; }
 rec="$work/recipes"; mkdir -p "$rec/capi"
 cp "$root/fixtures/gitops/corpus/providers.yaml" "$rec/capi/providers.yaml"
 ln -s "$CAPI_CORPUS/repository" "$rec/capi/repository"
@@ -156,24 +157,24 @@ export PATH="$root/target/release:$PATH"
 readme_block '**Pre-render**' >"$work/pre-render.sh"
 readme_block '**CI**' >"$work/ci.sh"
 if ! (cd "$rec" && bash -e "$work/pre-render.sh" >/dev/null 2>&1) || [ -z "$(cd "$rec" && git log --oneline)" ]; then
-  note "FAIL README pre-render recipe"; fail=1
+  note "FAIL pre-render recipe"; fail=1
 fi
-(cd "$rec" && bash "$work/ci.sh" >/dev/null 2>&1) || { note "FAIL README CI recipe on a fresh tree"; fail=1; }
+(cd "$rec" && bash "$work/ci.sh" >/dev/null 2>&1) || { note "FAIL CI recipe on a fresh tree"; fail=1; }
 sed -i 's/^  version: v1.10.10$/  version: v1.10.9/' "$rec/capi/providers.yaml"
 set +e; (cd "$rec" && bash "$work/ci.sh" >"$work/ci.out" 2>&1); rc=$?; set -e
 if [ "$rc" != 1 ] || ! grep -q '^+++ b/capi-render.lock' "$work/ci.out"; then
-  note "FAIL README CI recipe on a stale tree (exit $rc)"; head -5 "$work/ci.out" >&2; fail=1
+  note "FAIL CI recipe on a stale tree (exit $rc)"; head -5 "$work/ci.out" >&2; fail=1
 fi
 if command -v pre-commit >/dev/null; then
-  awk '/^\*\*pre-commit\*\*/ {f=1} f && /^```yaml$/ {p=1; next} p && /^```$/ {exit} p' "$root/README.md" >"$rec/.pre-commit-config.yaml"
+  awk '/^\*\*pre-commit\*\*/ {f=1} f && /^```yaml$/ {p=1; next} p && /^```$/ {exit} p' "$recipes" >"$rec/.pre-commit-config.yaml"
   (cd "$rec" && git add -A && git commit -qm stale)
   set +e; (cd "$rec" && pre-commit run --all-files >"$work/pc.out" 2>&1); pcrc=$?; set -e
   if [ "$pcrc" = 0 ] || ! grep -q '^+++ b/capi-render.lock' "$work/pc.out"; then
-    note "FAIL README pre-commit recipe on a stale tree (exit $pcrc, no diff)"; head -20 "$work/pc.out" >&2; fail=1
+    note "FAIL pre-commit recipe on a stale tree (exit $pcrc, no diff)"; head -20 "$work/pc.out" >&2; fail=1
   fi
   (cd "$rec" && capi-render render -f capi/providers.yaml --repository capi/repository -o capi/rendered --flux 2>/dev/null && git add -A && git commit -qm rerendered)
-  (cd "$rec" && pre-commit run --all-files >"$work/pc2.out" 2>&1) || { note "FAIL README pre-commit recipe on an up-to-date tree"; head -20 "$work/pc2.out" >&2; fail=1; }
-  echo "README pre-commit recipe: stale tree fails with a diff, up-to-date tree passes"
+  (cd "$rec" && pre-commit run --all-files >"$work/pc2.out" 2>&1) || { note "FAIL pre-commit recipe on an up-to-date tree"; head -20 "$work/pc2.out" >&2; fail=1; }
+  echo "pre-commit recipe: stale tree fails with a diff, up-to-date tree passes"
   # This repository's .pre-commit-hooks.yaml, as a user's config names it (pre-commit
   # clones the repository at a commit and builds it with cargo).
   if rev=$(git -C "$root" rev-parse HEAD 2>/dev/null) && [ -z "$(git -C "$root" status --porcelain .pre-commit-hooks.yaml)" ]; then
@@ -192,9 +193,9 @@ if command -v pre-commit >/dev/null; then
     fi
   fi
 else
-  echo "pre-commit not installed: README pre-commit recipe not run"
+  echo "pre-commit not installed: pre-commit recipe not run"
 fi
-echo "README recipes: pre-render, CI on a fresh tree (exit 0) and a stale one (exit $rc, diff)"
+echo "CI recipes (docs/src/guide/ci.md): pre-render, CI on a fresh tree (exit 0) and a stale one (exit $rc, diff)"
 
 [ "$fail" = 0 ] || { echo "kustomize conformance: FAILED"; exit 1; }
 echo "kustomize conformance: OK"

@@ -1,6 +1,6 @@
 //! `--output-format json` (and `upgrade plan`'s `yaml`): every JSON result is parsed with
-//! serde_json, checked against the README's example of its kind (no field the README
-//! does not document, with the documented type) and against what the text form says, on
+//! serde_json, checked against the book's example of its kind (`docs/src/reference/json.md`;
+//! no field the book does not document, with the documented type) and against what the text form says, on
 //! the bundled fixtures and, when present, on the corpus. Exit codes are the text form's.
 
 use std::collections::BTreeMap;
@@ -36,27 +36,30 @@ fn json(o: &Output) -> Value {
     serde_json::from_str(&s).unwrap_or_else(|e| panic!("not JSON ({e}):\n{s}"))
 }
 
-/// The README's ```json examples, by kind.
+/// The ```json examples of the book's JSON page, by kind.
+/// The page that documents every JSON shape.
+const JSON_PAGE: &str = "docs/src/reference/json.md";
+
 fn documented() -> BTreeMap<String, Value> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let page = std::fs::read_to_string(root().join(JSON_PAGE)).unwrap();
     let mut out = BTreeMap::new();
-    for block in readme.split("```json\n").skip(1) {
+    for block in page.split("```json\n").skip(1) {
         let body = block.split("\n```").next().unwrap();
         let v: Value = serde_json::from_str(body)
-            .unwrap_or_else(|e| panic!("README json example does not parse ({e}):\n{body}"));
+            .unwrap_or_else(|e| panic!("{JSON_PAGE}: json example does not parse ({e}):\n{body}"));
         let kind = v["kind"]
             .as_str()
             .expect("example without kind")
             .to_string();
         assert!(
             out.insert(kind.clone(), v).is_none(),
-            "two README examples of {kind}"
+            "{JSON_PAGE}: two examples of {kind}"
         );
     }
     out
 }
 
-/// Fields the README documents as "`null` when none".
+/// Fields the book documents as "`null` when none".
 const NULLABLE: [&str; 1] = ["TopologyPlan.cluster"];
 
 /// Every field of `real` is in `doc` at the same place, with the same JSON type.
@@ -66,14 +69,14 @@ fn conforms(real: &Value, doc: &Value, at: &str) {
             for (k, v) in r {
                 let dv = d
                     .get(k)
-                    .unwrap_or_else(|| panic!("{at}.{k} is not documented in README.md"));
+                    .unwrap_or_else(|| panic!("{at}.{k} is not documented in {JSON_PAGE}"));
                 conforms(v, dv, &format!("{at}.{k}"));
             }
         }
         (Value::Array(r), Value::Array(d)) => {
             if !r.is_empty() {
                 let de = d.first().unwrap_or_else(|| {
-                    panic!("{at}: README shows an empty list, the output has items")
+                    panic!("{at}: {JSON_PAGE} shows an empty list, the output has items")
                 });
                 for (i, e) in r.iter().enumerate() {
                     conforms(e, de, &format!("{at}[{i}]"));
@@ -96,7 +99,7 @@ fn check_shape(v: &Value, kind: &str, optional: &[&str]) {
     let docs = documented();
     let doc = docs
         .get(kind)
-        .unwrap_or_else(|| panic!("README.md has no ```json example of {kind}"));
+        .unwrap_or_else(|| panic!("{JSON_PAGE} has no ```json example of {kind}"));
     conforms(v, doc, kind);
     for k in doc.as_object().unwrap().keys() {
         assert!(
@@ -129,7 +132,7 @@ fn changes(v: &Value) -> Vec<(String, String)> {
 }
 
 #[test]
-fn readme_documents_one_example_per_kind() {
+fn book_documents_one_example_per_kind() {
     let kinds: Vec<String> = documented().into_keys().collect();
     assert_eq!(
         kinds,

@@ -2,7 +2,7 @@
 //! and a passing one that reports nothing (`fixtures/lint/<rule>/{fail,pass}`: a folder
 //! with YAML files at its top is linted as `-f` inputs, else as `--provider`); the
 //! release corpus reports exactly the findings listed, with why each is real, in
-//! `fixtures/lint/corpus-expected.txt`; the README documents every rule; SARIF and
+//! `fixtures/lint/corpus-expected.txt`; the book documents every rule (docs/src/reference/lint.md); SARIF and
 //! JSON output and exit codes through the binary; symbolic links are not followed.
 
 use std::collections::BTreeSet;
@@ -93,11 +93,14 @@ fn corpus_reports_exactly_the_documented_findings() {
 }
 
 #[test]
-fn readme_documents_every_rule() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+fn book_documents_every_rule() {
+    let page = std::fs::read_to_string(root().join("docs/src/reference/lint.md")).unwrap();
     for r in RULES {
         let row = format!("| `{}` |", r.id);
-        assert!(readme.contains(&row), "README lint table lacks {row}");
+        assert!(
+            page.contains(&row),
+            "docs/src/reference/lint.md: the rule table lacks {row}"
+        );
     }
 }
 

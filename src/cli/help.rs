@@ -189,7 +189,7 @@ pub const LINT: &str = concat!(
     "  capi-render lint --provider repository            # every provider and release\n",
     "  capi-render lint -f clusterclass-quick-start.yaml -f infrastructure-components.yaml\n",
     "  capi-render lint --provider repository --output-format sarif > lint.sarif   # CI code scanning\n\n",
-    "Rules: see README, \"lint\" (id, meaning, source).\n\n",
+    "Rules: see the book, docs/src/reference/lint.md (id, meaning, source).\n\n",
     "Exit codes:\n",
     "  0  no error finding (warnings and notes may be printed)\n",
     "  1  at least one error finding\n",

@@ -4,7 +4,7 @@
 //!
 //! Every JSON result is one pretty-printed object on stdout, ending in a newline, that
 //! starts with `apiVersion: capi-render.io/v1alpha1` and a `kind` naming its shape
-//! (documented in the README). Fields are only ever added within one apiVersion; a
+//! (documented in the book, docs/src/reference/json.md). Fields are only ever added within one apiVersion; a
 //! change of meaning gets a new apiVersion. Errors still go to stderr (stdout then
 //! stays empty) and exit codes are the text form's.
 
