@@ -14,7 +14,7 @@ use capi_render::render::{prepare, Inputs, Rendering};
 
 mod common;
 
-fn rendering(paths: &[PathBuf], config: &Path) -> Rendering {
+fn rendering(paths: &[PathBuf], config: &Path) -> capi_render::Result<Rendering> {
     let mut inputs = Inputs::default();
     let files = capi_render::load::load_paths_with(paths, &Meter::current(), &mut |o| {
         inputs.push(o);
@@ -26,7 +26,7 @@ fn rendering(paths: &[PathBuf], config: &Path) -> Rendering {
         allow_empty: true,
         ..RenderOptions::default()
     };
-    prepare(inputs, files, &opts).unwrap()
+    prepare(inputs, files, &opts)
 }
 
 /// xorshift: the edits are the same on every run.
@@ -82,14 +82,12 @@ fn streamed_impact_equals_the_in_memory_one() {
         }
         let before = [providers.clone(), a.clone()];
         let after = [providers.clone(), b.clone()];
-        let streamed = impact_streaming(
-            rendering(&before, &config),
-            rendering(&after, &config),
-            ["before", "after"],
-        );
+        let streamed = rendering(&before, &config)
+            .and_then(|x| impact_streaming(x, rendering(&after, &config)?, ["before", "after"]));
         let in_memory = rendering(&before, &config)
+            .unwrap()
             .into_set()
-            .and_then(|x| impact(&x, &rendering(&after, &config).into_set()?));
+            .and_then(|x| impact(&x, &rendering(&after, &config)?.into_set()?));
         match (streamed, in_memory) {
             (Ok(s), Ok(m)) => {
                 assert_eq!(s, m, "round {round}");
