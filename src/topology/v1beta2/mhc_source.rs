@@ -11,33 +11,45 @@ use crate::topology::obj;
 const CONTROL_PLANE_LABEL: &str = "cluster.x-k8s.io/control-plane";
 const DEPLOYMENT_LABEL: &str = "topology.cluster.x-k8s.io/deployment-name";
 
+/// The health checks the desired MachineHealthCheck `mhc` comes from, found by its
+/// selector's labels: the topology's (control plane, or the MachineDeployment of that
+/// name) and the ClusterClass's (the control plane, or that MachineDeployment's class),
+/// each the `field` of its spec (`machineHealthCheck` in v1beta1, `healthCheck` in v1beta2).
+fn sources<'a>(
+    mhc: &Value,
+    cluster: &'a Value,
+    class: &'a Value,
+    field: &str,
+) -> (Option<&'a Value>, Option<&'a Value>) {
+    let labels = obj::get(mhc, &["spec", "selector", "matchLabels"]);
+    let topology = obj::get(cluster, &["spec", "topology"]).unwrap_or(&Value::Null);
+    if labels.and_then(|l| l.get(CONTROL_PLANE_LABEL)).is_some() {
+        return (
+            obj::get(topology, &["controlPlane", field]),
+            obj::get(class, &["spec", "controlPlane", field]),
+        );
+    }
+    let md_name = labels
+        .and_then(|l| l.get(DEPLOYMENT_LABEL))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let md = obj::get(topology, &["workers", "machineDeployments"])
+        .and_then(Value::as_array)
+        .and_then(|a| a.iter().find(|m| obj::str_at(m, &["name"]) == md_name));
+    let class_name = md.map(|m| obj::str_at(m, &["class"])).unwrap_or("");
+    let mdc = obj::get(class, &["spec", "workers", "machineDeployments"])
+        .and_then(Value::as_array)
+        .and_then(|a| a.iter().find(|c| obj::str_at(c, &["class"]) == class_name));
+    (
+        md.and_then(|m| m.get(field)),
+        mdc.and_then(|c| c.get(field)),
+    )
+}
+
 /// `mhc` (desired, v1beta1 shape) against the v1beta1-shaped Cluster `c1` and its
 /// ClusterClass `cc1`: true when the health check it comes from sets `maxUnhealthy`.
 pub fn explicit_max_unhealthy(mhc: &Value, c1: &Value, cc1: &Value) -> bool {
-    let labels = obj::get(mhc, &["spec", "selector", "matchLabels"]);
-    let topology = obj::get(c1, &["spec", "topology"]).unwrap_or(&Value::Null);
-    let (topo_check, class_check) = if labels.and_then(|l| l.get(CONTROL_PLANE_LABEL)).is_some() {
-        (
-            obj::get(topology, &["controlPlane", "machineHealthCheck"]),
-            obj::get(cc1, &["spec", "controlPlane", "machineHealthCheck"]),
-        )
-    } else {
-        let md_name = labels
-            .and_then(|l| l.get(DEPLOYMENT_LABEL))
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let md = obj::get(topology, &["workers", "machineDeployments"])
-            .and_then(Value::as_array)
-            .and_then(|a| a.iter().find(|m| obj::str_at(m, &["name"]) == md_name));
-        let class = md.map(|m| obj::str_at(m, &["class"])).unwrap_or("");
-        let mdc = obj::get(cc1, &["spec", "workers", "machineDeployments"])
-            .and_then(Value::as_array)
-            .and_then(|a| a.iter().find(|c| obj::str_at(c, &["class"]) == class));
-        (
-            md.and_then(|m| m.get("machineHealthCheck")),
-            mdc.and_then(|c| c.get("machineHealthCheck")),
-        )
-    };
+    let (topo_check, class_check) = sources(mhc, c1, cc1, "machineHealthCheck");
     let defines = |c: &Value| {
         c.as_object()
             .is_some_and(|m| m.keys().any(|k| k != "enable"))
@@ -63,30 +75,7 @@ fn is_defined(hc: &Value) -> bool {
 /// shape) comes from: the topology's (`cluster`, v1beta2) when it is defined, else the
 /// ClusterClass's (`class` as given; a v1beta1 class has none).
 pub fn machine_conditions(mhc: &Value, cluster: &Value, class: &Value) -> Option<Value> {
-    let labels = obj::get(mhc, &["spec", "selector", "matchLabels"]);
-    let topology = obj::get(cluster, &["spec", "topology"]).unwrap_or(&Value::Null);
-    let (topo_check, class_check) = if labels.and_then(|l| l.get(CONTROL_PLANE_LABEL)).is_some() {
-        (
-            obj::get(topology, &["controlPlane", "healthCheck"]),
-            obj::get(class, &["spec", "controlPlane", "healthCheck"]),
-        )
-    } else {
-        let md_name = labels
-            .and_then(|l| l.get(DEPLOYMENT_LABEL))
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let md = obj::get(topology, &["workers", "machineDeployments"])
-            .and_then(Value::as_array)
-            .and_then(|a| a.iter().find(|m| obj::str_at(m, &["name"]) == md_name));
-        let class_name = md.map(|m| obj::str_at(m, &["class"])).unwrap_or("");
-        let mdc = obj::get(class, &["spec", "workers", "machineDeployments"])
-            .and_then(Value::as_array)
-            .and_then(|a| a.iter().find(|c| obj::str_at(c, &["class"]) == class_name));
-        (
-            md.and_then(|m| m.get("healthCheck")),
-            mdc.and_then(|c| c.get("healthCheck")),
-        )
-    };
+    let (topo_check, class_check) = sources(mhc, cluster, class, "healthCheck");
     let effective = match topo_check {
         Some(t) if is_defined(t) => Some(t),
         _ => class_check,
