@@ -7,26 +7,14 @@
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use common::{snapshot, Node, Scratch};
 
 /// A clone of the parts of this repository the example reads, at `root`.
 fn clone_at(root: &Path) {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    for part in ["quickstart", "repository"] {
-        for e in walkdir::WalkDir::new(src.join(part)).sort_by_file_name() {
-            let e = e.unwrap();
-            let rel = e.path().strip_prefix(&src).unwrap();
-            let to = root.join("fixtures").join(rel);
-            if e.file_type().is_dir() {
-                fs::create_dir_all(&to).unwrap();
-            } else {
-                fs::copy(e.path(), &to).unwrap();
-            }
-        }
-    }
+    common::copy_quickstart(root);
 }
 
 fn render(cwd: &Path, args: &[&str]) -> std::process::Output {

@@ -6,7 +6,7 @@
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use common::{snapshot, Scratch};
@@ -14,20 +14,7 @@ use common::{snapshot, Scratch};
 /// The quick start in `root`, a Git work tree, with a small cert-manager release in
 /// its local repository.
 fn quickstart_at(root: &Path) {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    for part in ["quickstart", "repository"] {
-        for e in walkdir::WalkDir::new(src.join(part)).sort_by_file_name() {
-            let e = e.unwrap();
-            let to = root
-                .join("fixtures")
-                .join(e.path().strip_prefix(&src).unwrap());
-            if e.file_type().is_dir() {
-                fs::create_dir_all(&to).unwrap();
-            } else {
-                fs::copy(e.path(), &to).unwrap();
-            }
-        }
-    }
+    common::copy_quickstart(root);
     for v in ["v1.19.1", "v1.21.1"] {
         let dir = root.join("fixtures/repository/cert-manager").join(v);
         fs::create_dir_all(&dir).unwrap();

@@ -13,20 +13,7 @@ use common::{snapshot, Node, Scratch};
 
 /// The parts of this repository the quick start reads, at `root`.
 fn clone_at(root: &Path) {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    for part in ["quickstart", "repository"] {
-        for e in walkdir::WalkDir::new(src.join(part)).sort_by_file_name() {
-            let e = e.unwrap();
-            let to = root
-                .join("fixtures")
-                .join(e.path().strip_prefix(&src).unwrap());
-            if e.file_type().is_dir() {
-                fs::create_dir_all(&to).unwrap();
-            } else {
-                fs::copy(e.path(), &to).unwrap();
-            }
-        }
-    }
+    common::copy_quickstart(root);
 }
 
 /// A work tree at `root`: `git init` when git is installed, else a hand-made `.git`.

@@ -231,3 +231,22 @@ pub fn yaml_stream(set: &capi_render::model::RenderSet) -> String {
     join.finish(&mut s);
     s
 }
+
+/// The parts of this repository the quick start reads (`fixtures/quickstart`,
+/// `fixtures/repository`), copied to `root/fixtures/`: a clone of it elsewhere.
+pub fn copy_quickstart(to_root: &Path) {
+    let src = root().join("fixtures");
+    for part in ["quickstart", "repository"] {
+        for e in walkdir::WalkDir::new(src.join(part)).sort_by_file_name() {
+            let e = e.unwrap();
+            let to = to_root
+                .join("fixtures")
+                .join(e.path().strip_prefix(&src).unwrap());
+            if e.file_type().is_dir() {
+                std::fs::create_dir_all(&to).unwrap();
+            } else {
+                std::fs::copy(e.path(), &to).unwrap();
+            }
+        }
+    }
+}
