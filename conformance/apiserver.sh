@@ -3,6 +3,8 @@
 # Go module proxy, cached outside the checkout) on etcd (Debian's etcd-server), no
 # controllers. Every apply is `kubectl apply --server-side`; nothing may fail.
 #
+#   0. `capi-render init list-images` against the real `clusterctl init list-images`
+#      (v1.10.10 and v1.14.2, given as CLUSTERCTL and CLUSTERCTL_V114) on the empty cluster;
 #   1. a bundle's configmaps/ with the README's command (`kubectl apply --server-side -R`),
 #      the core ConfigMap included (over client-side apply's 256 KiB limit), on the
 #      cluster-api-operator v0.29.0 CRDs;
@@ -95,6 +97,11 @@ echo "apiserver: kube-apiserver $K8S_VERSION on etcd $(etcd --version | head -1 
 (cd "$root" && cargo build --release --quiet)
 capi="$root/target/release/capi-render"
 fail=0
+
+# 0. `init list-images` against the real clusterctl's, which asks this (still empty)
+# cluster what is installed (conformance/list-images.sh).
+# shellcheck source=conformance/list-images.sh
+. "$here/list-images.sh"
 
 # Every CRD established: one LIST a poll (`kubectl wait --all` GETs each CRD, and
 # kubectl's client allows 5 requests a second).

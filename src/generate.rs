@@ -344,14 +344,31 @@ pub fn list_images(
 ) -> Result<(String, bool)> {
     let mut provider_images = std::collections::BTreeSet::new();
     for (t, arg) in providers {
-        let (repo, version) = provider_repo(config, *t, arg)?;
-        let opts = ComponentsOptions {
-            version,
-            skip_template_process: true,
-            ..Default::default()
+        // `-b -` / `-c -` opt out of a default provider (clusterctl's NoopProvider).
+        if arg == "-" {
+            if *t == ProviderType::Core {
+                return Err(Error::new(
+                    "the '-' value can not be used for the core provider",
+                ));
+            }
+            continue;
+        }
+        let images = || -> Result<Vec<String>> {
+            let (repo, version) = provider_repo(config, *t, arg)?;
+            let opts = ComponentsOptions {
+                version,
+                skip_template_process: true,
+                ..Default::default()
+            };
+            Ok(components::get(&repo, &opts, config)?.images)
         };
-        let c = components::get(&repo, &opts, config)?;
-        provider_images.extend(c.images);
+        // clusterctl's installer names the provider as given on the command line.
+        provider_images.extend(images().map_err(|e| {
+            e.wrap(format!(
+                "failed to get provider components for the {} provider",
+                crate::go::quote::quote(arg)
+            ))
+        })?);
     }
     let release = match cert_manager {
         Some(text) => Some(crate::certmanager::Release {

@@ -97,6 +97,20 @@ impl Provider {
         manifest_label(&self.name, self.ptype)
     }
 
+    /// The type as clusterctl's messages name it: cert-manager's repository is built
+    /// from a provider of no type (`config.NewProvider("cert-manager", url, "")`), which
+    /// capi-render models as a core provider reading `cert-manager.yaml`.
+    pub fn type_in_messages(&self) -> &'static str {
+        if self.ptype == ProviderType::Core
+            && self.name == "cert-manager"
+            && self.url.ends_with("/cert-manager.yaml")
+        {
+            ""
+        } else {
+            self.ptype.as_str()
+        }
+    }
+
     pub fn same_as(&self, o: &Provider) -> bool {
         self.name == o.name && self.ptype == o.ptype
     }

@@ -51,10 +51,41 @@ pub fn closest<'a, I: IntoIterator<Item = &'a str>>(
         .map(|(_, c)| c)
 }
 
+/// The release closest to a version not found: one of the same major.minor with the
+/// nearest patch (the newer on a tie: `v1.14.99` → `v1.14.2`, not `v1.10.9`, which is as
+/// many edits away); otherwise the closest spelling.
+pub fn closest_version<'a>(wanted: &str, candidates: &'a [String]) -> Option<&'a str> {
+    let parse = |v: &str| semver::Version::parse(v.trim_start_matches('v')).ok();
+    if let Some(w) = parse(wanted) {
+        let same_minor = candidates
+            .iter()
+            .filter_map(|c| Some((parse(c)?, c.as_str())))
+            .filter(|(v, c)| v.major == w.major && v.minor == w.minor && *c != wanted)
+            .min_by_key(|(v, _)| (v.patch.abs_diff(w.patch), std::cmp::Reverse(v.clone())));
+        if let Some((_, c)) = same_minor {
+            return Some(c);
+        }
+    }
+    closest(wanted, candidates.iter().map(String::as_str))
+}
+
 /// "did you mean X? NOUN there: a, b, c" (or "no NOUN there"), for a name not found.
 pub fn did_you_mean(wanted: &str, noun: &str, candidates: &[String]) -> String {
+    did_you_mean_with(
+        closest(wanted, candidates.iter().map(String::as_str)),
+        noun,
+        candidates,
+    )
+}
+
+/// [`did_you_mean`] for release versions, with [`closest_version`]'s choice.
+pub fn did_you_mean_version(wanted: &str, candidates: &[String]) -> String {
+    did_you_mean_with(closest_version(wanted, candidates), "versions", candidates)
+}
+
+fn did_you_mean_with(closest: Option<&str>, noun: &str, candidates: &[String]) -> String {
     let mut s = String::new();
-    if let Some(c) = closest(wanted, candidates.iter().map(String::as_str)) {
+    if let Some(c) = closest {
         s.push_str(&format!("did you mean {c:?}? "));
     }
     if candidates.is_empty() {
@@ -92,5 +123,21 @@ mod tests {
             h,
             "did you mean \"docker\"? infrastructure providers there: aws, docker"
         );
+    }
+
+    #[test]
+    fn versions_suggest_the_same_minor_first() {
+        let v: Vec<String> = ["v1.9.11", "v1.10.9", "v1.10.10", "v1.14.2", "v1.14.3"]
+            .map(String::from)
+            .into();
+        // As many edits from v1.10.9 as from v1.14.2: the same minor wins.
+        assert_eq!(closest_version("v1.14.99", &v), Some("v1.14.3"));
+        assert_eq!(closest_version("v1.10.19", &v), Some("v1.10.10"));
+        assert_eq!(closest_version("v1.14.1", &v), Some("v1.14.2"));
+        // No release of that minor: the closest spelling, if any is close.
+        assert_eq!(closest_version("v1.11.0", &v), Some("v1.10.10"));
+        assert_eq!(closest_version("latest-ish", &v), None);
+        assert!(did_you_mean_version("v1.14.99", &v)
+            .starts_with("did you mean \"v1.14.3\"? versions there: v1.9.11"));
     }
 }

@@ -24,6 +24,20 @@ where
     }
 }
 
+/// Go's `os` error text for a failed read of `path`.
+pub fn go_os_error(op: &str, path: &std::path::Path, e: &std::io::Error) -> String {
+    let reason = match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        std::io::ErrorKind::IsADirectory => "is a directory".to_string(),
+        _ => {
+            let s = e.to_string();
+            s.split(" (os error").next().unwrap_or(&s).to_lowercase()
+        }
+    };
+    format!("{op} {}: {reason}", path.display())
+}
+
 #[cfg(test)]
 mod tests {
     use super::aggregate;

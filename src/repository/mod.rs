@@ -35,19 +35,7 @@ pub struct LocalRepository {
     pub overrides: Option<PathBuf>,
 }
 
-/// Go's `os` error text for a failed read of `path`.
-pub fn go_os_error(op: &str, path: &Path, e: &std::io::Error) -> String {
-    let reason = match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        std::io::ErrorKind::IsADirectory => "is a directory".to_string(),
-        _ => {
-            let s = e.to_string();
-            s.split(" (os error").next().unwrap_or(&s).to_lowercase()
-        }
-    };
-    format!("{op} {}: {reason}", path.display())
-}
+pub use crate::go::errors::go_os_error;
 
 /// Refuse a file that a symbolic link leads outside `root` (the repository's base
 /// folder, or the overrides folder; `what` says which): links inside it are followed,
@@ -99,7 +87,8 @@ fn local_path(p: &Provider) -> Result<String> {
         e.wrap("error creating the local filesystem repository client")
             .wrap(format!(
                 "failed to get repository client for the {} with name {}",
-                p.ptype, p.name
+                p.type_in_messages(),
+                p.name
             ))
     };
     if let Some(rest) = url.strip_prefix("https://") {
@@ -138,7 +127,8 @@ impl LocalRepository {
             e.wrap("error creating the local filesystem repository client")
                 .wrap(format!(
                     "failed to get repository client for the {} with name {}",
-                    p.ptype, p.name
+                    p.type_in_messages(),
+                    p.name
                 ))
         };
         let path = local_path(p)?;
@@ -254,7 +244,7 @@ impl LocalRepository {
         Some(format!(
             "{} has no version {version}; {}",
             self.label,
-            crate::suggest::did_you_mean(version, "versions", &versions)
+            crate::suggest::did_you_mean_version(version, &versions)
         ))
     }
 
