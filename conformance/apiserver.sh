@@ -153,9 +153,8 @@ CAPI_CORPUS="$CAPI_CORPUS" bash "$root/benches/fleet-gen.sh" 6 "$d/fleet" >/dev/
 (cd "$d" && "$capi" render -f providers.yaml -f fleet --repository repository -o out --flux --argocd \
   --argocd-repo https://git.example.invalid/fleet.git 2>/dev/null)
 kubectl kustomize "$d/out" >"$work/v1.yaml"
-# The fleet's namespaces belong to the fleet repository (render writes the Namespaces of
-# providers only).
-for i in $(seq 0 9); do kubectl create namespace "ns$i" >/dev/null; done
+# No namespace is created here: the tree's namespaces unit (namespaces/) holds the
+# fleet's (ns0-ns9), the provider units their own.
 n1=$(grep -c '^kind:' "$work/v1.yaml")
 # The tree spans namespaces and cluster-scoped objects: the ApplySet's parent is a
 # cluster-scoped object of a parent type of our own (kubectl's ApplySet contract: a CRD
@@ -261,7 +260,7 @@ fi
 f="$work/flat"; mkdir -p "$f"
 CAPI_CORPUS="$CAPI_CORPUS" bash "$root/benches/fleet-gen.sh" 6 "$f/fleet" >/dev/null
 sed -i 's/namespace: ns/namespace: fl/' "$f"/fleet/classes/*.yaml "$f"/fleet/clusters/*.yaml
-for i in $(seq 0 9); do kubectl create namespace "fl$i" >/dev/null; done
+# fl0-fl5 (the Clusters' namespaces) come from the tree's namespaces unit.
 render_flat() { (cd "$f" && "$capi" render -f fleet --clusters flatten -o out 2>/dev/null); }
 render_flat && kubectl kustomize "$f/out" >"$work/f1.yaml"
 applyset_parent capi-flat
@@ -306,6 +305,9 @@ fi
 kubectl apply --server-side -f "$(moddir github.com/argoproj/argo-cd/v3 "$ARGOCD_VERSION")/manifests/crds/application-crd.yaml" \
   -f "$(moddir github.com/fluxcd/kustomize-controller "$KUSTOMIZE_CONTROLLER_VERSION")/config/crd/bases/kustomize.toolkit.fluxcd.io_kustomizations.yaml" >/dev/null
 crds_established
+# flux-system and argocd are the GitOps tools' own (their installation creates them, and
+# the tree's Kustomizations and Applications live there rather than in the tree's units):
+# the tree does not own them.
 kubectl create namespace flux-system >/dev/null; kubectl create namespace argocd >/dev/null
 gitops=$(cd "$d/out" && find flux argocd -name '*.yaml' ! -name kustomization.yaml | sort | sed 's/^/-f /' | tr '\n' ' ')
 # shellcheck disable=SC2086

@@ -82,7 +82,7 @@ check_case() { # name inputs...
     local u; u=$(dirname "$k")
     "$kustomize" build "$u" >/dev/null || { note "FAIL $name: kustomize build ${u#"$dir/"}"; fail=1; }
     units=$((units + 1))
-  done < <(find "$dir/out/providers" "$dir/out/classes" "$dir/out/clusters" -name kustomization.yaml 2>/dev/null | sort)
+  done < <(find "$dir/out/namespaces" "$dir/out/providers" "$dir/out/classes" "$dir/out/clusters" -name kustomization.yaml 2>/dev/null | sort)
   "$kustomize" build "$dir/out/flux" >"$dir/flux.yaml" || { note "FAIL $name: kustomize build flux"; fail=1; }
   local paths; paths=$(grep -E '^  path: ' "$dir/flux.yaml" | sed -E 's#^  path: \./out/##')
   for p in $paths; do

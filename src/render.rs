@@ -9,6 +9,7 @@ use crate::model::{
 use serde_json::Value;
 
 mod class_units;
+pub mod namespaces;
 use class_units::class_units;
 
 /// Read every input path (files, or directories walked recursively for `*.yaml` /
@@ -214,7 +215,7 @@ pub struct Rendering {
     pub inputs: Vec<InputFile>,
     /// Non-fatal findings to print on stderr (never secret values).
     pub warnings: Vec<String>,
-    /// The providers, then (`--clusters managed`) the class units.
+    /// The namespaces unit, the providers, then (`--clusters managed`) the class units.
     providers: Vec<RenderedUnit>,
     clusters: Vec<ClusterJob>,
     namespaces: Vec<Namespace>,
@@ -299,13 +300,14 @@ const KEPT_BATCH: usize = 8192;
 /// Check the inputs, render every provider and index every topology Cluster by its
 /// namespace (each object is read once; no Cluster scans its namespace).
 pub fn prepare(
-    inputs: Inputs,
+    mut inputs: Inputs,
     files: Vec<InputFile>,
     opts: &RenderOptions,
 ) -> crate::Result<Rendering> {
     if let Some(e) = inputs.refused {
         return Err(e);
     }
+    let kept = namespaces::take_inputs(&mut inputs.objects, opts.no_namespaces)?;
     let (mut providers, mut extra, mut warnings) =
         crate::operator::render_providers(&inputs.objects, opts)?;
     if opts.cert_manager {
@@ -326,6 +328,16 @@ pub fn prepare(
     let (clusters, namespaces) = index_clusters(inputs.objects, inputs.clusters);
     if opts.clusters == ClusterMode::Managed {
         providers.extend(class_units(&namespaces)?);
+    }
+    // `--clusters desired` is the topology controller's objects only (review, never
+    // applied): no namespaces unit.
+    if !opts.no_namespaces && opts.clusters != ClusterMode::Desired {
+        let used = clusters
+            .iter()
+            .map(|j| namespaces[j.namespace].name.as_str());
+        if let Some(u) = namespaces::unit(kept, &mut providers, used) {
+            providers.insert(0, u);
+        }
     }
     if providers.is_empty() && clusters.is_empty() && !opts.allow_empty {
         return Err(crate::Error::new(

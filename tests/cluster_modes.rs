@@ -99,6 +99,10 @@ fn managed_applies_class_units_and_clusters_and_keeps_the_desired_objects_for_re
     let out = s.path().join("out");
     let root = resources(&out);
     let at = |d: &str| root.iter().position(|r| r == d).unwrap();
+    // The namespaces unit first: the Namespace of the class and the Cluster (the
+    // providers carry their own).
+    assert_eq!(at("namespaces"), 0);
+    assert_eq!(resources(&out.join("namespaces")), ["namespace-ns.yaml"]);
     assert!(at("providers/capi-system/core-cluster-api") < at("classes/ns/quick-start"));
     assert!(at("classes/ns/quick-start") < at("clusters/ns/a"));
     // The class unit: every template the class refers to, then the class.
@@ -125,7 +129,7 @@ fn managed_applies_class_units_and_clusters_and_keeps_the_desired_objects_for_re
     let ks = yaml(&out.join("flux/cluster-ns-a.yaml"));
     assert_eq!(
         ks["spec"]["dependsOn"],
-        serde_json::json!([{"name": "capi-system-core-cluster-api"}, {"name": "class-ns-quick-start"}])
+        serde_json::json!([{"name": "capi-system-core-cluster-api"}, {"name": "class-ns-quick-start"}, {"name": "namespaces"}])
     );
     let deps = yaml(&out.join("flux/class-ns-quick-start.yaml"))["spec"]["dependsOn"].clone();
     for p in [

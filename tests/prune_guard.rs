@@ -131,7 +131,7 @@ fn a_run_that_would_drop_a_recorded_family_is_refused() {
     refused(
         &repo,
         &args(&[], &["--no-namespaces"]),
-        "the providers' Namespaces",
+        "the Namespaces (the namespaces unit and the providers')",
         "--no-namespaces",
     );
     // Two families at once: both named.

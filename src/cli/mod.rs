@@ -91,6 +91,9 @@ fn report(kind: &capi_render::model::UnitKind, namespace: &str, name: &str, obje
             "cert-manager {}: {objects} objects, from {}",
             p.version, p.source
         )),
+        capi_render::model::UnitKind::Namespaces => {
+            ui::verbose(&format!("namespaces: {objects} Namespace objects"))
+        }
     }
 }
 

@@ -115,7 +115,9 @@ pub struct RenderArgs {
     /// The namespace of the Applications (Argo CD's).
     #[arg(long = "argocd-namespace", value_name = "NS", default_value = "argocd")]
     pub argocd_namespace: String,
-    /// Do not emit the providers' Namespace objects.
+    /// Do not emit Namespace objects (namespaces managed elsewhere): neither the
+    /// namespaces unit (`namespaces/`) nor the providers' own. A Namespace among the
+    /// inputs is then an error.
     #[arg(long = "no-namespaces")]
     pub no_namespaces: bool,
     /// An OCI image layout holding the artifacts that `fetchConfig.oci` names.

@@ -1,6 +1,7 @@
 //! No silent loss of a unit family: a `render -o` whose flags would remove what OUT's
 //! lock records — the Flux or Argo CD objects, cert-manager, the class units, the
-//! providers' Namespaces, or the Clusters of another cluster mode — is refused before
+//! Namespaces (the namespaces unit and the providers'), or the Clusters of another
+//! cluster mode — is refused before
 //! anything is rendered or written, naming what would go and the flag that differs,
 //! unless `--allow-prune` is given. `--from-lock` runs with the recorded flags.
 
@@ -24,6 +25,9 @@ pub struct Loss {
 fn count(outputs: &[Owned<'_>], f: impl Fn(&str) -> bool) -> usize {
     outputs.iter().filter(|o| f(o.path)).count()
 }
+
+/// The namespaces unit's directory, as a path prefix.
+const NAMESPACES: &str = "namespaces/";
 
 /// A provider's Namespace file (`providers/<ns>/<unit>/namespace-<name>.yaml`).
 fn is_provider_namespace(p: &str) -> bool {
@@ -93,12 +97,14 @@ pub fn losses(
         }
         _ => {}
     }
-    let ns = count(outputs, is_provider_namespace);
+    let ns = count(outputs, |p| {
+        is_provider_namespace(p) || p.starts_with(NAMESPACES)
+    });
     if now.no_namespaces && ns > 0 {
         out.push(Loss {
-            recorded: "the providers' Namespaces".into(),
+            recorded: "the Namespaces (the namespaces unit and the providers')".into(),
             files: ns,
-            what: "Namespace files under providers/".into(),
+            what: "files under namespaces/ and Namespace files under providers/".into(),
             this_run: "--no-namespaces".into(),
             keep_flag: "without --no-namespaces".into(),
         });
@@ -171,6 +177,8 @@ mod tests {
             "flux/b.yaml",
             "flux/kustomization.yaml",
             "kustomization.yaml",
+            "namespaces/kustomization.yaml",
+            "namespaces/namespace-ns.yaml",
             "providers/capi-system/core-cluster-api/namespace-capi-system.yaml",
         ])
     }
@@ -252,6 +260,7 @@ mod tests {
         let mut nons = full();
         nons.no_namespaces = true;
         let l = losses(&tree(), Some(&full()), &nons);
-        assert_eq!((l[0].this_run.as_str(), l[0].files), ("--no-namespaces", 1));
+        // The namespaces unit and the provider's Namespace file.
+        assert_eq!((l[0].this_run.as_str(), l[0].files), ("--no-namespaces", 3));
     }
 }

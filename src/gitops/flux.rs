@@ -192,6 +192,7 @@ pub fn flux_name(u: &UnitSummary) -> String {
         UnitKind::Cluster => format!("cluster-{}-{}", u.namespace, u.name),
         UnitKind::Class => format!("class-{}-{}", u.namespace, u.name),
         UnitKind::CertManager(_) => "cert-manager".to_string(),
+        UnitKind::Namespaces => crate::model::NAMESPACES_DIR.to_string(),
     };
     let full = full.replace('.', "-");
     if full.len() <= MAX_NAME {
@@ -237,6 +238,10 @@ pub fn dependencies(units: &[UnitSummary]) -> Result<Vec<BTreeSet<usize>>> {
         }
     }
     let cores: Vec<usize> = (0..units.len()).filter(|&i| is_core(&units[i])).collect();
+    // The namespaces unit comes before every other (Argo CD: the first wave alone).
+    let namespaces = units
+        .iter()
+        .position(|u| matches!(u.kind, UnitKind::Namespaces));
     let by_dir: std::collections::HashMap<String, usize> = units
         .iter()
         .enumerate()
@@ -244,7 +249,7 @@ pub fn dependencies(units: &[UnitSummary]) -> Result<Vec<BTreeSet<usize>>> {
         .collect();
     let mut deps = Vec::with_capacity(units.len());
     for (i, u) in units.iter().enumerate() {
-        let mut d = BTreeSet::new();
+        let mut d: BTreeSet<usize> = namespaces.into_iter().filter(|&j| j != i).collect();
         if matches!(u.kind, UnitKind::Provider(_)) && !is_core(u) {
             d.extend(cores.iter().copied());
         }
@@ -454,6 +459,48 @@ pub(super) mod tests {
         );
         assert!(ks[0].1["spec"].get("dependsOn").is_none());
         assert_eq!(ks[0].1["spec"]["wait"], true);
+    }
+
+    #[test]
+    fn every_unit_follows_the_namespaces_unit() {
+        let ns = RenderedUnit::new(
+            UnitKind::Namespaces,
+            "namespaces".into(),
+            "namespaces".into(),
+            vec![json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}})],
+        );
+        let cluster = RenderedUnit::new(UnitKind::Cluster, "team-a".into(), "c".into(), vec![]);
+        let units: Vec<UnitSummary> = [
+            ns,
+            provider(
+                "core",
+                "cluster-api",
+                vec![crd("cluster.x-k8s.io", "Cluster")],
+            ),
+            cluster,
+        ]
+        .iter()
+        .map(UnitSummary::of)
+        .collect();
+        let deps = dependencies(&units).unwrap();
+        assert_eq!(
+            deps,
+            [BTreeSet::new(), BTreeSet::from([0]), BTreeSet::from([0])]
+        );
+        let extras = Extras {
+            depends_on: vec!["infra".into()],
+            ..Default::default()
+        };
+        let ks = kustomizations(&units, "flux-system", ".", &extras).unwrap();
+        assert_eq!(ks[0].0, "namespaces.yaml");
+        assert_eq!(ks[0].1["spec"]["path"], "./namespaces");
+        // Outside dependencies through the namespaces unit only; it is never pruned.
+        assert_eq!(ks[0].1["spec"]["dependsOn"], json!([{"name": "infra"}]));
+        assert_eq!(ks[0].1["spec"]["patches"][0]["target"]["kind"], "Namespace");
+        assert_eq!(
+            ks[1].1["spec"]["dependsOn"],
+            json!([{"name": "namespaces"}])
+        );
     }
 
     #[test]

@@ -31,6 +31,7 @@ fn describe(kind: &UnitKind, namespace: &str, name: &str) -> String {
         UnitKind::Cluster => format!("cluster {namespace}/{name}"),
         UnitKind::Class => format!("class {namespace}/{name}"),
         UnitKind::CertManager(p) => format!("cert-manager {}", p.version),
+        UnitKind::Namespaces => "the namespaces unit".to_string(),
     }
 }
 

@@ -128,6 +128,7 @@ fn summary_json(u: &UnitSummary, base: &Path) -> Value {
         UnitKind::Class => ("class", Value::Null),
         UnitKind::Provider(p) => ("provider", info_json(p, u, base)),
         UnitKind::CertManager(p) => ("certManager", info_json(p, u, base)),
+        UnitKind::Namespaces => ("namespaces", Value::Null),
     };
     json!({
         "kind": kind, "info": info, "namespace": u.namespace, "name": u.name,
@@ -166,6 +167,7 @@ fn summary_from(v: &Value) -> Option<UnitSummary> {
         "class" => UnitKind::Class,
         "provider" => UnitKind::Provider(info(&v["info"])?),
         "certManager" => UnitKind::CertManager(info(&v["info"])?),
+        "namespaces" => UnitKind::Namespaces,
         _ => return None,
     };
     Some(UnitSummary {
@@ -209,7 +211,7 @@ fn check_summary(u: &UnitSummary, provider: &Value) -> Result<()> {
         )));
     }
     let entry_ok = match &u.kind {
-        UnitKind::Cluster | UnitKind::Class => provider.is_null(),
+        UnitKind::Cluster | UnitKind::Class | UnitKind::Namespaces => provider.is_null(),
         UnitKind::Provider(p) | UnitKind::CertManager(p) => {
             let same = |k: &str, v: &str| provider[k].as_str() == Some(v);
             provider.as_object().is_some_and(|o| o.len() == 7)

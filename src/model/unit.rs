@@ -26,6 +26,9 @@ pub enum UnitKind {
     /// cert-manager as clusterctl installs it (`render --cert-manager`): `cert-manager/`,
     /// before every provider (`provider_type` "cert-manager", kind "CertManager").
     CertManager(ProviderInfo),
+    /// The Namespaces the other units are applied into (`namespaces/`), before every
+    /// other unit: generated, or an input Namespace as written (`render::namespaces`).
+    Namespaces,
 }
 
 /// Resolution facts of one provider, recorded in the lock file.
@@ -78,14 +81,19 @@ impl RenderedUnit {
     }
 }
 
+/// The namespaces unit's directory (and its namespace, name and Flux name).
+pub const NAMESPACES_DIR: &str = "namespaces";
+
 /// A unit's directory inside the GitOps tree: `providers/<namespace>/<type>-<name>`,
-/// `classes/<namespace>/<name>` or `clusters/<namespace>/<name>`.
+/// `classes/<namespace>/<name>`, `clusters/<namespace>/<name>`, `cert-manager` or
+/// `namespaces`.
 pub fn unit_dir(kind: &UnitKind, namespace: &str, name: &str) -> String {
     match kind {
         UnitKind::Provider(p) => format!("providers/{namespace}/{}-{name}", p.provider_type),
         UnitKind::Cluster => format!("clusters/{namespace}/{name}"),
         UnitKind::Class => format!("classes/{namespace}/{name}"),
         UnitKind::CertManager(_) => "cert-manager".to_string(),
+        UnitKind::Namespaces => NAMESPACES_DIR.to_string(),
     }
 }
 
@@ -154,7 +162,8 @@ pub struct RenderOptions {
     pub repository: Option<std::path::PathBuf>,
     /// `--config FILE`: clusterctl config file (its `providers:` URLs map to folders).
     pub config: Option<std::path::PathBuf>,
-    /// Do not emit the provider Namespace objects.
+    /// Do not emit Namespace objects: neither the providers' nor the namespaces unit
+    /// (`--no-namespaces`; a Namespace among the inputs is then an error).
     pub no_namespaces: bool,
     /// `--oci-layout DIR`: an OCI image layout holding the artifacts `fetchConfig.oci`
     /// names (found by tag, files by their title annotations).

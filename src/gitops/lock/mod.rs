@@ -121,7 +121,7 @@ pub fn provider_entry(u: &UnitSummary, base: &Path) -> Option<Value> {
             "namespace": u.namespace, "name": u.name, "type": p.provider_type,
             "kind": p.kind, "version": p.version, "contract": p.contract, "source": source(&p.source),
         })),
-        UnitKind::Cluster | UnitKind::Class => None,
+        UnitKind::Cluster | UnitKind::Class | UnitKind::Namespaces => None,
     }
 }
 
