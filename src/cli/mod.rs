@@ -12,6 +12,7 @@ pub mod output;
 pub mod prune;
 pub mod render;
 pub mod repository;
+pub mod shown;
 pub mod topology;
 pub mod ui;
 pub mod upgrade;
@@ -21,12 +22,12 @@ use capi_render::Error;
 /// Print an error: the message, then the input file and the hint (what to do next)
 /// on lines of their own, so the first line stays clusterctl's text.
 pub fn print_error(e: &Error) {
-    eprintln!("Error: {e}");
+    eprintln!("Error: {}", shown::shown(&e.to_string()));
     if let Some(f) = e.source_file() {
-        eprintln!("  in {f}");
+        eprintln!("  in {}", shown::shown(f));
     }
     if let Some(h) = e.hint() {
-        eprintln!("  hint: {h}");
+        eprintln!("  hint: {}", shown::shown(h));
     }
 }
 

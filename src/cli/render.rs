@@ -244,6 +244,10 @@ fn from_lock(
         ));
     }
     let c = gitops::recorded_command(out)?;
+    // The recorded paths resolve at the repository root: messages show them from here.
+    if let Ok(root) = gitops::repository_root(out) {
+        super::shown::add_root(&root);
+    }
     let (flux_source, mut flux_path) = match &c.flux {
         Some((s, p)) => (s.clone(), Some(p.clone())),
         None => ("flux-system".to_string(), None),
