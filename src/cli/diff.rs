@@ -2,7 +2,11 @@
 //! (`-f`) and after (`--against`) and prints a unified diff per changed object of every
 //! Cluster or provider whose rendered objects differ.
 //!
-//! Exit codes (as diff(1)): 0 no difference, 1 differences printed, 2 error.
+//! The text output starts with the rollout impact (headline, warnings, one section per
+//! changed Cluster) when a Cluster changed or a warning applies.
+//!
+//! Exit codes (as diff(1)): 0 no difference, 1 differences printed, 2 error; with
+//! `--exit-code` (as `terraform plan -detailed-exitcode`): 0, 2 changes, 1 error.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -30,6 +34,10 @@ pub struct DiffArgs {
     /// no effect). The exit codes stay as they are.
     #[arg(long = "output-format", value_name = "FORMAT", default_value = "text")]
     pub output_format: super::output::Format,
+    /// Exit 0 when nothing changes, 2 when something changes and 1 on an error (as
+    /// `terraform plan -detailed-exitcode`), instead of diff(1)'s 0 / 1 / 2.
+    #[arg(long = "exit-code")]
+    pub exit_code: bool,
     /// An OCI image layout holding the artifacts that `fetchConfig.oci` names.
     #[arg(long = "oci-layout", value_name = "DIR")]
     pub oci_layout: Option<PathBuf>,
@@ -70,29 +78,56 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
                     })
                 })
                 .collect();
+            let clusters: Vec<serde_json::Value> = i.clusters.iter().map(cluster_json).collect();
             super::output::print_json(
                 "DiffResult",
-                serde_json::json!({"differs": !i.is_empty(), "units": units}),
+                serde_json::json!({
+                    "differs": !i.is_empty(),
+                    "units": units,
+                    "impact": {"clusters": clusters},
+                    "warnings": i.warnings,
+                }),
             )?;
         }
         Ok(i)
     });
+    let (changes, error) = if a.exit_code { (2, 1) } else { (1, 2) };
     match res {
         Ok(i) if i.is_empty() => ExitCode::SUCCESS,
-        Ok(_) if a.output_format == super::output::Format::Json => ExitCode::from(1),
+        Ok(_) if a.output_format == super::output::Format::Json => ExitCode::from(changes),
         Ok(i) => {
             let text = if a.name_only {
                 i.changed_units.iter().map(|u| format!("{u}\n")).collect()
             } else {
-                i.diff
+                i.report() + &i.diff
             };
             let mut so = std::io::stdout().lock();
             let _ = so.write_all(text.as_bytes()).and_then(|_| so.flush());
-            ExitCode::from(1)
+            ExitCode::from(changes)
         }
         Err(e) => {
             print_error(&e);
-            ExitCode::from(2)
+            ExitCode::from(error)
         }
     }
+}
+
+/// One Cluster of `impact.clusters[]`.
+fn cluster_json(c: &capi_render::impact::ClusterImpact) -> serde_json::Value {
+    let part = |p: &capi_render::impact::Part| {
+        serde_json::json!({
+            "name": p.name,
+            "action": p.action.as_str(),
+            "machines": p.machines,
+            "reasons": p.reasons,
+        })
+    };
+    serde_json::json!({
+        "namespace": c.namespace,
+        "name": c.name,
+        "action": c.action.as_str(),
+        "controlPlane": c.control_plane.as_ref().map(part),
+        "machineDeployments": c.machine_deployments.iter().map(part).collect::<Vec<_>>(),
+        "machinePools": c.machine_pools.iter().map(part).collect::<Vec<_>>(),
+    })
 }
