@@ -243,3 +243,69 @@ fn exit_code_flag_reports_changes_as_2_and_errors_as_1() {
     // Without the flag: diff(1)'s codes.
     assert_eq!(diff(&after, &[]).0, 1);
 }
+
+fn git(dir: &Path, args: &[&str]) {
+    let o = std::process::Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn base_reads_the_before_side_from_git() {
+    let s = common::Scratch::new("impact-base");
+    let repo = s.path().join("repo");
+    common::copy_quickstart(&repo);
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "base"]);
+    let clusters = repo.join("fixtures/quickstart/clusters/clusters.yaml");
+    let t = fs::read_to_string(&clusters).unwrap();
+    fs::write(&clusters, t.replace("version: v1.31.2", "version: v1.32.0")).unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = common::bin();
+        cmd.current_dir(&repo).arg("diff").args(args);
+        let o = common::run(&mut cmd, None);
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = run(&[
+        "--base",
+        "HEAD",
+        "-f",
+        "fixtures/quickstart/clusters",
+        "--exit-code",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.starts_with("2 Clusters changed · 2 control planes roll (4 machines) · 3 MachineDeployments roll (6 machines)\n"), "{out}");
+    // The same tree at the base revision: no change.
+    git(&repo, &["stash", "-q"]);
+    let (code, out, err) = run(&[
+        "--base",
+        "HEAD",
+        "-f",
+        "fixtures/quickstart/clusters",
+        "--exit-code",
+    ]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    // A revision that does not hold the path is an error, never a mass deletion.
+    let (code, _, err) = run(&[
+        "--base",
+        "no-such-rev",
+        "-f",
+        "fixtures/quickstart/clusters",
+        "--exit-code",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--base"), "{err}");
+}

@@ -20,12 +20,18 @@ use super::print_error;
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
-    /// The inputs before the change (files or directories).
+    /// The inputs before the change (files or directories); with --base, the inputs
+    /// after the change, whose base side is read from Git.
     #[arg(short = 'f', long = "filename", value_name = "PATH", required = true, num_args = 1..)]
     pub before: Vec<PathBuf>,
     /// The inputs after the change (files or directories).
-    #[arg(long = "against", value_name = "PATH", required = true, num_args = 1..)]
+    #[arg(long = "against", value_name = "PATH", required_unless_present = "base", num_args = 1..)]
     pub after: Vec<PathBuf>,
+    /// Read the base side of the -f paths from Git at REV (a commit, branch or
+    /// `origin/main`; `git archive`, no second checkout) and compare the -f paths
+    /// against it.
+    #[arg(long = "base", value_name = "REV", conflicts_with = "after")]
+    pub base: Option<String>,
     /// Print only the changed units (`clusters/<ns>/<name>`, `providers/...`), one a line.
     #[arg(long = "name-only")]
     pub name_only: bool,
@@ -56,12 +62,27 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
         ..RenderOptions::default()
     };
     let res = (|| -> Result<_, Error> {
-        let labels = [
-            "rendering the -f inputs (before)",
-            "rendering the --against inputs (after)",
-        ];
-        let before = super::prepare_inputs(&a.before, &opts).map_err(|e| e.wrap(labels[0]))?;
-        let after = super::prepare_inputs(&a.after, &opts).map_err(|e| e.wrap(labels[1]))?;
+        let base_label = a
+            .base
+            .as_ref()
+            .map(|r| format!("rendering the base side of the -f inputs at {r} (--base)"));
+        let labels = match &base_label {
+            Some(l) => [l.as_str(), "rendering the -f inputs"],
+            None => [
+                "rendering the -f inputs (before)",
+                "rendering the --against inputs (after)",
+            ],
+        };
+        // The base side's scratch directory lives until the comparison ends.
+        let (_scratch, before_paths, after_paths) = match &a.base {
+            Some(rev) => {
+                let (s, p) = super::base::base_side(rev, &a.before)?;
+                (Some(s), p, a.before.clone())
+            }
+            None => (None, a.before.clone(), a.after.clone()),
+        };
+        let before = super::prepare_inputs(&before_paths, &opts).map_err(|e| e.wrap(labels[0]))?;
+        let after = super::prepare_inputs(&after_paths, &opts).map_err(|e| e.wrap(labels[1]))?;
         // Both sides stream in directory order; only the changed units' diffs stay.
         capi_render::diff::impact_streaming(before, after, labels)
     })();
