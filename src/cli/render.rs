@@ -538,6 +538,7 @@ fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -
                     "output": out.to_string_lossy(),
                     "upToDate": rep.changed.is_empty(),
                     "files": super::output::file_changes(&rep.files),
+                    "refused": rep.refused,
                 }),
             )?;
         }
@@ -556,6 +557,9 @@ fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -
                 rep.changed.len(),
                 fix_command(std::env::args_os().skip(1))
             ));
+            for r in &rep.refused {
+                super::ui::warn(&format!("render -o would refuse {r}"));
+            }
             ExitCode::from(1)
         }
         Err(e) => {
