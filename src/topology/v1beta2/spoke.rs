@@ -312,3 +312,72 @@ fn health_check_spec(spec: &mut Map<String, Value>, ns: &str) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn versions(g: &str, k: &str) -> Option<String> {
+        Some(format!("{g}/v1beta1")).filter(|_| !k.is_empty())
+    }
+
+    #[test]
+    fn generated_objects_convert_back_to_v1beta1() {
+        let md = json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachineDeployment",
+            "metadata": {"name": "md", "namespace": "ns"},
+            "spec": {"clusterName": "c", "deletion": {"order": "Newest"},
+                "rollout": {"strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}}},
+                "template": {"spec": {"clusterName": "c", "minReadySeconds": 7,
+                    "deletion": {"nodeDeletionTimeoutSeconds": 45},
+                    "bootstrap": {"configRef": {"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": "KubeadmConfigTemplate", "name": "b"}},
+                    "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachineTemplate", "name": "i"}}}}});
+        let out = object(md, &versions).unwrap();
+        assert_eq!(out["apiVersion"], "cluster.x-k8s.io/v1beta1");
+        let s = &out["spec"];
+        assert_eq!(s["minReadySeconds"], 7);
+        assert_eq!(
+            s["strategy"],
+            json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "deletePolicy": "Newest"}})
+        );
+        let ms = &s["template"]["spec"];
+        assert_eq!(ms["nodeDeletionTimeout"], "45s");
+        assert_eq!(
+            ms["infrastructureRef"],
+            json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "DockerMachineTemplate", "name": "i", "namespace": "ns"})
+        );
+        let provider =
+            json!({"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "X"});
+        assert_eq!(object(provider.clone(), &versions).unwrap(), provider);
+    }
+
+    #[test]
+    fn cluster_topology_and_unknown_ref_versions() {
+        let c = json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
+            "metadata": {"name": "c", "namespace": "ns"},
+            "spec": {"topology": {"classRef": {"name": "k"}, "version": "v1.33.0",
+                "controlPlane": {"replicas": 1, "healthCheck": {"checks": {"nodeStartupTimeoutSeconds": 600}}}},
+                "controlPlaneRef": {"apiGroup": "g", "kind": "", "name": "cp"}}});
+        let out = object(c.clone(), &versions).unwrap_err().to_string();
+        assert!(
+            out.contains("Cluster ns/c") && out.contains("spec.controlPlaneRef"),
+            "{out}"
+        );
+        let mut ok = c;
+        ok["spec"]
+            .as_object_mut()
+            .unwrap()
+            .remove("controlPlaneRef");
+        let out = object(ok, &versions).unwrap();
+        let t = &out["spec"]["topology"];
+        assert_eq!(t["class"], "k");
+        assert_eq!(t["controlPlane"]["metadata"], json!({}));
+        assert_eq!(
+            t["controlPlane"]["machineHealthCheck"]["nodeStartupTimeout"],
+            "10m0s"
+        );
+        assert_eq!(
+            out["spec"]["controlPlaneEndpoint"],
+            json!({"host": "", "port": 0})
+        );
+    }
+}
