@@ -59,6 +59,7 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
         // One side of a change may hold nothing yet (the first Cluster is added).
         allow_empty: true,
         clusters: a.clusters.mode(),
+        capi_version: a.clusters.capi_version.clone(),
         ..RenderOptions::default()
     };
     let res = (|| -> Result<_, Error> {

@@ -116,6 +116,12 @@ pub struct ClustersArg {
         value_parser = clap::builder::PossibleValuesParser::new(capi_render::model::ClusterMode::NAMES)
     )]
     pub clusters: String,
+    /// The core provider (Cluster API) version the tree installs, when the inputs hold
+    /// no CoreProvider CR with spec.version (a CR that disagrees is an error). v1.11 or
+    /// later: v1beta1 Clusters render as that controller computes them (converted to
+    /// v1beta2, written back as v1beta1); older or unset: clusterctl v1.10.10's semantics.
+    #[arg(long = "capi-version", value_name = "VERSION")]
+    pub capi_version: Option<String>,
 }
 
 impl ClustersArg {

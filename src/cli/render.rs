@@ -286,6 +286,7 @@ fn from_lock(
         cert_manager: c.cert_manager,
         clusters: super::ClustersArg {
             clusters: c.clusters.as_str().to_string(),
+            capi_version: a.clusters.capi_version.clone(),
         },
         output_format: a.output_format,
         reads_inside: Some(gitops::repository_root(out)?),
@@ -360,6 +361,7 @@ fn prepare_deferring(
         allow_empty: a.allow_empty,
         cert_manager: a.cert_manager,
         clusters: a.clusters.mode(),
+        capi_version: a.clusters.capi_version.clone(),
         reads_inside: a.reads_inside.clone(),
         ..RenderOptions::default()
     };
