@@ -79,7 +79,7 @@ fn a_v1_14_core_writes_v1beta1_objects_as_its_controller_computes_them() {
         .iter()
         .find(|o| o["kind"] == "MachineDeployment")
         .unwrap();
-    assert_eq!(md["spec"]["minReadySeconds"], 7, "{md}");
+    assert_eq!(md["spec"]["minReadySeconds"].as_f64(), Some(7.0), "{md}");
 }
 
 #[test]
