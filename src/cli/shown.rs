@@ -1,6 +1,6 @@
 //! Paths in messages as the user typed them: the relative path arguments of this run,
 //! each with its absolute spellings, so that errors and warnings name `capi/providers.yaml`
-//! and not `/home/me/fleet/capi/providers.yaml` ([`capi_render::paths::relativize`]).
+//! and not `/srv/fleet/capi/providers.yaml` ([`capi_render::paths::relativize`]).
 
 use std::ffi::OsString;
 use std::path::Component;
