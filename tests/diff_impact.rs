@@ -205,13 +205,12 @@ fn a_class_template_edit_rolls_every_cluster_and_is_refused_by_render_and_check(
 #[test]
 fn a_deleted_cluster_is_warned_with_its_machines() {
     let s = common::Scratch::new("impact-delete");
-    let src = common::root().join("fixtures/quickstart/clusters");
-    let d = s.path().join("a");
-    fs::create_dir_all(&d).unwrap();
-    fs::copy(src.join("class.yaml"), d.join("class.yaml")).unwrap();
-    let clusters = fs::read_to_string(src.join("clusters.yaml")).unwrap();
-    let prod = clusters.split("\n---\n").nth(1).unwrap();
-    fs::write(d.join("clusters.yaml"), prod).unwrap();
+    let clusters =
+        fs::read_to_string(common::root().join("fixtures/quickstart/clusters/clusters.yaml"))
+            .unwrap();
+    // The first document (dev) removed, prod kept.
+    let dev = format!("{}\n---\n", clusters.split("\n---\n").next().unwrap());
+    let d = edited(&s, "a", "clusters.yaml", &dev, "");
     let v = json(&d);
     assert_eq!(cluster(&v, "dev")["action"], "delete");
     assert_eq!(
