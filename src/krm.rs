@@ -20,6 +20,8 @@ pub struct FunctionOptions {
     pub config: Option<String>,
     pub no_namespaces: bool,
     pub oci_layout: Option<String>,
+    /// `capiVersion`: as `render --capi-version`.
+    pub capi_version: Option<String>,
     /// Files or directories read like `render -f`.
     pub inputs: Vec<String>,
 }
@@ -99,6 +101,7 @@ fn parse_function_config(fc: &Value) -> Result<FunctionOptions> {
             "repository" => o.repository = Some(path(k, v)?),
             "config" => o.config = Some(path(k, v)?),
             "ociLayout" => o.oci_layout = Some(path(k, v)?),
+            "capiVersion" => o.capi_version = Some(string(k, v)?),
             "noNamespaces" => {
                 o.no_namespaces = v.as_bool().ok_or_else(|| {
                     Error::new("functionConfig.spec.noNamespaces: not a boolean")
@@ -117,7 +120,7 @@ fn parse_function_config(fc: &Value) -> Result<FunctionOptions> {
             }
             _ => {
                 return Err(Error::new(format!(
-                    "functionConfig.spec.{k}: unknown field (known: config, inputs, noNamespaces, ociLayout, repository)"
+                    "functionConfig.spec.{k}: unknown field (known: capiVersion, config, inputs, noNamespaces, ociLayout, repository)"
                 )))
             }
         }
@@ -236,13 +239,14 @@ pub fn error_list(e: &Error) -> String {
 mod tests {
     use super::*;
 
-    const RL: &str = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: operator.cluster.x-k8s.io/v1alpha2\n  kind: CoreProvider\n  metadata:\n    name: cluster-api\n    namespace: capi-system\n    annotations:\n      config.kubernetes.io/index: '0'\n      internal.config.kubernetes.io/path: providers.yaml\n      keep: me\n  spec:\n    version: v1.10.10\nfunctionConfig:\n  apiVersion: capi-render.io/v1alpha1\n  kind: RenderConfig\n  metadata:\n    name: capi\n  spec:\n    repository: repo\n    noNamespaces: true\n    inputs: [a.yaml, dir]\n";
+    const RL: &str = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: operator.cluster.x-k8s.io/v1alpha2\n  kind: CoreProvider\n  metadata:\n    name: cluster-api\n    namespace: capi-system\n    annotations:\n      config.kubernetes.io/index: '0'\n      internal.config.kubernetes.io/path: providers.yaml\n      keep: me\n  spec:\n    version: v1.10.10\nfunctionConfig:\n  apiVersion: capi-render.io/v1alpha1\n  kind: RenderConfig\n  metadata:\n    name: capi\n  spec:\n    repository: repo\n    noNamespaces: true\n    capiVersion: v1.14.2\n    inputs: [a.yaml, dir]\n";
 
     #[test]
     fn request_options_and_items() {
         let r = parse_resource_list(RL).unwrap();
         assert_eq!(r.options.repository.as_deref(), Some("repo"));
         assert!(r.options.no_namespaces);
+        assert_eq!(r.options.capi_version.as_deref(), Some("v1.14.2"));
         assert_eq!(r.options.inputs, vec!["a.yaml", "dir"]);
         assert_eq!(r.options.config, None);
         let mut items = r.items.clone();

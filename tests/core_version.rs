@@ -101,3 +101,91 @@ fn a_core_provider_that_disagrees_with_the_flag_is_an_error_naming_its_file() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--capi-version \"latest\""));
 }
+
+#[test]
+fn the_lock_records_the_core_version_and_from_lock_renders_under_it() {
+    let s = Scratch::new("core-version-lock");
+    let eq = root().join("fixtures/topology-v1beta2/equivalence");
+    let out = s.path().join("rendered");
+    let tree = |extra: &[&str]| {
+        let mut cmd = bin();
+        cmd.args(["render", "-q"])
+            .args(extra)
+            .arg("-f")
+            .arg(eq.join("v1beta1.yaml"))
+            .arg("-f")
+            .arg(eq.join("templates.yaml"))
+            .arg("-o")
+            .arg(&out);
+        run(&mut cmd, None)
+    };
+    let o = tree(&["--capi-version", "v1.14.2"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lock = std::fs::read_to_string(out.join("capi-render.lock")).unwrap();
+    assert!(lock.contains("\n  capiVersion: v1.14.2\n"), "{lock}");
+    // --from-lock renders under the recorded core: the tree is up to date.
+    let check = run(
+        bin().args(["render", "--check", "--from-lock"]).arg(&out),
+        None,
+    );
+    assert!(
+        check.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr)
+    );
+    // The same inputs without the flag render another tree: --check says so.
+    let plain = run(
+        bin()
+            .args(["render", "--check", "-q", "-f"])
+            .arg(eq.join("v1beta1.yaml"))
+            .arg("-f")
+            .arg(eq.join("templates.yaml"))
+            .arg("-o")
+            .arg(&out),
+        None,
+    );
+    assert_eq!(plain.status.code(), Some(1));
+    // The lock decides under --from-lock; a flag beside it is refused.
+    let both = run(
+        bin()
+            .args([
+                "render",
+                "--check",
+                "--capi-version",
+                "v1.14.2",
+                "--from-lock",
+            ])
+            .arg(&out),
+        None,
+    );
+    assert!(!both.status.success());
+    let err = String::from_utf8_lossy(&both.stderr);
+    assert!(
+        err.contains("--from-lock takes --config, --repository and --capi-version from the lock"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_krm_function_takes_the_core_version_from_its_config() {
+    // The function renders Clusters as `managed` (the Cluster itself, the same under
+    // every core), so the option shows where it is checked: a version that is none.
+    let eq = root().join("fixtures/topology-v1beta2/equivalence");
+    let krm = |extra: &str| {
+        let rl = format!(
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: capi-render.io/v1alpha1\n  kind: RenderConfig\n  metadata: {{name: capi}}\n  spec:\n    inputs: [v1beta1.yaml, templates.yaml]\n{extra}"
+        );
+        run(bin().arg("krm").current_dir(&eq), Some(rl.as_bytes()))
+    };
+    let good = krm("    capiVersion: v1.14.2\n");
+    assert!(
+        good.status.success(),
+        "{}",
+        String::from_utf8_lossy(&good.stdout)
+    );
+    let bad = krm("    capiVersion: latest\n");
+    assert!(!bad.status.success());
+    let out = String::from_utf8_lossy(&bad.stdout);
+    assert!(out.contains("--capi-version \"latest\""), "{out}");
+}

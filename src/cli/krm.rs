@@ -37,6 +37,7 @@ fn render(
             .or_else(|| config.map(Path::to_path_buf)),
         no_namespaces: fo.no_namespaces,
         oci_layout: fo.oci_layout.as_ref().map(Into::into),
+        capi_version: fo.capi_version.clone(),
         // A config the functionConfig names is the kustomization's: its local paths
         // stay inside the kustomization's directory, as the function's own paths do.
         reads_inside: match fo.config {

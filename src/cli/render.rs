@@ -228,6 +228,7 @@ fn command_of(
             .then(|| (a.flux_source.clone(), topts.flux_path.clone())),
         flux_extras: topts.flux_extras.clone(),
         argocd: topts.argocd.clone().map(|s| (s, topts.flux_path.clone())),
+        capi_version: a.clusters.capi_version.clone(),
     }
 }
 
@@ -238,9 +239,9 @@ fn from_lock(
     config: Option<&Path>,
     repository: Option<&Path>,
 ) -> Result<(RenderArgs, Option<PathBuf>, Option<PathBuf>), Error> {
-    if config.is_some() || repository.is_some() {
+    if config.is_some() || repository.is_some() || a.clusters.capi_version.is_some() {
         return Err(Error::new(
-            "--from-lock takes --config and --repository from the lock; drop them (or render with -f ... -o OUT to change the recorded command)",
+            "--from-lock takes --config, --repository and --capi-version from the lock; drop them (or render with -f ... -o OUT to change the recorded command)",
         ));
     }
     let c = gitops::recorded_command(out)?;
@@ -286,7 +287,7 @@ fn from_lock(
         cert_manager: c.cert_manager,
         clusters: super::ClustersArg {
             clusters: c.clusters.as_str().to_string(),
-            capi_version: a.clusters.capi_version.clone(),
+            capi_version: c.capi_version.clone(),
         },
         output_format: a.output_format,
         reads_inside: Some(gitops::repository_root(out)?),

@@ -32,6 +32,8 @@ pub struct RenderCommand {
     pub flux_extras: super::flux::Extras,
     /// `--argocd` with its settings, and OUT's path inside the repository.
     pub argocd: Option<(super::argocd::Settings, String)>,
+    /// `--capi-version`: the core provider version v1beta1 topologies render under.
+    pub capi_version: Option<String>,
 }
 
 impl RenderCommand {
@@ -59,6 +61,9 @@ impl RenderCommand {
         }
         if self.clusters != crate::model::ClusterMode::Managed {
             m.insert("clusters".into(), Value::from(self.clusters.as_str()));
+        }
+        if let Some(v) = &self.capi_version {
+            m.insert("capiVersion".into(), Value::from(v.as_str()));
         }
         if let Some((source, path)) = &self.flux {
             let mut f = json!({"source": source, "path": path});
@@ -110,6 +115,7 @@ impl RenderCommand {
                 "allowEmpty",
                 "certManager",
                 "clusters",
+                "capiVersion",
                 "flux",
                 "argocd",
             ]
@@ -161,6 +167,7 @@ impl RenderCommand {
                     Some(mode) => mode,
                 },
             },
+            capi_version: text("capiVersion")?,
             flux,
             flux_extras,
             argocd: match m.get("argocd") {

@@ -576,6 +576,7 @@ mod tests {
             flux: Some(("flux-system".into(), "capi/rendered".into())),
             flux_extras: Default::default(),
             argocd: None,
+            capi_version: Some("v1.14.2".into()),
         };
         let t = lock_text_of(
             &[],
@@ -586,7 +587,7 @@ mod tests {
             Path::new("capi/rendered"),
             Some(&c),
         );
-        assert!(t.contains("command:\n  allowEmpty: true\n  certManager: true\n  clusters: flatten\n  files:\n  - ../providers.yaml\n  - ../clusters\n  flux:\n    path: capi/rendered\n    source: flux-system\n  repository: ../repository\ninputs: []\n"), "{t}");
+        assert!(t.contains("command:\n  allowEmpty: true\n  capiVersion: v1.14.2\n  certManager: true\n  clusters: flatten\n  files:\n  - ../providers.yaml\n  - ../clusters\n  flux:\n    path: capi/rendered\n    source: flux-system\n  repository: ../repository\ninputs: []\n"), "{t}");
         // The fast reader still reads the lock; the command reads back.
         assert!(read_canonical(&t).is_some());
         let back = read_command(&t, "l").unwrap().unwrap();
@@ -594,6 +595,7 @@ mod tests {
         assert_eq!(back.repository.as_deref(), Some("../repository"));
         assert!(back.allow_empty && back.cert_manager && !back.no_namespaces);
         assert_eq!(back.clusters, crate::model::ClusterMode::Flatten);
+        assert_eq!(back.capi_version.as_deref(), Some("v1.14.2"));
         assert_eq!(back.flux, c.flux);
         assert_eq!(back.flux_extras, Default::default());
         // The Flux options read back; a bad one recorded in a lock is an error.
