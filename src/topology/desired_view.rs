@@ -26,10 +26,10 @@ pub fn objects(d: &Desired, applied: bool) -> Result<Vec<Value>> {
         .map(|step| {
             let capi = crate::topology::obj::api_version(step.object) == "cluster.x-k8s.io/v1beta1";
             if applied && !capi {
-                return Ok(git_form(intent::applied_intent(
-                    step.object.clone(),
-                    &step.ignore,
-                )));
+                // The desired state as CAPI v1.14's `desiredstate` computes it: the
+                // InfrastructureCluster's ignore paths (a zero `controlPlaneEndpoint`)
+                // are the patch helper's, not the desired object's.
+                return Ok(git_form(intent::applied_intent(step.object.clone())));
             }
             let sent = intent::create_intent(intent::typed_build(step.object)?, &step.ignore);
             Ok(git_form(intent::normalise(sent)?))

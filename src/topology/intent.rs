@@ -77,11 +77,12 @@ pub fn create_intent(desired: Value, ignore: &[Vec<String>]) -> Value {
     intent_with(desired, ignore, false)
 }
 
-/// The object CAPI v1.14's topology controller creates by server-side apply of a
-/// desired object (v1beta2 Clusters): the same paths, empty maps and nulls kept (a
-/// patch's `null` stays in the desired object it applies).
-pub fn applied_intent(desired: Value, ignore: &[Vec<String>]) -> Value {
-    intent_with(desired, ignore, true)
+/// A desired object of CAPI v1.14's topology controller (v1beta2 Clusters) as its
+/// `desiredstate` computes it: the paths allowed on create, empty maps and nulls kept (a
+/// patch's `null` stays in the desired object). No ignore paths: those belong to the
+/// patch helper, after the desired state.
+pub fn applied_intent(desired: Value) -> Value {
+    intent_with(desired, &[], true)
 }
 
 fn intent_with(desired: Value, ignore: &[Vec<String>], keep_empty: bool) -> Value {
@@ -354,7 +355,7 @@ mod tests {
         let d = json!({"apiVersion": "a/v1", "kind": "K", "status": {"x": 1},
             "spec": {"backend": {"inMemory": {}}, "n": {"x": null}}});
         assert_eq!(
-            applied_intent(d.clone(), &[]),
+            applied_intent(d.clone()),
             json!({"apiVersion": "a/v1", "kind": "K", "spec": {"backend": {"inMemory": {}}, "n": {"x": null}}})
         );
     }
