@@ -308,3 +308,157 @@ fn base_reads_the_before_side_from_git() {
     assert_eq!(code, 1);
     assert!(err.contains("--base"), "{err}");
 }
+
+#[test]
+fn markdown_is_a_pull_request_comment_within_its_budget() {
+    let s = common::Scratch::new("impact-markdown");
+    let after = edited(
+        &s,
+        "a",
+        "clusters.yaml",
+        "version: v1.31.2",
+        "version: v1.32.0",
+    );
+    let (code, md, err) = diff(&after, &["--output-format", "markdown"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(md.starts_with("<!-- capi-render diff -->\n### capi-render diff\n\n**2 Clusters changed · 2 control planes roll (4 machines) · 3 MachineDeployments roll (6 machines)**\n"), "{md}");
+    assert!(
+        md.contains(
+            "<details><summary><b>Cluster default/prod</b>: update · 8 machines replaced</summary>"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("| MachineDeployment `md-1` | rollout | 2 |"),
+        "{md}"
+    );
+    assert!(md.contains("#### Object diffs (2 units)"), "{md}");
+    assert!(md.contains("```diff\n"), "{md}");
+    assert!(!md.contains("Cut to fit"), "{md}");
+    // A small budget keeps the headline and cuts the rest, saying what and where.
+    let (_, cut, _) = diff(
+        &after,
+        &[
+            "--output-format",
+            "markdown",
+            "--comment-budget",
+            "1500",
+            "--full-report",
+            "https://ci.example/r.html",
+        ],
+    );
+    assert!(cut.chars().count() <= 1500, "{}", cut.len());
+    assert!(cut.contains("**2 Clusters changed"), "{cut}");
+    assert!(
+        cut.contains("not shown. The full report: https://ci.example/r.html._\n"),
+        "{cut}"
+    );
+    // No change: the comment still comes (CI updates its comment to say so); exit 0.
+    let same = edited(
+        &s,
+        "b",
+        "clusters.yaml",
+        "version: v1.31.2",
+        "version: v1.31.2",
+    );
+    let (code, md, _) = diff(&same, &["--output-format", "markdown"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        md,
+        "<!-- capi-render diff -->\n### capi-render diff\n\n**no Cluster changes**\n\n"
+    );
+}
+
+/// Chromium's command line for a headless run that reaches nothing on the network.
+fn chromium(profile: &Path) -> Option<std::process::Command> {
+    let bin = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            std::process::Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })?;
+    let mut c = std::process::Command::new(bin);
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1200,900",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()));
+    Some(c)
+}
+
+#[test]
+fn html_is_one_self_contained_page_that_chromium_renders() {
+    let s = common::Scratch::new("impact-html");
+    let after = edited(
+        &s,
+        "a",
+        "clusters.yaml",
+        "version: v1.31.2",
+        "version: v1.32.0",
+    );
+    let (code, html, err) = diff(&after, &["--output-format", "html"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    for external in ["<script", "<link", "src=", "href=", "@import", "url("] {
+        assert!(!html.contains(external), "{external} in the page");
+    }
+    let page = s.path().join("report.html");
+    fs::write(&page, &html).unwrap();
+    let Some(mut dump) = chromium(&s.path().join("profile")) else {
+        assert!(
+            std::env::var_os("CAPI_REQUIRE_CHROMIUM").is_none(),
+            "CAPI_REQUIRE_CHROMIUM is set but no chromium runs"
+        );
+        eprintln!("SKIPPED (chromium): html_is_one_self_contained_page_that_chromium_renders: no chromium on PATH");
+        return;
+    };
+    // The DOM Chromium built: the headline, a section per Cluster, the coloured diffs.
+    let o = dump.arg("--dump-dom").arg(&page).output().unwrap();
+    let dom = String::from_utf8_lossy(&o.stdout);
+    assert!(dom.contains("<p class=\"headline\" id=\"headline\">2 Clusters changed · 2 control planes roll (4 machines) · 3 MachineDeployments roll (6 machines)</p>"), "{dom}");
+    assert_eq!(
+        dom.matches("<details open=\"\"><summary><b>Cluster ")
+            .count(),
+        2,
+        "{dom}"
+    );
+    assert!(dom.contains("<span class=\"add\">"), "{dom}");
+    // And a screenshot of it: a PNG well above an empty page's size.
+    let shot = s.path().join("report.png");
+    let o = chromium(&s.path().join("profile2"))
+        .unwrap()
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&page)
+        .output()
+        .unwrap();
+    let png = fs::read(&shot).unwrap_or_else(|e| {
+        panic!(
+            "no screenshot ({e}): {}",
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let blank = s.path().join("blank.html");
+    fs::write(&blank, "<!DOCTYPE html><html><body></body></html>").unwrap();
+    let blank_shot = s.path().join("blank.png");
+    chromium(&s.path().join("profile3"))
+        .unwrap()
+        .arg(format!("--screenshot={}", blank_shot.display()))
+        .arg(&blank)
+        .output()
+        .unwrap();
+    let blank_len = fs::metadata(&blank_shot).unwrap().len() as usize;
+    assert!(
+        png.len() > 4 * blank_len,
+        "{} vs an empty page's {blank_len}",
+        png.len()
+    );
+}

@@ -18,6 +18,20 @@ use clap::Args;
 
 use super::print_error;
 
+/// `diff --output-format`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffFormat {
+    /// Text for people: the impact report, then the unified diffs.
+    #[default]
+    Text,
+    /// A DiffResult (`apiVersion: capi-render.io/v1alpha1`).
+    Json,
+    /// A pull-request comment (GitHub-flavoured Markdown).
+    Markdown,
+    /// One self-contained HTML page.
+    Html,
+}
+
 #[derive(Args, Debug)]
 pub struct DiffArgs {
     /// The inputs before the change (files or directories); with --base, the inputs
@@ -35,11 +49,25 @@ pub struct DiffArgs {
     /// Print only the changed units (`clusters/<ns>/<name>`, `providers/...`), one a line.
     #[arg(long = "name-only")]
     pub name_only: bool,
-    /// `json`: print a DiffResult (every changed unit with its status and the paths and
-    /// status of its changed objects) on stdout instead of diffs (--name-only then has
-    /// no effect). The exit codes stay as they are.
+    /// `json`: a DiffResult (every changed unit with its status and changed objects,
+    /// `impact.clusters[]`, `warnings[]`); `markdown`: a pull-request comment (a hidden
+    /// marker, the headline, warnings, a `<details>` section per Cluster, the diffs;
+    /// within --comment-budget characters); `html`: one self-contained page with the
+    /// same content. --name-only has no effect on them; the exit codes stay as they are.
     #[arg(long = "output-format", value_name = "FORMAT", default_value = "text")]
-    pub output_format: super::output::Format,
+    pub output_format: DiffFormat,
+    /// The most characters a `markdown` comment may have (GitHub's limit by default);
+    /// what does not fit is counted in a last line naming --full-report.
+    #[arg(long = "comment-budget", value_name = "CHARS", default_value_t = capi_render::impact::markdown::GITHUB_BUDGET)]
+    pub comment_budget: usize,
+    /// Where the whole report is (a CI artefact's URL), named by a `markdown` comment
+    /// that had to be cut.
+    #[arg(
+        long = "full-report",
+        value_name = "URL",
+        default_value = "`capi-render diff --output-format html` of this change"
+    )]
+    pub full_report: String,
     /// Exit 0 when nothing changes, 2 when something changes and 1 on an error (as
     /// `terraform plan -detailed-exitcode`), instead of diff(1)'s 0 / 1 / 2.
     #[arg(long = "exit-code")]
@@ -88,7 +116,29 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
         capi_render::diff::impact_streaming(before, after, labels)
     })();
     let res = res.and_then(|i| {
-        if a.output_format == super::output::Format::Json {
+        let page = match a.output_format {
+            DiffFormat::Markdown => Some(capi_render::impact::markdown::comment(
+                &i.clusters,
+                &i.warnings,
+                &i.diff,
+                a.comment_budget,
+                &a.full_report,
+            )),
+            DiffFormat::Html => Some(capi_render::impact::html::page(
+                &i.clusters,
+                &i.warnings,
+                &i.diff,
+            )),
+            _ => None,
+        };
+        if let Some(p) = page {
+            // Printed with or without changes: CI updates its comment either way.
+            let mut so = std::io::stdout().lock();
+            so.write_all(p.as_bytes())
+                .and_then(|_| so.flush())
+                .map_err(|e| Error::new(format!("failed to write to stdout: {e}")))?;
+        }
+        if a.output_format == DiffFormat::Json {
             let units: Vec<serde_json::Value> = i
                 .units
                 .iter()
@@ -116,7 +166,7 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
     let (changes, error) = if a.exit_code { (2, 1) } else { (1, 2) };
     match res {
         Ok(i) if i.is_empty() => ExitCode::SUCCESS,
-        Ok(_) if a.output_format == super::output::Format::Json => ExitCode::from(changes),
+        Ok(_) if a.output_format != DiffFormat::Text => ExitCode::from(changes),
         Ok(i) => {
             let text = if a.name_only {
                 i.changed_units.iter().map(|u| format!("{u}\n")).collect()

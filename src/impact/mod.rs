@@ -10,6 +10,8 @@
 //! under its name counts as rotated: the topology controller gives a changed template a
 //! new name and points its owner at it, which is what the up-to-date checks see.
 
+pub mod html;
+pub mod markdown;
 pub mod paths;
 pub mod report;
 pub mod rules;
