@@ -462,3 +462,42 @@ fn html_is_one_self_contained_page_that_chromium_renders() {
         png.len()
     );
 }
+
+#[test]
+fn diff_help_shows_a_real_comment() {
+    let s = common::Scratch::new("impact-help");
+    let after = edited(
+        &s,
+        "a",
+        "clusters.yaml",
+        "version: v1.31.2",
+        "version: v1.32.0",
+    );
+    let (_, md, _) = diff(
+        &after,
+        &[
+            "--output-format",
+            "markdown",
+            "--comment-budget",
+            "1400",
+            "--full-report",
+            "https://ci.example/report.html",
+        ],
+    );
+    let help = common::run(common::bin().args(["diff", "--help"]), None);
+    let help = String::from_utf8_lossy(&help.stdout);
+    let shown: String = md
+        .lines()
+        .map(|l| {
+            if l.is_empty() {
+                "\n".to_string()
+            } else {
+                format!("  {l}\n")
+            }
+        })
+        .collect();
+    assert!(
+        help.contains(&shown),
+        "diff --help does not show:\n{shown}\n---\n{help}"
+    );
+}

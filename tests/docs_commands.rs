@@ -488,3 +488,13 @@ fn documented_flags_are_the_binarys() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// The README stays short (issue 44: at most 12 KB); the rest is the book.
+#[test]
+fn the_readme_is_at_most_12_kb() {
+    let n = std::fs::read(root().join("README.md")).unwrap().len();
+    assert!(
+        n <= 12_000,
+        "README.md is {n} bytes; move detail into docs/"
+    );
+}

@@ -109,7 +109,11 @@ pub fn page(clusters: &[ClusterImpact], warnings: &[String], diff: &str) -> Stri
     }
     let units = unit_diffs(diff);
     if !units.is_empty() {
-        s.push_str(&format!("<h2>Object diffs ({} units)</h2>\n", units.len()));
+        s.push_str(&format!(
+            "<h2>Object diffs ({} unit{})</h2>\n",
+            units.len(),
+            if units.len() == 1 { "" } else { "s" }
+        ));
     }
     for (h, b) in units {
         s.push_str(&format!(

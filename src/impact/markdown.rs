@@ -134,7 +134,7 @@ pub fn comment(
     let room = budget.saturating_sub(CUT_NOTE_ROOM);
     let len = |s: &str| s.chars().count();
     let mut used = len(&out);
-    let mut cut = [0usize; 3]; // warnings, Clusters, unit diffs
+    let mut cut = [0usize; 4]; // warnings, Clusters, unit diffs, the diffs' heading
     let mut put = |piece: String, kind: usize, out: &mut String| {
         let n = len(&piece);
         if cut.iter().all(|&c| c == 0) && used + n <= room {
@@ -157,8 +157,12 @@ pub fn comment(
     let units = unit_diffs(diff);
     if !units.is_empty() {
         put(
-            format!("#### Object diffs ({} units)\n\n", units.len()),
-            2,
+            format!(
+                "#### Object diffs ({} unit{})\n\n",
+                units.len(),
+                if units.len() == 1 { "" } else { "s" }
+            ),
+            3,
             &mut out,
         );
     }
