@@ -32,6 +32,8 @@ pub struct RenderCommand {
     pub flux_extras: super::flux::Extras,
     /// `--argocd` with its settings, and OUT's path inside the repository.
     pub argocd: Option<(super::argocd::Settings, String)>,
+    /// `--secrets` (recorded when not `keep`).
+    pub secrets: crate::model::SecretsMode,
 }
 
 impl RenderCommand {
@@ -59,6 +61,9 @@ impl RenderCommand {
         }
         if self.clusters != crate::model::ClusterMode::Managed {
             m.insert("clusters".into(), Value::from(self.clusters.as_str()));
+        }
+        if self.secrets != crate::model::SecretsMode::Keep {
+            m.insert("secrets".into(), Value::from(self.secrets.as_str()));
         }
         if let Some((source, path)) = &self.flux {
             let mut f = json!({"source": source, "path": path});
@@ -112,6 +117,7 @@ impl RenderCommand {
                 "clusters",
                 "flux",
                 "argocd",
+                "secrets",
             ]
             .contains(&k.as_str())
             {
@@ -163,6 +169,11 @@ impl RenderCommand {
             },
             flux,
             flux_extras,
+            secrets: match text("secrets")?.as_deref() {
+                None => crate::model::SecretsMode::Keep,
+                Some("flux-substitute") => crate::model::SecretsMode::FluxSubstitute,
+                Some(other) => return Err(format!("secrets: {other:?} is not flux-substitute")),
+            },
             argocd: match m.get("argocd") {
                 None | Some(Value::Null) => None,
                 Some(a) => Some(argocd_of(a)?),

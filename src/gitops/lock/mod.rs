@@ -414,6 +414,7 @@ mod tests {
                     version: "v1.10.10".into(),
                     contract: "v1beta1".into(),
                     source: "repository:cluster-api/v1.10.10".into(),
+                    ..Default::default()
                 }),
                 namespace: "capi-system".into(),
                 name: "cluster-api".into(),
