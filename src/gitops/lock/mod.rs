@@ -577,6 +577,7 @@ mod tests {
             flux: Some(("flux-system".into(), "capi/rendered".into())),
             flux_extras: Default::default(),
             argocd: None,
+            secrets: Default::default(),
         };
         let t = lock_text_of(
             &[],
@@ -597,6 +598,25 @@ mod tests {
         assert_eq!(back.clusters, crate::model::ClusterMode::Flatten);
         assert_eq!(back.flux, c.flux);
         assert_eq!(back.flux_extras, Default::default());
+        assert!(!t.contains("secrets"), "{t}");
+        // --secrets flux-substitute is recorded and reads back; an unknown mode is an error.
+        let fs = RenderCommand {
+            secrets: crate::model::SecretsMode::FluxSubstitute,
+            ..c.clone()
+        };
+        let t3 = lock_text_of(
+            &[],
+            &BTreeMap::new(),
+            &[],
+            &[] as &[(String, String)],
+            &[],
+            Path::new("capi/rendered"),
+            Some(&fs),
+        );
+        assert!(t3.contains("\n  secrets: flux-substitute\n"), "{t3}");
+        assert_eq!(read_command(&t3, "l").unwrap().unwrap().secrets, fs.secrets);
+        let t4 = t3.replace("secrets: flux-substitute", "secrets: plain");
+        assert!(read_command(&t4, "l").is_err());
         // The Flux options read back; a bad one recorded in a lock is an error.
         let with = RenderCommand {
             flux_extras: super::super::flux::Extras {
