@@ -303,6 +303,18 @@ fn flux_substitute_writes_placeholders_that_give_back_the_keep_tree() {
     );
     let lock = std::fs::read_to_string(s.path().join("out/capi-render.lock")).unwrap();
     assert!(lock.contains("secrets: flux-substitute"), "{lock}");
+    // Dropping the mode would write the values: refused, nothing written.
+    let before = files(&s.path().join("out"));
+    let dropped = render(s.path(), &inputs, FLUX);
+    assert!(!dropped.ok);
+    assert!(
+        dropped
+            .stderr
+            .contains("the lock records --secrets flux-substitute"),
+        "{}",
+        dropped.stderr
+    );
+    assert_eq!(files(&s.path().join("out")), before);
 }
 
 #[test]

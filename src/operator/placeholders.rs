@@ -223,10 +223,12 @@ mod tests {
 
     #[test]
     fn a_placeholder_beside_other_dollar_text_is_refused() {
+        // `${X}` in a rendered object (from `$${X}` in the components): Flux would
+        // blank it.
         let real = vec![json!({"kind": "ConfigMap", "metadata": {"name": "m"},
-                               "data": {"a": "eu-1 $HOME"}})];
+                               "data": {"a": "eu-1 ${X}"}})];
         let held = vec![json!({"kind": "ConfigMap", "metadata": {"name": "m"},
-                               "data": {"a": "${REGION} $HOME"}})];
+                               "data": {"a": "${REGION} ${X}"}})];
         let e = flux_objects(real.clone(), held.clone(), &[0], &vars()).unwrap_err();
         assert!(
             e.message().starts_with("ConfigMap m: Flux's substitution"),
