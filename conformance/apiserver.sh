@@ -19,7 +19,9 @@
 #      own: the desired objects applied; every changed template gets a new name, every
 #      reference moves, the old templates are pruned, none changes its spec in place);
 #   4. the Flux Kustomizations and Argo CD Applications, against the real Flux and Argo
-#      CD CRDs (server-side dry run).
+#      CD CRDs (server-side dry run);
+#   5. `render --secrets flux-substitute` substituted by Flux's own code and applied
+#      (conformance/secrets.sh).
 # Nothing serves the providers' webhooks (no controller runs), so the API server runs
 # with the admission webhook plugins disabled: their configurations are stored, never
 # called.
@@ -316,5 +318,9 @@ if (cd "$d/out" && kubectl apply --server-side --dry-run=server $gitops >"$work/
 else
   note "FAIL apiserver gitops objects:"; grep -v 'serverside-applied' "$work/gitops.log" | head >&2; fail=1
 fi
+
+# 5. --secrets flux-substitute against Flux's own substitution (conformance/secrets.sh).
+# shellcheck source=conformance/secrets.sh
+. "$here/secrets.sh"
 
 exit $fail

@@ -297,6 +297,13 @@ fn batch_size(renders: usize) -> usize {
     (renders / 16).clamp(16, BATCH)
 }
 
+impl Rendering {
+    /// The namespaces unit, the providers and the class units, in order.
+    pub fn provider_units(&self) -> &[RenderedUnit] {
+        &self.providers
+    }
+}
+
 /// Clusters per batch at most, kept ones included (a kept Cluster is a few strings).
 const KEPT_BATCH: usize = 8192;
 
@@ -404,6 +411,7 @@ fn cert_manager_unit(opts: &RenderOptions) -> crate::Result<(RenderedUnit, Input
             version: release.version.clone(),
             contract: String::new(),
             source,
+            ..Default::default()
         }),
         namespace: "cert-manager".to_string(),
         name: "cert-manager".to_string(),

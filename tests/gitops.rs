@@ -87,6 +87,7 @@ fn provider(
             version: version.into(),
             contract: "v1beta1".into(),
             source: format!("repository:{name}/{version}"),
+            ..Default::default()
         }),
         namespace: ns.into(),
         name: name.into(),

@@ -141,9 +141,16 @@ fn check_mode_exit_codes_and_masked_diff() {
     assert!(!text(&o.stderr).contains("s3cr3t"));
     let o = r(&[]);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    // The summary, after the warnings naming the files that hold config Secret values
+    // (`--secrets keep` left implicit).
+    let stderr = text(&o.stderr);
     assert_eq!(
-        text(&o.stderr).trim_end(),
-        "out: 2 written, 19 unchanged, 0 removed"
+        stderr.trim_end().lines().last(),
+        Some("out: 2 written, 19 unchanged, 0 removed")
+    );
+    assert!(
+        stderr.contains(&format!("Warning: out/{sec}: holds a value")),
+        "{stderr}"
     );
 
     // Drift: a hand edit, and a file of the lock that is no longer produced (a Secret).

@@ -57,6 +57,8 @@ pub fn render_options(opts: &BundleOptions) -> RenderOptions {
         // The inputs' CoreProvider decides the core version.
         capi_version: None,
         reads_inside: None,
+        // The bundle installs the config Secrets beside the rendering.
+        secrets: Default::default(),
     }
 }
 

@@ -88,6 +88,8 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
         allow_empty: true,
         clusters: a.clusters.mode(),
         capi_version: a.clusters.capi_version.clone(),
+        // Config Secret values show as their `${VAR}`: a diff is printed.
+        secrets: capi_render::model::SecretsMode::Placeholders,
         ..RenderOptions::default()
     };
     let res = (|| -> Result<_, Error> {

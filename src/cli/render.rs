@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use capi_render::gitops::{self, TreeOptions};
-use capi_render::model::RenderOptions;
+use capi_render::model::{RenderOptions, SecretsMode};
 use capi_render::render::Rendering;
 use capi_render::Error;
 use clap::Args;
@@ -44,7 +44,7 @@ pub struct RenderArgs {
     #[arg(
         long = "from-lock",
         value_name = "OUT",
-        conflicts_with_all = ["files", "output", "stdout", "flux", "flux_path", "flux_depends_on", "flux_interval", "flux_timeout", "argocd", "argocd_repo", "no_namespaces", "oci_layout", "allow_empty", "cert_manager", "clusters"]
+        conflicts_with_all = ["files", "output", "stdout", "flux", "flux_path", "flux_depends_on", "flux_interval", "flux_timeout", "argocd", "argocd_repo", "no_namespaces", "oci_layout", "allow_empty", "cert_manager", "clusters", "secrets"]
     )]
     pub from_lock: Option<PathBuf>,
     /// Print every rendered object as one YAML stream instead of writing a tree.
@@ -140,6 +140,12 @@ pub struct RenderArgs {
     pub cert_manager: bool,
     #[command(flatten)]
     pub clusters: super::ClustersArg,
+    /// What becomes of the values a provider's config Secret gives its components:
+    /// `keep` writes them (a warning names each file, unless given explicitly);
+    /// `flux-substitute` (needs --flux) writes `${VAR}` placeholders that the unit's
+    /// Flux Kustomization restores from a copy of the Secret in flux-system.
+    #[arg(long = "secrets", value_name = "MODE", value_parser = ["keep", "flux-substitute"])]
+    pub secrets: Option<String>,
     /// `json`: print the result as one JSON object on stdout instead of text — with
     /// --check a CheckResult (the files that differ), else a RenderResult (the files
     /// written, unchanged, removed). The exit codes stay as they are.
@@ -229,6 +235,7 @@ fn command_of(
         flux_extras: topts.flux_extras.clone(),
         argocd: topts.argocd.clone().map(|s| (s, topts.flux_path.clone())),
         capi_version: a.clusters.capi_version.clone(),
+        secrets: secrets_mode(a).unwrap_or_default(),
     }
 }
 
@@ -291,6 +298,7 @@ fn from_lock(
         },
         output_format: a.output_format,
         reads_inside: Some(gitops::repository_root(out)?),
+        secrets: (c.secrets != SecretsMode::Keep).then(|| c.secrets.as_str().to_string()),
     };
     Ok((
         args,
@@ -364,9 +372,53 @@ fn prepare_deferring(
         clusters: a.clusters.mode(),
         capi_version: a.clusters.capi_version.clone(),
         reads_inside: a.reads_inside.clone(),
+        secrets: secrets_mode(a)?,
         ..RenderOptions::default()
     };
-    super::prepare_deferring(&a.files, &opts, deferral)
+    let r = super::prepare_deferring(&a.files, &opts, deferral)?;
+    // Writes warn (--check compares, and says nothing new).
+    if a.secrets.is_none() && !a.check {
+        for w in keep_warnings(&r, a.output.as_deref()) {
+            super::ui::warn(&w);
+        }
+    }
+    Ok(r)
+}
+
+/// `--secrets`; flux-substitute needs the Flux Kustomizations that restore the values.
+fn secrets_mode(a: &RenderArgs) -> Result<SecretsMode, Error> {
+    match a.secrets.as_deref() {
+        None | Some("keep") => Ok(SecretsMode::Keep),
+        Some(_) if !a.flux => Err(Error::new(
+            "--secrets flux-substitute writes ${VAR} placeholders that only the units' Flux Kustomizations restore (postBuild.substituteFrom); add --flux (and -o OUT), or use --secrets keep",
+        )),
+        Some(_) => Ok(SecretsMode::FluxSubstitute),
+    }
+}
+
+/// `--secrets keep` left implicit: one warning per file that carries a value of a
+/// provider's config Secret (the file under OUT, or the object on stdout).
+fn keep_warnings(r: &Rendering, out: Option<&Path>) -> Vec<String> {
+    let mut w = Vec::new();
+    for u in r.provider_units() {
+        let capi_render::model::UnitKind::Provider(p) = &u.kind else {
+            continue;
+        };
+        if p.secret_objects.is_empty() {
+            continue;
+        }
+        let names = gitops::names::object_file_names(&u.objects);
+        for &i in &p.secret_objects {
+            let at = match out {
+                Some(o) => format!("{}/{}/{}", o.display(), u.dir(), names[i]),
+                None => format!("{} (stdout, unit {})", names[i], u.dir()),
+            };
+            w.push(format!(
+                "{at}: holds a value of the provider's config Secret in plain text; keep credentials out of Git with --secrets flux-substitute, or pass --secrets keep to write them knowingly"
+            ));
+        }
+    }
+    w
 }
 
 pub fn run(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {

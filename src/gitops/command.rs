@@ -34,6 +34,8 @@ pub struct RenderCommand {
     pub argocd: Option<(super::argocd::Settings, String)>,
     /// `--capi-version`: the core provider version v1beta1 topologies render under.
     pub capi_version: Option<String>,
+    /// `--secrets` (recorded when not `keep`).
+    pub secrets: crate::model::SecretsMode,
 }
 
 impl RenderCommand {
@@ -64,6 +66,9 @@ impl RenderCommand {
         }
         if let Some(v) = &self.capi_version {
             m.insert("capiVersion".into(), Value::from(v.as_str()));
+        }
+        if self.secrets != crate::model::SecretsMode::Keep {
+            m.insert("secrets".into(), Value::from(self.secrets.as_str()));
         }
         if let Some((source, path)) = &self.flux {
             let mut f = json!({"source": source, "path": path});
@@ -118,6 +123,7 @@ impl RenderCommand {
                 "capiVersion",
                 "flux",
                 "argocd",
+                "secrets",
             ]
             .contains(&k.as_str())
             {
@@ -170,6 +176,11 @@ impl RenderCommand {
             capi_version: text("capiVersion")?,
             flux,
             flux_extras,
+            secrets: match text("secrets")?.as_deref() {
+                None => crate::model::SecretsMode::Keep,
+                Some("flux-substitute") => crate::model::SecretsMode::FluxSubstitute,
+                Some(other) => return Err(format!("secrets: {other:?} is not flux-substitute")),
+            },
             argocd: match m.get("argocd") {
                 None | Some(Value::Null) => None,
                 Some(a) => Some(argocd_of(a)?),

@@ -97,6 +97,19 @@ pub fn losses(
         }
         _ => {}
     }
+    // Config Secret values would land in files that hold placeholders now.
+    if let Some(r) = recorded.filter(|r| r.secrets != now.secrets) {
+        let n = count(outputs, |p| p.starts_with("providers/"));
+        if r.secrets == crate::model::SecretsMode::FluxSubstitute && n > 0 {
+            out.push(Loss {
+                recorded: "--secrets flux-substitute".into(),
+                files: n,
+                what: "files under providers/, free of config Secret values".into(),
+                this_run: format!("--secrets {}", now.secrets.as_str()),
+                keep_flag: "with --secrets flux-substitute".into(),
+            });
+        }
+    }
     let ns = count(outputs, |p| {
         is_provider_namespace(p) || p.starts_with(NAMESPACES)
     });

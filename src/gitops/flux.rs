@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use super::names::is_safe_relative;
 use crate::error::{Error, Result};
 use crate::model::sha256_hex;
-use crate::model::{RenderedUnit, UnitKind};
+use crate::model::{ProviderInfo, RenderedUnit, UnitKind};
 
 /// Namespace of the Kustomizations (and of the GitRepository they read from).
 pub const NAMESPACE: &str = "flux-system";
@@ -375,6 +375,15 @@ pub fn kustomizations(
             // The units inside depend on the outside through these.
             spec["dependsOn"] = Value::Array(external.clone());
         }
+        if let UnitKind::Provider(ProviderInfo {
+            substitute_from: Some(secret),
+            ..
+        }) = &u.kind
+        {
+            // `--secrets flux-substitute`: the config Secret's values, from a copy in
+            // flux-system (Flux reads substituteFrom in the Kustomization's namespace).
+            spec["postBuild"] = json!({"substituteFrom": [{"kind": "Secret", "name": secret}]});
+        }
         let patches = prune_protection(u);
         if !patches.is_empty() {
             spec["patches"] = Value::Array(patches);
@@ -408,6 +417,7 @@ pub(super) mod tests {
                 version: "v1.0.0".into(),
                 contract: "v1beta1".into(),
                 source: "s".into(),
+                ..Default::default()
             }),
             namespace: format!("{name}-system"),
             name: name.into(),

@@ -202,6 +202,7 @@ mod tests {
                     version: "v1.10.10".into(),
                     contract: "v1beta1".into(),
                     source: "repository".into(),
+                    ..Default::default()
                 }),
                 namespace: "capi-system".into(),
                 name: "cluster-api".into(),

@@ -142,7 +142,7 @@ fn info_json(p: &ProviderInfo, u: &UnitSummary, base: &Path) -> Value {
         .and_then(|e| e["source"].as_str().map(str::to_string))
         .unwrap_or_default();
     json!({"type": p.provider_type, "kind": p.kind, "version": p.version,
-           "contract": p.contract, "source": source})
+           "contract": p.contract, "source": source, "substituteFrom": p.substitute_from})
 }
 
 fn summary_from(v: &Value) -> Option<UnitSummary> {
@@ -160,6 +160,8 @@ fn summary_from(v: &Value) -> Option<UnitSummary> {
             version: s(&v["version"])?,
             contract: s(&v["contract"])?,
             source: s(&v["source"])?,
+            substitute_from: s(&v["substituteFrom"]),
+            ..Default::default()
         })
     };
     let kind = match v["kind"].as_str()? {
@@ -693,6 +695,7 @@ mod tests {
                 version: "v1.10.10".into(),
                 contract: "v1beta1".into(),
                 source: "configmap:ns/x".into(),
+                ..Default::default()
             }),
             namespace: "capi-system".into(),
             name: "cluster-api".into(),

@@ -32,7 +32,7 @@ pub enum UnitKind {
 }
 
 /// Resolution facts of one provider, recorded in the lock file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ProviderInfo {
     /// The operator type string (`GetType()`): core, bootstrap, control-plane,
     /// infrastructure, addon, ipam, runtimeextension.
@@ -44,6 +44,12 @@ pub struct ProviderInfo {
     /// Where the components came from, e.g. `repository:<dir>/<label>/<version>`,
     /// `configmap:<ns>/<name>`, `oci:<ref>`.
     pub source: String,
+    /// `--secrets flux-substitute`: the Secret in flux-system whose keys the unit's
+    /// Flux Kustomization substitutes (`postBuild.substituteFrom`).
+    pub substitute_from: Option<String>,
+    /// The indices (in the unit's objects) of the objects that carry a value of the
+    /// provider's config Secret (or, with flux-substitute, its `${VAR}` placeholder).
+    pub secret_objects: Vec<usize>,
 }
 
 /// The objects of one provider, class or cluster, in apply order.
@@ -184,4 +190,32 @@ pub struct RenderOptions {
     /// the clusterctl config names (provider URLs, `cert-manager.url`,
     /// `overridesFolder`) must lie inside, checked before anything is read (SECURITY.md).
     pub reads_inside: Option<std::path::PathBuf>,
+    /// `--secrets`: how values from a provider's config Secret are written.
+    pub secrets: SecretsMode,
+}
+
+/// `render --secrets`: what becomes of the values a provider's config Secret gives
+/// its components.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SecretsMode {
+    /// Written as substituted (today's output; a warning names each file).
+    #[default]
+    Keep,
+    /// Written as `${VAR}` placeholders that the unit's Flux Kustomization restores
+    /// from a Secret the cluster holds (`postBuild.substituteFrom`).
+    FluxSubstitute,
+    /// `diff`: `${VAR}` placeholders where a value went, so that no value is printed
+    /// (nothing applies this rendering).
+    Placeholders,
+}
+
+impl SecretsMode {
+    /// The flag value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SecretsMode::Keep => "keep",
+            SecretsMode::FluxSubstitute => "flux-substitute",
+            SecretsMode::Placeholders => "placeholders",
+        }
+    }
 }

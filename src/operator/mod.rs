@@ -18,6 +18,7 @@ pub mod defaults;
 #[cfg(test)]
 mod fetch_golden_tests;
 pub mod oci;
+pub mod placeholders;
 pub mod preflight;
 pub mod release;
 pub mod resolve;
@@ -33,7 +34,9 @@ use serde_json::{json, Value};
 use crate::components::{self, ComponentsOptions};
 use crate::config::{Config, ImageMeta};
 use crate::error::{Error, Result};
-use crate::model::{InputFile, InputObject, ProviderInfo, RenderOptions, RenderedUnit, UnitKind};
+use crate::model::{
+    InputFile, InputObject, ProviderInfo, RenderOptions, RenderedUnit, SecretsMode, UnitKind,
+};
 use crate::provider::Provider;
 use crate::redact::Redactor;
 use crate::repository::Metadata;
@@ -189,13 +192,47 @@ pub fn substitute(
     release: &Release,
     objects: &[InputObject],
 ) -> Result<Substituted> {
+    let text = components_text(p, release, objects)?;
+    let vars = provider_variables(p, objects)?;
+    substitute_with(p, text, &vars)
+}
+
+/// The components text with the additional manifests appended (§4.6).
+fn components_text(p: &ProviderCr, release: &Release, objects: &[InputObject]) -> Result<String> {
     let mut text = release.components.clone();
     let extra = additional_manifests(p, objects)?;
     if !extra.is_empty() {
         text = format!("{text}\n---\n{extra}");
     }
+    Ok(text)
+}
+
+/// `--secrets`: a provider's config Secret variables, and its components substituted
+/// with every Secret key standing for its own `${KEY}` ([`placeholders`]); `None`
+/// without config Secret variables.
+fn held_text(
+    p: &ProviderCr,
+    release: &Release,
+    objects: &[InputObject],
+    redactor: &Redactor,
+) -> Result<Option<(BTreeMap<String, String>, String)>> {
     let vars = provider_variables(p, objects)?;
-    substitute_with(p, text, &vars)
+    if vars.is_empty() {
+        return Ok(None);
+    }
+    let text = components_text(p, release, objects)?;
+    let held = placeholders::placeholder_vars(&vars);
+    let lookup = |k: &str| held.get(k).cloned();
+    let text = crate::envsubst::processor::process(&text, &lookup)
+        .map_err(|e| redactor.error(p.error(e.wrap("failed to perform variable substitution"))))?;
+    Ok(Some((vars, text)))
+}
+
+/// The config Secret `namespace/name` of a provider, if it has one.
+fn config_secret(p: &ProviderCr) -> Option<(String, String)> {
+    let cs = p.spec.get("configSecret").and_then(Value::as_object)?;
+    let s = |k: &str| cs.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    Some((s("namespace"), s("name")))
 }
 
 /// §5.1–§5.2 on a components text with the config Secret's variables `vars`.
@@ -422,29 +459,80 @@ pub fn render_resolved_with(
             *replaced = sub.config.images.replace(images.clone()).is_some();
         }
     }
+    let helds = res
+        .providers
+        .iter()
+        .zip(&subs)
+        .map(|(r, sub)| held_text(&r.cr, &r.release, objects, &sub.redactor))
+        .collect::<Result<Vec<_>>>()?;
     let operator_images = release::operator_images(&res.config);
     use rayon::prelude::*;
-    let processed: Vec<Result<Processed>> = res
+    let processed: Vec<Result<(Processed, Option<Option<Processed>>)>> = res
         .providers
         .par_iter()
         .zip(subs.par_iter())
-        .map(|(r, sub)| {
-            process(
-                &r.cr,
-                &r.release.version,
-                &sub.text,
-                &sub.config,
-                operator_images.as_ref(),
-            )
-            .map_err(|e| sub.redactor.error(e))
+        .zip(helds.par_iter())
+        .map(|((r, sub), held)| {
+            let run = |text: &str| {
+                process(
+                    &r.cr,
+                    &r.release.version,
+                    text,
+                    &sub.config,
+                    operator_images.as_ref(),
+                )
+                .map_err(|e| sub.redactor.error(e))
+            };
+            let real = run(&sub.text)?;
+            let held = match held {
+                // `keep` only warns: components that do not render with placeholders
+                // count every object as carrying a value.
+                Some((_, t)) if opts.secrets != SecretsMode::FluxSubstitute => Some(run(t).ok()),
+                Some((_, t)) => Some(Some(run(t).map_err(|e| {
+                    e.with_hint("the components do not render with the config Secret's values as ${VAR} placeholders (--secrets); render with --secrets keep")
+                })?)),
+                None => None,
+            };
+            Ok((real, held))
         })
         .collect();
     let mut out = Vec::new();
-    for ((r, p), replaced_images) in res.providers.iter().zip(processed).zip(replaced) {
-        let p = p?;
+    for (((r, p), replaced_images), held) in
+        res.providers.iter().zip(processed).zip(replaced).zip(helds)
+    {
+        let (mut p, held_objects) = p?;
+        let (mut secret_objects, mut substitute_from) = (Vec::new(), None);
+        if let (Some((vars, _)), Some(h)) = (held, held_objects) {
+            let redactor = Redactor::new(vars.values().map(String::as_str));
+            let fail = |e: Error| redactor.error(r.cr.error(e.wrap("--secrets")));
+            // `keep` where the placeholders do not render: the objects holding a value.
+            let carriers = h
+                .as_ref()
+                .map(|h| placeholders::carriers(&p.objects, &h.objects));
+            let flux = opts.secrets == SecretsMode::FluxSubstitute;
+            let (h, ok) = match carriers {
+                Some(Ok(c)) => (h, c),
+                Some(Err(e)) if flux => return Err(fail(e)),
+                _ => (None, placeholders::containing(&p.objects, &vars)),
+            };
+            secret_objects = ok;
+            match h {
+                Some(h) if opts.secrets == SecretsMode::Placeholders => p.objects = h.objects,
+                Some(h) if flux && !secret_objects.is_empty() => {
+                    placeholders::check_names(&vars).map_err(fail)?;
+                    p.objects =
+                        placeholders::flux_objects(p.objects, h.objects, &secret_objects, &vars)
+                            .map_err(fail)?;
+                    let (ns, name) = config_secret(&r.cr).unwrap_or_default();
+                    substitute_from = Some(placeholders::flux_secret_name(&ns, &name));
+                }
+                _ => {}
+            }
+        }
         let mut all = Vec::new();
         if !opts.no_namespaces {
             all.push(namespace_object(&r.cr.namespace));
+            secret_objects.iter_mut().for_each(|i| *i += 1);
         }
         all.extend(p.objects);
         out.push(ProviderRender {
@@ -455,6 +543,8 @@ pub fn render_resolved_with(
                     version: r.release.version.clone(),
                     contract: r.contract.clone(),
                     source: r.release.source.clone(),
+                    substitute_from,
+                    secret_objects,
                 }),
                 namespace: r.cr.namespace.clone(),
                 name: r.cr.name.clone(),
@@ -546,6 +636,7 @@ mod tests {
                 version: "v1.10.10".into(),
                 contract: "v1beta1".into(),
                 source: String::new(),
+                ..Default::default()
             }),
             namespace: "capi-system".into(),
             name: "cluster-api".into(),

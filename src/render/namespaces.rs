@@ -190,6 +190,7 @@ mod tests {
                 version: "v1.10.0".into(),
                 contract: "v1beta1".into(),
                 source: String::new(),
+                ..Default::default()
             }),
             ns_name.into(),
             "cluster-api".into(),

@@ -414,6 +414,7 @@ mod tests {
                     version: "v1.10.10".into(),
                     contract: "v1beta1".into(),
                     source: "repository:cluster-api/v1.10.10".into(),
+                    ..Default::default()
                 }),
                 namespace: "capi-system".into(),
                 name: "cluster-api".into(),
@@ -577,6 +578,7 @@ mod tests {
             flux_extras: Default::default(),
             argocd: None,
             capi_version: Some("v1.14.2".into()),
+            secrets: Default::default(),
         };
         let t = lock_text_of(
             &[],
@@ -598,6 +600,25 @@ mod tests {
         assert_eq!(back.capi_version.as_deref(), Some("v1.14.2"));
         assert_eq!(back.flux, c.flux);
         assert_eq!(back.flux_extras, Default::default());
+        assert!(!t.contains("secrets"), "{t}");
+        // --secrets flux-substitute is recorded and reads back; an unknown mode is an error.
+        let fs = RenderCommand {
+            secrets: crate::model::SecretsMode::FluxSubstitute,
+            ..c.clone()
+        };
+        let t3 = lock_text_of(
+            &[],
+            &BTreeMap::new(),
+            &[],
+            &[] as &[(String, String)],
+            &[],
+            Path::new("capi/rendered"),
+            Some(&fs),
+        );
+        assert!(t3.contains("\n  secrets: flux-substitute\n"), "{t3}");
+        assert_eq!(read_command(&t3, "l").unwrap().unwrap().secrets, fs.secrets);
+        let t4 = t3.replace("secrets: flux-substitute", "secrets: plain");
+        assert!(read_command(&t4, "l").is_err());
         // The Flux options read back; a bad one recorded in a lock is an error.
         let with = RenderCommand {
             flux_extras: super::super::flux::Extras {
