@@ -9,6 +9,7 @@ use crate::model::{
 use serde_json::Value;
 
 mod class_units;
+mod crd_check;
 pub mod namespaces;
 use class_units::class_units;
 
@@ -310,6 +311,9 @@ pub fn prepare(
     let kept = namespaces::take_inputs(&mut inputs.objects, opts.no_namespaces)?;
     let (mut providers, mut extra, mut warnings) =
         crate::operator::render_providers(&inputs.objects, opts)?;
+    if !opts.no_validate {
+        warnings.extend(crd_check::validate_inputs(&inputs, &providers)?);
+    }
     if opts.cert_manager {
         let (unit, file) = cert_manager_unit(opts)?;
         providers.insert(0, unit);

@@ -55,6 +55,7 @@ pub fn render_options(opts: &BundleOptions) -> RenderOptions {
         cert_manager: false,
         clusters: Default::default(),
         reads_inside: None,
+        no_validate: false,
     }
 }
 

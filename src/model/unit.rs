@@ -181,4 +181,7 @@ pub struct RenderOptions {
     /// the clusterctl config names (provider URLs, `cert-manager.url`,
     /// `overridesFolder`) must lie inside, checked before anything is read (SECURITY.md).
     pub reads_inside: Option<std::path::PathBuf>,
+    /// `--no-validate`: do not check the input objects against the CRDs the tree
+    /// installs ([`crate::validate`] is on by default).
+    pub no_validate: bool,
 }

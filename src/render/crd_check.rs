@@ -1,0 +1,37 @@
+//! `render`'s inputs checked against the CRDs its providers install ([`crate::validate`]).
+
+use super::Inputs;
+use crate::model::{InputObject, RenderedUnit};
+
+/// The input objects checked against the CRDs the rendered providers install
+/// ([`crate::validate`]): every problem is an error (all of them in one), a kind with
+/// no CRD a warning. A deferred file's Clusters (unchanged since the last run) are not
+/// read again.
+pub(super) fn validate_inputs(
+    inputs: &Inputs,
+    providers: &[RenderedUnit],
+) -> crate::Result<Vec<String>> {
+    let index = crate::validate::CrdIndex::from_objects(providers.iter().flat_map(|u| &u.objects));
+    let clusters: Vec<InputObject> = inputs
+        .clusters
+        .iter()
+        .filter_map(|c| {
+            c.value.as_ref().map(|v| InputObject {
+                file: c.file.to_string(),
+                doc: c.doc,
+                value: v.decode(),
+            })
+        })
+        .collect();
+    let (errors, warnings) =
+        crate::validate::check_objects(inputs.objects.iter().chain(&clusters), &index);
+    if errors.is_empty() {
+        return Ok(warnings);
+    }
+    Err(crate::Error::new(format!(
+        "{} problem(s) against the CRDs the tree installs (the API server would refuse these objects on apply):\n{}",
+        errors.len(),
+        errors.join("\n")
+    ))
+    .with_hint("fix each field named above; or pass --no-validate to skip this check"))
+}
