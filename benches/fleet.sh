@@ -11,13 +11,14 @@
 # Usage: benches/fleet.sh [N...]   (default: 100 1000 10000; FLEET_RUNS runs each, median;
 #   FLEET_DIR: where the fleet and OUT go, default $TMPDIR or /tmp. A fresh tree is mostly
 #   the filesystem creating one file per object: FLEET_DIR=/dev/shm (tmpfs) measures
-#   capi-render's own cost without the disk's)
+#   capi-render's own cost without the disk's; FLEET_BIN: the binary to measure, default
+#   the one scripts/build-release.sh builds, e.g. another commit's for an A/B comparison)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd)
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(100 1000 10000)
 runs=${FLEET_RUNS:-3}
 # The release binary (static glibc on Linux; scripts/build-release.sh).
-capi=$("$root/scripts/build-release.sh")
+capi=${FLEET_BIN:-$("$root/scripts/build-release.sh")}
 work=$(mktemp -d -p "${FLEET_DIR:-${TMPDIR:-/tmp}}"); trap 'rm -rf "$work"' EXIT
 # median wall seconds and the max RSS (MB) of $runs runs of a command; `prep` (a shell
 # snippet) runs before each run, untimed.

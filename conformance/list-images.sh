@@ -71,6 +71,7 @@ if [ -n "${CLUSTERCTL:-}" ] && [ -n "${CLUSTERCTL_V114:-}" ]; then
   li_case "v1beta2 providers" "$CLUSTERCTL" v1.10 "$c-v1.14.2.yaml" "${all[@]}"
   li_case "no config file" "$CLUSTERCTL_V114" v1.14 "$c-missing.yaml" -i docker
   li_case "no config file" "$CLUSTERCTL" v1.10 "$c-missing.yaml" -i docker
+  li_case "no config file, relative" "$CLUSTERCTL_V114" v1.14 ./li-missing.yaml -i docker
   echo "list-images: $li_cases cases against the real clusterctl init list-images (v1.10.10 and v1.14.2) on an empty API server, $li_diffs differences"
   [ "$li_diffs" = 0 ] || fail=1
 else

@@ -74,15 +74,16 @@ inputs() { # "path..." -> input paths, corpus files in a scratch copy with their
 }
 
 status=0; cases=0; ndiff=0; names=()
-while IFS='|' read -r name files; do
+while IFS='|' read -r name files flags; do
   name=$(echo "$name" | xargs)
   [ -z "$name" ] && continue; case "$name" in \#*) continue;; esac
   names+=("$name"); cases=$((cases + 1))
   read -r -a fl <<<"$files"
+  read -r -a cflags <<<"${flags:-}"
   args=()
   while read -r f; do args+=(-f "$f"); done < <(inputs "$name" "${fl[@]}")
   mkdir -p "$work/go/$name"
-  if ! "$oracle" "${args[@]}" >"$work/go/$name/desired.yaml" 2>"$work/go/$name.err"; then
+  if ! "$oracle" ${cflags[@]+"${cflags[@]}"} "${args[@]}" >"$work/go/$name/desired.yaml" 2>"$work/go/$name.err"; then
     echo "FAIL $name: the oracle failed:"; cat "$work/go/$name.err"; status=1; continue
   fi
   gold="$root/golden/topology-v1beta2/$name/desired.yaml"
@@ -98,7 +99,7 @@ while IFS='|' read -r name files; do
     echo "STALE golden/topology-v1beta2/$name (the oracle's output changed)"; status=1
   fi
   set +e
-  env -i PATH="$PATH" "$capi" render --stdout -q --clusters desired "${args[@]}" >"$work/ours.yaml" 2>"$work/ours.err"
+  env -i PATH="$PATH" "$capi" render --stdout -q --clusters desired ${cflags[@]+"${cflags[@]}"} "${args[@]}" >"$work/ours.yaml" 2>"$work/ours.err"
   rc=$?
   set -e
   if [ $rc -ne 0 ]; then { echo "capi-render: exit $rc"; sed "s#$root/##g; s#$work/in/$name/##g" "$work/ours.err"; } >"$work/ours.yaml"; fi

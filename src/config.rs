@@ -144,13 +144,14 @@ impl Config {
 
     /// Load the config file at `path` (R2.1).
     pub fn load(path: &Path, env: BTreeMap<String, String>) -> Result<Config> {
+        let given = path;
         let path = &std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         // clusterctl's own words: viper's reader first stats the file.
         let text = crate::limits::read_text(path, &path.display().to_string(), |e| {
             Error::new(format!(
                 "failed to initialize the configuration reader: failed to check if clusterctl \
                  config file exists: {}",
-                crate::go::errors::go_os_error("stat", path, &e)
+                crate::go::errors::go_os_error("stat", given, &e)
             ))
         })?;
         Self::from_text(&text, path, env)

@@ -14,7 +14,8 @@ use crate::gitops::check::{file_diff, Change, FileChange};
 use crate::gitops::kustomization::FILE as KUSTOMIZATION;
 use crate::gitops::layout::{plan_files, same_directory, unit_files};
 use crate::gitops::TreeOptions;
-use crate::model::{RenderSet, RenderedUnit};
+use crate::impact::{report, ClusterImpact};
+use crate::model::{RenderSet, RenderedUnit, UnitKind};
 use crate::render::Rendering;
 
 /// What changed between two renders.
@@ -27,6 +28,14 @@ pub struct Impact {
     pub diff: String,
     /// The same units, each with its changed objects (for `diff --output-format json`).
     pub units: Vec<UnitChange>,
+    /// The rollout impact on every changed Cluster, in directory order.
+    pub clusters: Vec<ClusterImpact>,
+    /// What a reviewer must not miss: Clusters deleted, class changes that roll
+    /// Clusters, skipped minors, changes `render -o` would refuse.
+    pub warnings: Vec<String>,
+    /// ClusterClasses (`<ns>/<name>`) whose unit changed, and those removed.
+    classes_changed: BTreeSet<String>,
+    classes_removed: BTreeSet<String>,
 }
 
 /// One changed unit: its directory, whether it was added, removed or changed, and the
@@ -42,18 +51,56 @@ impl Impact {
     pub fn is_empty(&self) -> bool {
         self.changed_units.is_empty()
     }
+
+    /// The headline, warnings and per-Cluster sections to print before the diffs
+    /// ("" when no Cluster changed and nothing is to be warned of).
+    pub fn report(&self) -> String {
+        if self.clusters.is_empty() && self.warnings.is_empty() {
+            return String::new();
+        }
+        report::text(&self.clusters, &self.warnings)
+    }
+
+    /// Every unit was compared: add the warnings across Clusters.
+    fn finish(mut self) -> Self {
+        let mut w: Vec<String> = self
+            .clusters
+            .iter()
+            .flat_map(|c| c.warnings.clone())
+            .collect();
+        w.extend(report::class_warnings(
+            &self.clusters,
+            &self.classes_changed,
+            &self.classes_removed,
+        ));
+        w.append(&mut self.warnings);
+        self.warnings = w;
+        self
+    }
+}
+
+/// A unit's desired objects, for the rollout impact: a Cluster's applied objects and
+/// its review files (`desired/`); none for other units.
+fn desired_of(u: &RenderedUnit) -> Vec<serde_json::Value> {
+    if !matches!(u.kind, UnitKind::Cluster) {
+        return Vec::new();
+    }
+    u.objects.iter().chain(&u.review).cloned().collect()
 }
 
 /// A unit's object files: tree path → text.
 type Objects = BTreeMap<String, String>;
 
+/// One side of a unit: its object files and its desired objects ([`desired_of`]).
+type Side = (Objects, Vec<serde_json::Value>);
+
 /// The object files of a render, by unit directory (kustomizations left out: they only
 /// list the files, whose own diffs already show what was added or removed).
-fn object_files(set: &RenderSet) -> Result<BTreeMap<String, Objects>> {
+fn object_files(set: &RenderSet) -> Result<BTreeMap<String, Side>> {
     let files = plan_files(set, &TreeOptions::default())?;
-    let mut by_unit: BTreeMap<String, Objects> = BTreeMap::new();
+    let mut by_unit: BTreeMap<String, Side> = BTreeMap::new();
     for u in &set.units {
-        by_unit.entry(u.dir()).or_default();
+        by_unit.entry(u.dir()).or_default().1 = desired_of(u);
     }
     // A review file (`<unit>/desired/<file>`) belongs to its unit.
     let review = format!("/{}", crate::model::REVIEW_DIR);
@@ -66,7 +113,7 @@ fn object_files(set: &RenderSet) -> Result<BTreeMap<String, Objects>> {
         }
         let dir = dir.strip_suffix(review.as_str()).unwrap_or(dir);
         if let Some(unit) = by_unit.get_mut(dir) {
-            unit.insert(path.clone(), text);
+            unit.0.insert(path.clone(), text);
         }
     }
     Ok(by_unit)
@@ -81,15 +128,15 @@ pub fn impact(before: &RenderSet, after: &RenderSet) -> Result<Impact> {
     for unit in units {
         out.add(unit, old.get(unit), new.get(unit));
     }
-    Ok(out)
+    Ok(out.finish())
 }
 
 impl Impact {
     /// Compare one unit's objects before and after; a unit that changed, was added or
     /// was removed is added to the impact.
-    fn add(&mut self, unit: &str, o: Option<&Objects>, n: Option<&Objects>) {
+    fn add(&mut self, unit: &str, o: Option<&Side>, n: Option<&Side>) {
         let empty = BTreeMap::new();
-        let (oo, nn) = (o.unwrap_or(&empty), n.unwrap_or(&empty));
+        let (oo, nn) = (o.map_or(&empty, |s| &s.0), n.map_or(&empty, |s| &s.0));
         let paths: BTreeSet<&String> = oo.keys().chain(nn.keys()).collect();
         let mut diffs = String::new();
         let mut objects = Vec::new();
@@ -101,6 +148,7 @@ impl Impact {
                     change: Change::between(a, b),
                 });
                 diffs.push_str(&file_diff(p, a, b));
+                self.refused(p, a, b);
             }
         }
         let changed = objects.len();
@@ -119,32 +167,69 @@ impl Impact {
                 change,
                 objects,
             });
+            self.unit_impact(unit, o, n);
+        }
+    }
+
+    /// A changed unit's rollout impact (a Cluster) or its class (a ClusterClass unit).
+    fn unit_impact(&mut self, unit: &str, o: Option<&Side>, n: Option<&Side>) {
+        let mut it = unit.splitn(3, '/');
+        let (Some(family), Some(ns), Some(name)) = (it.next(), it.next(), it.next()) else {
+            return;
+        };
+        match family {
+            "clusters" => self.clusters.push(crate::impact::cluster(
+                ns,
+                name,
+                o.map(|s| s.1.as_slice()),
+                n.map(|s| s.1.as_slice()),
+            )),
+            "classes" if n.is_none() => {
+                self.classes_removed.insert(format!("{ns}/{name}"));
+            }
+            "classes" => {
+                self.classes_changed.insert(format!("{ns}/{name}"));
+            }
+            _ => {}
+        }
+    }
+
+    /// A change `render -o` would refuse (a template spec changed under its name), as
+    /// a warning.
+    fn refused(&mut self, path: &str, a: Option<&str>, b: Option<&str>) {
+        let (Some(a), Some(b)) = (a, b) else {
+            return;
+        };
+        if let Err(e) = crate::gitops::immutable::check(path, path, a.as_bytes(), b.as_bytes()) {
+            self.warnings
+                .push(format!("render -o would refuse {}", e.message()));
         }
     }
 }
 
 /// One side's units in directory order, as `(directory, objects)`.
-type Feed = std::sync::mpsc::Receiver<Result<(String, Objects)>>;
+type Feed = std::sync::mpsc::Receiver<Result<(String, Side)>>;
 
 /// A unit laid out for the comparison: its directory, objects and the error a second
 /// unit with its directory gets.
-fn unit_objects(u: RenderedUnit) -> Result<(String, Objects, Error)> {
+fn unit_objects(u: RenderedUnit) -> Result<(String, Side, Error)> {
     let dup = same_directory(&u.kind, &u.namespace, &u.name);
+    let desired = desired_of(&u);
     let uf = unit_files(&u)?;
     let files = uf
         .files
         .into_iter()
         .filter(|(p, _)| p.rsplit_once('/').map(|(_, f)| f) != Some(KUSTOMIZATION))
         .collect();
-    Ok((u.dir(), files, dup))
+    Ok((u.dir(), (files, desired), dup))
 }
 
 /// Render one side into `tx` in directory order: its providers (rendered already)
 /// merged with its Clusters, streamed sorted. Stops when the receiver is gone.
-fn feed(mut r: Rendering, tx: std::sync::mpsc::SyncSender<Result<(String, Objects)>>) {
+fn feed(mut r: Rendering, tx: std::sync::mpsc::SyncSender<Result<(String, Side)>>) {
     let gone = || Error::new("the comparison stopped");
     let mut last: Option<String> = None;
-    let mut send = |x: Result<(String, Objects, Error)>| -> Result<()> {
+    let mut send = |x: Result<(String, Side, Error)>| -> Result<()> {
         let x = x.and_then(|(dir, files, dup)| match &last {
             Some(l) if *l == dir => Err(dup),
             _ => {
@@ -221,13 +306,13 @@ fn join(b: Feed, a: Feed, labels: [&str; 2]) -> Result<Impact> {
             return Err(e.wrap(labels[1]));
         }
         let order = match (b.peek(), a.peek()) {
-            (None, None) => return Ok(out),
+            (None, None) => return Ok(out.finish()),
             (Some(Ok(x)), Some(Ok(y))) => x.0.cmp(&y.0),
             (Some(_), None) => std::cmp::Ordering::Less,
             _ => std::cmp::Ordering::Greater,
         };
         let take = |it: &mut std::iter::Peekable<std::sync::mpsc::IntoIter<_>>| {
-            it.next().and_then(|x: Result<(String, Objects)>| x.ok())
+            it.next().and_then(|x: Result<(String, Side)>| x.ok())
         };
         match order {
             std::cmp::Ordering::Less => {

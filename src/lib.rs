@@ -30,6 +30,7 @@ pub mod gitops;
 pub mod go;
 pub mod gotemplate;
 pub mod image;
+pub mod impact;
 pub mod krm;
 pub mod limits;
 pub mod lint;

@@ -493,6 +493,7 @@ fn exit_clap(e: clap::Error) -> ! {
 fn command() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let color = cli::ui::color_from_args(&args);
+    cli::shown::init(&args);
     let full = cli::limits::with_topic(Cli::command()).color(cli::ui::clap_color(color));
     let matches = match cli::prune::for_args(full, &args).try_get_matches_from(&args) {
         Ok(m) => m,

@@ -138,6 +138,42 @@ pub fn safe_join(root: &Path, rel: &str, what: &str) -> Result<PathBuf> {
     Ok(rel.split('/').fold(root.to_path_buf(), |p, s| p.join(s)))
 }
 
+/// `msg` with each absolute path of `shown` (absolute spelling, as the user gave it)
+/// written as the user gave it: the user's relative paths stay relative in messages
+/// (SECURITY.md: no machine path the user did not type). A match must be a whole path
+/// prefix: not inside a longer name (`/w/qs` is not replaced in `/w/qs2`), not after
+/// another path character (`file:///w/qs` keeps its URL form). The longest absolute
+/// spelling wins. Linear in the message for a fixed table.
+pub fn relativize(msg: &str, shown: &[(String, String)]) -> String {
+    let path_char = |c: u8| c.is_ascii_alphanumeric() || b"._-~+@/".contains(&c);
+    let b = msg.as_bytes();
+    let mut out = String::with_capacity(msg.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'/' && (i == 0 || !path_char(b[i - 1])) {
+            let hit = shown
+                .iter()
+                .filter(|(abs, _)| {
+                    b[i..].starts_with(abs.as_bytes())
+                        && b.get(i + abs.len())
+                            .is_none_or(|&c| c == b'/' || !path_char(c))
+                })
+                .max_by_key(|(abs, _)| abs.len());
+            if let Some((abs, given)) = hit {
+                out.push_str(&msg[copied..i]);
+                out.push_str(given);
+                i += abs.len();
+                copied = i;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out.push_str(&msg[copied..]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,5 +288,28 @@ mod tests {
         assert_eq!(relative_to(abs.to_str().unwrap(), &out), "../../in/a.yaml");
         assert_eq!(relative_to("tree/out/sub/f", &out), "sub/f");
         assert_eq!(relative_to("tree/out", &out), ".");
+    }
+
+    #[test]
+    fn relativize_puts_back_what_the_user_typed() {
+        let t = vec![
+            ("/w/qs".to_string(), "qs".to_string()),
+            ("/w/qs/providers".to_string(), "./qs/providers".to_string()),
+            ("/w".to_string(), ".".to_string()),
+        ];
+        assert_eq!(
+            relativize("stat /w/qs/../repository/x.yaml: no such file", &t),
+            "stat qs/../repository/x.yaml: no such file"
+        );
+        // The longest spelling wins; the end of the message is a boundary.
+        assert_eq!(relativize("in /w/qs/providers", &t), "in ./qs/providers");
+        assert_eq!(relativize("\"/w/qs\" and /w", &t), "\"qs\" and .");
+        // Not inside a longer name, not inside a URL or another path.
+        assert_eq!(
+            relativize("/w/qs2/a /x/w/qs file:///w/qs", &t),
+            "./qs2/a /x/w/qs file:///w/qs"
+        );
+        assert_eq!(relativize("nothing here", &t), "nothing here");
+        assert_eq!(relativize("é /w/qs ü", &t), "é qs ü");
     }
 }

@@ -9,6 +9,7 @@ use crate::model::{
 use serde_json::Value;
 
 mod class_units;
+pub mod core_version;
 mod crd_check;
 pub mod namespaces;
 use class_units::class_units;
@@ -221,6 +222,8 @@ pub struct Rendering {
     clusters: Vec<ClusterJob>,
     namespaces: Vec<Namespace>,
     mode: ClusterMode,
+    /// The core provider reads Clusters as v1beta2 ([`core_version`]).
+    v1beta2_core: bool,
     /// The input files that hold topology Clusters and nothing else, with how many
     /// (the lock records them: [`crate::load::Item::Deferred`] next time).
     pub clusters_only: std::collections::BTreeMap<String, usize>,
@@ -309,6 +312,8 @@ pub fn prepare(
         return Err(e);
     }
     let kept = namespaces::take_inputs(&mut inputs.objects, opts.no_namespaces)?;
+    let core = core_version::core_version(&inputs.objects, opts.capi_version.as_deref())?;
+    let v1beta2_core = core.as_deref().is_some_and(core_version::is_v1beta2_core);
     let (mut providers, mut extra, mut warnings) =
         crate::operator::render_providers(&inputs.objects, opts)?;
     if !opts.no_validate {
@@ -329,7 +334,7 @@ pub fn prepare(
         .map(|(f, (n, _))| (f, n))
         .collect();
     crate::admit::unique_clusters(inputs.clusters.iter().map(PendingCluster::origin))?;
-    let (clusters, namespaces) = index_clusters(inputs.objects, inputs.clusters);
+    let (clusters, namespaces) = index_clusters(inputs.objects, inputs.clusters, v1beta2_core);
     if opts.clusters == ClusterMode::Managed {
         providers.extend(class_units(&namespaces)?);
     }
@@ -361,6 +366,7 @@ pub fn prepare(
         clusters,
         namespaces,
         mode: opts.clusters,
+        v1beta2_core,
         clusters_only,
     })
 }
@@ -419,6 +425,7 @@ fn cert_manager_unit(opts: &RenderOptions) -> crate::Result<(RenderedUnit, Input
 fn index_clusters(
     objects: Vec<InputObject>,
     pending: Vec<PendingCluster>,
+    v1beta2_core: bool,
 ) -> (Vec<ClusterJob>, Vec<Namespace>) {
     use crate::topology::{input, obj, v1beta2};
     let mut by_name: std::collections::HashMap<String, usize> = Default::default();
@@ -428,7 +435,7 @@ fn index_clusters(
             namespaces.push(Namespace {
                 name: name.to_string(),
                 objects: Vec::new(),
-                classes: Default::default(),
+                classes: crate::topology::ClassCache::for_core(v1beta2_core),
                 fingerprint: String::new(),
                 class_origins: Vec::new(),
             });
@@ -489,9 +496,15 @@ fn fingerprint(prefix: &crate::model::hash::Sha256Prefix, job: &ClusterJob) -> S
 
 /// Everything of a fingerprint but the Cluster: one per namespace and run, absorbed
 /// into the sha256 once (the Cluster's sum is all each fingerprint then hashes).
-fn fingerprint_prefix(ns: &Namespace, mode: ClusterMode) -> crate::model::hash::Sha256Prefix {
+fn fingerprint_prefix(
+    ns: &Namespace,
+    mode: ClusterMode,
+    v1beta2_core: bool,
+) -> crate::model::hash::Sha256Prefix {
+    // A v1.11+ core changes v1beta1 Clusters' output; without one the text is as before.
+    let core = if v1beta2_core { "core v1beta2\n" } else { "" };
     let text = format!(
-        "capi-render {} cluster unit {}\n{:?}\n{}\n",
+        "capi-render {} cluster unit {}\n{:?}\n{}\n{core}",
         env!("CARGO_PKG_VERSION"),
         mode.as_str(),
         crate::limits::Limits::current(),
@@ -618,7 +631,7 @@ impl Rendering {
         let mode = self.mode;
         let prefixes: Vec<crate::model::hash::Sha256Prefix> = namespaces
             .iter()
-            .map(|ns| fingerprint_prefix(ns, mode))
+            .map(|ns| fingerprint_prefix(ns, mode, self.v1beta2_core))
             .collect();
         // A class of another namespace: that namespace's prefix covers it too.
         let facts_of = |job: &ClusterJob, class_ns: Option<usize>| ClusterFacts {

@@ -311,3 +311,70 @@ fn the_check_hint_is_a_command_that_brings_the_tree_up_to_date() {
         "{check:?}"
     );
 }
+
+/// A name that is not there gets a "did you mean" and the list of what is: a CR
+/// version that is not in the repository, a ClusterClass name, and a class namespace
+/// that holds no ClusterClass (`classNamespace` / `classRef.namespace`).
+#[test]
+fn what_is_not_there_gets_did_you_mean_and_what_is() {
+    let d = Scratch::new("did-you-mean");
+    let render = |providers: &str, clusters: &str| {
+        std::fs::write(d.0.join("providers.yaml"), providers).unwrap();
+        std::fs::write(d.0.join("clusters.yaml"), clusters).unwrap();
+        let p = d.0.join("providers.yaml");
+        let c = d.0.join("clusters.yaml");
+        let class = root().join("fixtures/quickstart/clusters/class.yaml");
+        let o = run(
+            &[
+                "--config",
+                "fixtures/quickstart/clusterctl.yaml",
+                "render",
+                "--stdout",
+                "-f",
+                p.to_str().unwrap(),
+                "-f",
+                class.to_str().unwrap(),
+                "-f",
+                c.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(1), "{o:?}");
+        text(&o.stderr)
+    };
+    let providers =
+        std::fs::read_to_string(root().join("fixtures/quickstart/providers/providers.yaml"))
+            .unwrap();
+    let clusters =
+        std::fs::read_to_string(root().join("fixtures/quickstart/clusters/clusters.yaml")).unwrap();
+    // A CR version the repository does not have.
+    let err = render(
+        &providers.replace("version: v1.2.3", "version: v1.2.4"),
+        &clusters,
+    );
+    assert!(
+        err.contains("did you mean \"v1.2.3\"?") && err.contains("versions there: v1.2.3"),
+        "{err}"
+    );
+    // A class name with a typo.
+    let err = render(
+        &providers,
+        &clusters.replace("class: quickstart", "class: quikstart"),
+    );
+    assert!(
+        err.contains("did you mean \"default/quickstart\"? ClusterClasses among the inputs there: default/quickstart"),
+        "{err}"
+    );
+    // A class namespace that holds no ClusterClass.
+    let err = render(
+        &providers,
+        &clusters.replace(
+            "class: quickstart",
+            "class: quickstart\n    classNamespace: defualt",
+        ),
+    );
+    assert!(
+        err.contains("namespace \"defualt\" holds no ClusterClass; did you mean \"default\"? namespaces with a ClusterClass there: default;"),
+        "{err}"
+    );
+}

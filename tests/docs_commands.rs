@@ -17,6 +17,12 @@
 //!   remaining commands are skipped (`SKIPPED (corpus)`), as in every corpus test.
 //!   In the output, the corpus path reads `$CAPI_CORPUS` and the scratch directory
 //!   (the working directory) `$PWD`.
+//! * `capi-render ... repository fetch` downloads from a fake GitHub on a loopback port
+//!   that serves the corpus's releases (`tests/common/github.rs`): every command of the
+//!   page runs with `CAPI_RENDER_GITHUB_URL` and `CAPI_RENDER_GITHUB_API_URL` pointing
+//!   at it, as a user would point them at a mirror, and its URL reads
+//!   `https://github.com` in the output. Without the corpus the page's remaining
+//!   commands are skipped.
 //!
 //! `documented_flags_are_the_binarys`: every long flag of a synopsis (a code block
 //! without an info string) or of a ```sh block line starting with `capi-render` is in
@@ -198,6 +204,8 @@ fn copy_dir(from: &Path, to: &Path) {
 fn run_page(page: &str, dir: &Path) {
     let text = std::fs::read_to_string(root().join(page)).unwrap();
     let mut ran = 0;
+    // The fake GitHub, started by the page's first `repository fetch`.
+    let mut github: Option<String> = None;
     for step in steps(&text) {
         match step {
             Step::File { path, text } => {
@@ -227,15 +235,25 @@ fn run_page(page: &str, dir: &Path) {
                     to_file = w.pop();
                     w.pop();
                 }
+                if github.is_none() && w.windows(2).any(|p| p == ["repository", "fetch"]) {
+                    let Some(c) = corpus() else {
+                        return;
+                    };
+                    github = Some(common::github::serve_corpus(&c));
+                }
                 let (stdout, stderr, code) = match w[0].as_str() {
                     "capi-render" => {
-                        let o: Output = bin()
-                            .args(&w[1..])
+                        let mut c = bin();
+                        c.args(&w[1..])
                             .current_dir(dir)
                             .env_remove("CAPI_CORPUS")
-                            .env("NO_COLOR", "1")
-                            .output()
-                            .unwrap();
+                            .env_remove("GITHUB_TOKEN")
+                            .env("NO_COLOR", "1");
+                        if let Some(url) = &github {
+                            c.env("CAPI_RENDER_GITHUB_URL", url)
+                                .env("CAPI_RENDER_GITHUB_API_URL", url);
+                        }
+                        let o: Output = c.output().unwrap();
                         (o.stdout, o.stderr, o.status.code().unwrap_or(-1))
                     }
                     "cat" if w.len() == 2 => {
@@ -254,6 +272,9 @@ fn run_page(page: &str, dir: &Path) {
                 shown.push_str(&String::from_utf8_lossy(&stderr));
                 if let Some(c) = &corpus_dir {
                     shown = shown.replace(&c.display().to_string(), "$CAPI_CORPUS");
+                }
+                if let Some(url) = &github {
+                    shown = shown.replace(url.as_str(), "https://github.com");
                 }
                 for d in [dir.canonicalize().unwrap(), dir.to_path_buf()] {
                     shown = shown.replace(&d.display().to_string(), "$PWD");

@@ -5,125 +5,13 @@
 //! repository is the corpus's, byte for byte; the lock refuses a changed asset; the
 //! quick start renders the fetched releases.
 
-use std::collections::HashMap;
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::Output;
-use std::sync::Arc;
 
 mod common;
+use common::github::{serve_corpus, REPO};
 use common::{bin, Scratch};
-
-const REPO: &str = "kubernetes-sigs/cluster-api";
-
-/// (corpus label, file in the corpus, the GitHub asset's name).
-fn assets_of(corpus: &Path, v: &str) -> Vec<(String, Vec<u8>)> {
-    let r = corpus.join("repository");
-    let mut out = Vec::new();
-    for (label, file, asset) in [
-        (
-            "cluster-api",
-            "core-components.yaml",
-            "core-components.yaml",
-        ),
-        ("cluster-api", "metadata.yaml", "metadata.yaml"),
-        (
-            "bootstrap-kubeadm",
-            "bootstrap-components.yaml",
-            "bootstrap-components.yaml",
-        ),
-        (
-            "control-plane-kubeadm",
-            "control-plane-components.yaml",
-            "control-plane-components.yaml",
-        ),
-        (
-            "infrastructure-docker",
-            "infrastructure-components.yaml",
-            "infrastructure-components-development.yaml",
-        ),
-    ] {
-        if let Ok(b) = fs::read(r.join(label).join(v).join(file)) {
-            out.push((asset.to_string(), b));
-        }
-    }
-    if let Ok(d) = fs::read_dir(r.join("infrastructure-docker").join(v)) {
-        for e in d.flatten() {
-            let n = e.file_name().into_string().unwrap();
-            if n.starts_with("cluster-template") || n.starts_with("clusterclass") {
-                out.push((n, fs::read(e.path()).unwrap()));
-            }
-        }
-    }
-    out
-}
-
-/// The routes of the fake GitHub: API and downloads, every corpus release of CAPI plus
-/// a pre-release that `latest` must pass over.
-fn routes(corpus: &Path) -> HashMap<String, Vec<u8>> {
-    let mut m = HashMap::new();
-    let mut tags = vec![r#"{"tag_name":"v1.15.0-beta.0","prerelease":true}"#.to_string()];
-    for e in fs::read_dir(corpus.join("repository/cluster-api"))
-        .unwrap()
-        .flatten()
-    {
-        let v = e.file_name().into_string().unwrap();
-        let assets = assets_of(corpus, &v);
-        let names: Vec<String> = assets
-            .iter()
-            .map(|(n, _)| format!(r#"{{"name":"{n}"}}"#))
-            .collect();
-        m.insert(
-            format!("/repos/{REPO}/releases/tags/{v}"),
-            format!(r#"{{"tag_name":"{v}","assets":[{}]}}"#, names.join(",")).into_bytes(),
-        );
-        for (n, b) in assets {
-            m.insert(format!("/{REPO}/releases/download/{v}/{n}"), b);
-        }
-        tags.push(format!(r#"{{"tag_name":"{v}"}}"#));
-    }
-    m.insert(
-        format!("/repos/{REPO}/releases?per_page=100"),
-        format!("[{}]", tags.join(",")).into_bytes(),
-    );
-    m
-}
-
-/// Serve `routes` on a loopback port until the test process ends; the base URL.
-fn serve(routes: HashMap<String, Vec<u8>>) -> String {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", l.local_addr().unwrap());
-    let routes = Arc::new(routes);
-    std::thread::spawn(move || {
-        for s in l.incoming().flatten() {
-            let mut r = BufReader::new(s.try_clone().unwrap());
-            let mut line = String::new();
-            let _ = r.read_line(&mut line);
-            loop {
-                let mut h = String::new();
-                if r.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
-                    break;
-                }
-            }
-            let path = line.split_whitespace().nth(1).unwrap_or("");
-            let mut s = s;
-            let (status, body) = match routes.get(path) {
-                Some(b) => ("200 OK", b.clone()),
-                None => ("404 Not Found", b"not found".to_vec()),
-            };
-            let head = format!(
-                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = s
-                .write_all(head.as_bytes())
-                .and_then(|_| s.write_all(&body));
-        }
-    });
-    url
-}
 
 fn fetch(dir: &Path, url: &str, args: &[&str]) -> Output {
     let mut c = bin();
@@ -149,7 +37,7 @@ fn latest_releases_are_the_corpus_byte_for_byte_and_the_lock_refuses_a_change() 
     let Some(corpus) = common::corpus() else {
         return;
     };
-    let url = serve(routes(&corpus));
+    let url = serve_corpus(&corpus);
     let s = Scratch::new("fetch-latest");
     let o = fetch(
         s.path(),
@@ -233,7 +121,7 @@ fn provider_crs_fetch_their_versions_and_the_quick_start_renders_them() {
     let Some(corpus) = common::corpus() else {
         return;
     };
-    let url = serve(routes(&corpus));
+    let url = serve_corpus(&corpus);
     let s = Scratch::new("fetch-crs");
     let mut crs = String::new();
     for (kind, name, ns) in [
@@ -283,4 +171,78 @@ fn provider_crs_fetch_their_versions_and_the_quick_start_renders_them() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("releases/tags/v1.13.9: 404"), "{err}");
+}
+
+/// The KRM example (`fixtures/gitops/krm`, `docs/src/reference/krm.md`) as the book shows
+/// it: its releases fetched into `repository/` next to the kustomization, then
+/// `capi-render krm` run as kustomize runs an exec generator (the `capi-render.yaml`
+/// functionConfig, no items): the objects are `render --stdout`'s.
+#[test]
+fn the_krm_example_renders_the_releases_fetched_next_to_it() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let url = serve_corpus(&corpus);
+    let s = Scratch::new("fetch-krm");
+    let krm_dir = common::root().join("fixtures/gitops/krm");
+    for f in ["capi-render.yaml", "kustomization.yaml", "providers.yaml"] {
+        fs::copy(krm_dir.join(f), s.path().join(f)).unwrap();
+    }
+    // The command the page shows, with the mirror given through the environment.
+    let mut c = bin();
+    c.current_dir(s.path())
+        .env_remove("GITHUB_TOKEN")
+        .env("CAPI_RENDER_GITHUB_URL", &url)
+        .env("CAPI_RENDER_GITHUB_API_URL", &url)
+        .args(["--repository", "repository", "repository", "fetch"])
+        .args(["-f", "providers.yaml"]);
+    let o = c.output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut c = bin();
+    c.current_dir(s.path()).args([
+        "render",
+        "-f",
+        "providers.yaml",
+        "--repository",
+        "repository",
+        "--stdout",
+    ]);
+    let o = c.output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let want = capi_render::yaml::parse_documents(&String::from_utf8(o.stdout).unwrap()).unwrap();
+    assert!(want.len() > 20, "{}", want.len());
+    // kustomize hands an exec generator its config file as the functionConfig.
+    let mut fc = capi_render::yaml::parse_value(
+        &fs::read_to_string(s.path().join("capi-render.yaml")).unwrap(),
+    )
+    .unwrap();
+    fc["metadata"]["annotations"]["config.kubernetes.io/local-config"] = "true".into();
+    let rl = serde_json::json!({
+        "apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
+        "items": [], "functionConfig": fc,
+    });
+    let mut c = bin()
+        .arg("krm")
+        .current_dir(s.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    c.stdin
+        .take()
+        .unwrap()
+        .write_all(capi_render::yaml::to_yaml(&rl).as_bytes())
+        .unwrap();
+    let o = c.wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let got = capi_render::yaml::parse_value(&out).unwrap();
+    assert_eq!(got["kind"], "ResourceList");
+    assert_eq!(got["items"].as_array().unwrap(), &want);
 }

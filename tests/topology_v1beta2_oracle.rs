@@ -30,6 +30,8 @@ fn normalise(text: &str) -> Vec<String> {
 struct Case {
     name: String,
     inputs: Vec<String>,
+    /// The optional third column: flags given to both tools (`--capi-version v1.14.2`).
+    flags: Vec<String>,
 }
 
 fn cases() -> Vec<Case> {
@@ -38,10 +40,12 @@ fn cases() -> Vec<Case> {
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         .map(|l| {
-            let (name, files) = l.split_once('|').expect("case | files");
+            let (name, rest) = l.split_once('|').expect("case | files");
+            let (files, flags) = rest.split_once('|').unwrap_or((rest, ""));
             Case {
                 name: name.trim().to_string(),
                 inputs: files.split_whitespace().map(str::to_string).collect(),
+                flags: flags.split_whitespace().map(str::to_string).collect(),
             }
         })
         .collect()
@@ -67,6 +71,7 @@ fn render_matches_cluster_api_desired_state() {
     for c in cases() {
         let mut cmd = common::bin();
         cmd.args(["render", "--stdout", "-q", "--clusters", "desired"]);
+        cmd.args(&c.flags);
         for (i, f) in c.inputs.iter().enumerate() {
             let path = match f.strip_prefix("corpus:") {
                 Some(rel) => {

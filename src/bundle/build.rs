@@ -54,6 +54,8 @@ pub fn render_options(opts: &BundleOptions) -> RenderOptions {
         // The bundle carries cert-manager on its own (`repository/`, `rendered/`).
         cert_manager: false,
         clusters: Default::default(),
+        // The inputs' CoreProvider decides the core version.
+        capi_version: None,
         reads_inside: None,
         no_validate: false,
     }

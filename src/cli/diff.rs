@@ -2,7 +2,11 @@
 //! (`-f`) and after (`--against`) and prints a unified diff per changed object of every
 //! Cluster or provider whose rendered objects differ.
 //!
-//! Exit codes (as diff(1)): 0 no difference, 1 differences printed, 2 error.
+//! The text output starts with the rollout impact (headline, warnings, one section per
+//! changed Cluster) when a Cluster changed or a warning applies.
+//!
+//! Exit codes (as diff(1)): 0 no difference, 1 differences printed, 2 error; with
+//! `--exit-code` (as `terraform plan -detailed-exitcode`): 0, 2 changes, 1 error.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,12 +20,18 @@ use super::print_error;
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
-    /// The inputs before the change (files or directories).
+    /// The inputs before the change (files or directories); with --base, the inputs
+    /// after the change, whose base side is read from Git.
     #[arg(short = 'f', long = "filename", value_name = "PATH", required = true, num_args = 1..)]
     pub before: Vec<PathBuf>,
     /// The inputs after the change (files or directories).
-    #[arg(long = "against", value_name = "PATH", required = true, num_args = 1..)]
+    #[arg(long = "against", value_name = "PATH", required_unless_present = "base", num_args = 1..)]
     pub after: Vec<PathBuf>,
+    /// Read the base side of the -f paths from Git at REV (a commit, branch or
+    /// `origin/main`; `git archive`, no second checkout) and compare the -f paths
+    /// against it.
+    #[arg(long = "base", value_name = "REV", conflicts_with = "after")]
+    pub base: Option<String>,
     /// Print only the changed units (`clusters/<ns>/<name>`, `providers/...`), one a line.
     #[arg(long = "name-only")]
     pub name_only: bool,
@@ -30,6 +40,10 @@ pub struct DiffArgs {
     /// no effect). The exit codes stay as they are.
     #[arg(long = "output-format", value_name = "FORMAT", default_value = "text")]
     pub output_format: super::output::Format,
+    /// Exit 0 when nothing changes, 2 when something changes and 1 on an error (as
+    /// `terraform plan -detailed-exitcode`), instead of diff(1)'s 0 / 1 / 2.
+    #[arg(long = "exit-code")]
+    pub exit_code: bool,
     /// An OCI image layout holding the artifacts that `fetchConfig.oci` names.
     #[arg(long = "oci-layout", value_name = "DIR")]
     pub oci_layout: Option<PathBuf>,
@@ -45,15 +59,31 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
         // One side of a change may hold nothing yet (the first Cluster is added).
         allow_empty: true,
         clusters: a.clusters.mode(),
+        capi_version: a.clusters.capi_version.clone(),
         ..RenderOptions::default()
     };
     let res = (|| -> Result<_, Error> {
-        let labels = [
-            "rendering the -f inputs (before)",
-            "rendering the --against inputs (after)",
-        ];
-        let before = super::prepare_inputs(&a.before, &opts).map_err(|e| e.wrap(labels[0]))?;
-        let after = super::prepare_inputs(&a.after, &opts).map_err(|e| e.wrap(labels[1]))?;
+        let base_label = a
+            .base
+            .as_ref()
+            .map(|r| format!("rendering the base side of the -f inputs at {r} (--base)"));
+        let labels = match &base_label {
+            Some(l) => [l.as_str(), "rendering the -f inputs"],
+            None => [
+                "rendering the -f inputs (before)",
+                "rendering the --against inputs (after)",
+            ],
+        };
+        // The base side's scratch directory lives until the comparison ends.
+        let (_scratch, before_paths, after_paths) = match &a.base {
+            Some(rev) => {
+                let (s, p) = super::base::base_side(rev, &a.before)?;
+                (Some(s), p, a.before.clone())
+            }
+            None => (None, a.before.clone(), a.after.clone()),
+        };
+        let before = super::prepare_inputs(&before_paths, &opts).map_err(|e| e.wrap(labels[0]))?;
+        let after = super::prepare_inputs(&after_paths, &opts).map_err(|e| e.wrap(labels[1]))?;
         // Both sides stream in directory order; only the changed units' diffs stay.
         capi_render::diff::impact_streaming(before, after, labels)
     })();
@@ -70,29 +100,56 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
                     })
                 })
                 .collect();
+            let clusters: Vec<serde_json::Value> = i.clusters.iter().map(cluster_json).collect();
             super::output::print_json(
                 "DiffResult",
-                serde_json::json!({"differs": !i.is_empty(), "units": units}),
+                serde_json::json!({
+                    "differs": !i.is_empty(),
+                    "units": units,
+                    "impact": {"clusters": clusters},
+                    "warnings": i.warnings,
+                }),
             )?;
         }
         Ok(i)
     });
+    let (changes, error) = if a.exit_code { (2, 1) } else { (1, 2) };
     match res {
         Ok(i) if i.is_empty() => ExitCode::SUCCESS,
-        Ok(_) if a.output_format == super::output::Format::Json => ExitCode::from(1),
+        Ok(_) if a.output_format == super::output::Format::Json => ExitCode::from(changes),
         Ok(i) => {
             let text = if a.name_only {
                 i.changed_units.iter().map(|u| format!("{u}\n")).collect()
             } else {
-                i.diff
+                i.report() + &i.diff
             };
             let mut so = std::io::stdout().lock();
             let _ = so.write_all(text.as_bytes()).and_then(|_| so.flush());
-            ExitCode::from(1)
+            ExitCode::from(changes)
         }
         Err(e) => {
             print_error(&e);
-            ExitCode::from(2)
+            ExitCode::from(error)
         }
     }
+}
+
+/// One Cluster of `impact.clusters[]`.
+fn cluster_json(c: &capi_render::impact::ClusterImpact) -> serde_json::Value {
+    let part = |p: &capi_render::impact::Part| {
+        serde_json::json!({
+            "name": p.name,
+            "action": p.action.as_str(),
+            "machines": p.machines,
+            "reasons": p.reasons,
+        })
+    };
+    serde_json::json!({
+        "namespace": c.namespace,
+        "name": c.name,
+        "action": c.action.as_str(),
+        "controlPlane": c.control_plane.as_ref().map(part),
+        "machineDeployments": c.machine_deployments.iter().map(part).collect::<Vec<_>>(),
+        "machinePools": c.machine_pools.iter().map(part).collect::<Vec<_>>(),
+    })
 }

@@ -141,11 +141,15 @@ pub const DIFF: &str = concat!(
     "Examples:\n",
     "  capi-render diff -f base/clusters --against clusters\n",
     "  capi-render diff -f base/capi --against capi --repository capi/repository --name-only\n",
-    "  capi-render diff -f base/clusters --against clusters --output-format json | jq -r '.units[].unit'\n\n",
+    "  capi-render diff -f base/clusters --against clusters --output-format json | jq -r '.units[].unit'\n",
+    "  capi-render diff -f base/clusters --against clusters --exit-code   # 0 nothing, 2 changes, 1 error\n\n",
+    "The text output starts with the rollout impact: a headline, warnings, and per changed\n",
+    "Cluster its control plane and MachineDeployments: rollout, in-place, none or unknown.\n\n",
     "Exit codes (as diff(1)):\n",
     "  0  no difference\n",
     "  1  differences (printed on stdout: diffs, names, or a JSON DiffResult)\n",
-    "  2  error, or usage error"
+    "  2  error, or usage error\n",
+    "With --exit-code: 0 no difference, 2 differences, 1 error"
 );
 
 pub const TOPOLOGY: &str = concat!(

@@ -1,6 +1,7 @@
 //! Subcommands of the binary beyond the clusterctl-compatible ones in `main.rs`: each
 //! file holds one command's clap arguments and a `run` that calls the library.
 
+pub mod base;
 pub mod bundle;
 pub mod diff;
 pub mod help;
@@ -12,6 +13,7 @@ pub mod output;
 pub mod prune;
 pub mod render;
 pub mod repository;
+pub mod shown;
 pub mod topology;
 pub mod ui;
 pub mod upgrade;
@@ -21,12 +23,12 @@ use capi_render::Error;
 /// Print an error: the message, then the input file and the hint (what to do next)
 /// on lines of their own, so the first line stays clusterctl's text.
 pub fn print_error(e: &Error) {
-    eprintln!("Error: {e}");
+    eprintln!("Error: {}", shown::shown(&e.to_string()));
     if let Some(f) = e.source_file() {
-        eprintln!("  in {f}");
+        eprintln!("  in {}", shown::shown(f));
     }
     if let Some(h) = e.hint() {
-        eprintln!("  hint: {h}");
+        eprintln!("  hint: {}", shown::shown(h));
     }
 }
 
@@ -114,6 +116,12 @@ pub struct ClustersArg {
         value_parser = clap::builder::PossibleValuesParser::new(capi_render::model::ClusterMode::NAMES)
     )]
     pub clusters: String,
+    /// The core provider (Cluster API) version the tree installs, when the inputs hold
+    /// no CoreProvider CR with spec.version (a CR that disagrees is an error). v1.11 or
+    /// later: v1beta1 Clusters render as that controller computes them (converted to
+    /// v1beta2, written back as v1beta1); older or unset: clusterctl v1.10.10's semantics.
+    #[arg(long = "capi-version", value_name = "VERSION")]
+    pub capi_version: Option<String>,
 }
 
 impl ClustersArg {

@@ -249,6 +249,10 @@ fn from_lock(
         ));
     }
     let c = gitops::recorded_command(out)?;
+    // The recorded paths resolve at the repository root: messages show them from here.
+    if let Ok(root) = gitops::repository_root(out) {
+        super::shown::add_root(&root);
+    }
     let (flux_source, mut flux_path) = match &c.flux {
         Some((s, p)) => (s.clone(), Some(p.clone())),
         None => ("flux-system".to_string(), None),
@@ -288,6 +292,7 @@ fn from_lock(
         cert_manager: c.cert_manager,
         clusters: super::ClustersArg {
             clusters: c.clusters.as_str().to_string(),
+            capi_version: a.clusters.capi_version.clone(),
         },
         output_format: a.output_format,
         reads_inside: Some(gitops::repository_root(out)?),
@@ -362,6 +367,7 @@ fn prepare_deferring(
         allow_empty: a.allow_empty,
         cert_manager: a.cert_manager,
         clusters: a.clusters.mode(),
+        capi_version: a.clusters.capi_version.clone(),
         reads_inside: a.reads_inside.clone(),
         no_validate: a.no_validate,
         ..RenderOptions::default()
@@ -541,6 +547,7 @@ fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -
                     "output": out.to_string_lossy(),
                     "upToDate": rep.changed.is_empty(),
                     "files": super::output::file_changes(&rep.files),
+                    "refused": rep.refused,
                 }),
             )?;
         }
@@ -559,6 +566,9 @@ fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -
                 rep.changed.len(),
                 fix_command(std::env::args_os().skip(1))
             ));
+            for r in &rep.refused {
+                super::ui::warn(&format!("render -o would refuse {r}"));
+            }
             ExitCode::from(1)
         }
         Err(e) => {

@@ -45,16 +45,18 @@ pub struct FetchArgs {
     /// Add-on provider NAME[:VERSION]; repeatable.
     #[arg(long = "addon", value_name = "NAME[:VERSION]")]
     pub addon: Vec<String>,
-    /// Where GitHub release assets are downloaded from (a mirror).
+    /// Where GitHub release assets are downloaded from (a mirror, or a local server).
     #[arg(
         long = "github-url",
+        env = "CAPI_RENDER_GITHUB_URL",
         value_name = "URL",
         default_value = "https://github.com"
     )]
     pub github_url: String,
-    /// The GitHub API that lists releases and their assets (a mirror).
+    /// The GitHub API that lists releases and their assets (a mirror, or a local server).
     #[arg(
         long = "github-api-url",
+        env = "CAPI_RENDER_GITHUB_API_URL",
         value_name = "URL",
         default_value = "https://api.github.com"
     )]

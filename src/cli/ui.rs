@@ -131,7 +131,7 @@ pub fn info(msg: &str) {
 /// A warning on stderr (not with `-q`).
 pub fn warn(msg: &str) {
     if !get().quiet {
-        eprintln!("Warning: {msg}");
+        eprintln!("Warning: {}", super::shown::shown(msg));
     }
 }
 

@@ -21,6 +21,9 @@ pub struct CheckReport {
     pub changed: Vec<String>,
     /// The same paths with what happens to each (for `--output-format json`).
     pub files: Vec<FileChange>,
+    /// The changes `render -o` would refuse (a template spec changed under its name),
+    /// one message each.
+    pub refused: Vec<String>,
 }
 
 /// What a change does to a file (or a unit): it appears, disappears or differs.
@@ -187,6 +190,11 @@ impl<'a> Checker<'a> {
         self.differ.dedup_by(|a, b| a.0 == b.0);
         let mut rep = CheckReport::default();
         for (p, cur, want) in self.differ {
+            if let (Some(c), Some(w)) = (&cur, &want) {
+                if let Err(e) = super::immutable::check(&p, &p, c.as_bytes(), w.as_bytes()) {
+                    rep.refused.push(e.message().to_string());
+                }
+            }
             rep.diff
                 .push_str(&file_diff(&p, cur.as_deref(), want.as_deref()));
             rep.files.push(FileChange {

@@ -176,6 +176,9 @@ pub struct RenderOptions {
     pub cert_manager: bool,
     /// `--clusters`: what a topology Cluster's unit applies.
     pub clusters: ClusterMode,
+    /// `--capi-version`: the core provider version the tree installs when the inputs
+    /// hold no CoreProvider CR with a version (it decides how v1beta1 topologies render).
+    pub capi_version: Option<String>,
     /// `render --from-lock` (the repository root) and `krm` with a functionConfig
     /// `config` (the kustomization's directory): the directory that every local path
     /// the clusterctl config names (provider URLs, `cert-manager.url`,

@@ -97,13 +97,15 @@ pub fn foreign_class_namespace(cluster: &Value) -> Option<String> {
 }
 
 /// The hint for a Cluster whose ClusterClass is not among the inputs: the closest
-/// class and every ClusterClass of `spaces` (namespace, its objects), as `namespace/name`.
+/// class and every ClusterClass of `spaces` (namespace, its objects), as `namespace/name`;
+/// when the class's namespace holds no ClusterClass at all, first the closest namespace
+/// and the namespaces that hold one.
 pub fn classes_hint<'a>(
     cluster: &Value,
     spaces: impl Iterator<Item = (&'a str, &'a [Value])>,
 ) -> String {
-    let wanted = class_of(cluster)
-        .map(|(ns, n)| format!("{ns}/{n}"))
+    let (wanted_ns, wanted) = class_of(cluster)
+        .map(|(ns, n)| (ns.clone(), format!("{ns}/{n}")))
         .unwrap_or_default();
     let mut classes: Vec<String> = spaces
         .flat_map(|(ns, objects)| {
@@ -116,8 +118,26 @@ pub fn classes_hint<'a>(
     classes.sort();
     classes.dedup();
     format!(
-        "{} (a Cluster names its class with spec.topology.class and classNamespace, or classRef.name and classRef.namespace in v1beta2; add the class to the inputs with -f)",
+        "{}{} (a Cluster names its class with spec.topology.class and classNamespace, or classRef.name and classRef.namespace in v1beta2; add the class to the inputs with -f)",
+        namespace_hint(&wanted_ns, &classes),
         crate::suggest::did_you_mean(&wanted, "ClusterClasses among the inputs", &classes)
+    )
+}
+
+/// "namespace NS holds no ClusterClass; did you mean X? namespaces with a ClusterClass
+/// there: ...; " when no class of `classes` (sorted `namespace/name`) is in `ns`.
+fn namespace_hint(ns: &str, classes: &[String]) -> String {
+    let mut spaces: Vec<String> = classes
+        .iter()
+        .filter_map(|c| c.split_once('/').map(|(n, _)| n.to_string()))
+        .collect();
+    spaces.dedup();
+    if ns.is_empty() || spaces.is_empty() || spaces.iter().any(|s| s == ns) {
+        return String::new();
+    }
+    format!(
+        "namespace {ns:?} holds no ClusterClass; {}; ",
+        crate::suggest::did_you_mean(ns, "namespaces with a ClusterClass", &spaces)
     )
 }
 
@@ -174,6 +194,21 @@ mod tests {
             (r[0].kind.as_str(), r[0].name.as_str()),
             ("DockerClusterTemplate", "i")
         );
+    }
+
+    #[test]
+    fn a_namespace_without_classes_gets_its_own_hint() {
+        let classes = vec![
+            "prod/a".to_string(),
+            "staging/a".to_string(),
+            "staging/b".into(),
+        ];
+        assert_eq!(
+            namespace_hint("prd", &classes),
+            "namespace \"prd\" holds no ClusterClass; did you mean \"prod\"? namespaces with a ClusterClass there: prod, staging; "
+        );
+        assert_eq!(namespace_hint("staging", &classes), "");
+        assert_eq!(namespace_hint("x", &[]), "");
     }
 
     #[test]

@@ -356,6 +356,9 @@ pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
 pub struct ClassCache {
     classes:
         std::sync::Mutex<std::collections::HashMap<(String, String), std::sync::Arc<ClassEntry>>>,
+    /// The tree installs a core provider of v1.11 or later: v1beta1 Clusters render as
+    /// its controller computes them ([`v1beta2::render_v1beta1_cluster`]).
+    v1beta2_core: bool,
 }
 
 struct ClassEntry {
@@ -365,6 +368,15 @@ struct ClassEntry {
 }
 
 impl ClassCache {
+    /// An empty cache for Clusters rendered under a core provider of v1.11 or later
+    /// (`v1beta2_core`) or an older or no core (clusterctl v1.10.10's semantics).
+    pub fn for_core(v1beta2_core: bool) -> Self {
+        ClassCache {
+            v1beta2_core,
+            ..ClassCache::default()
+        }
+    }
+
     fn entry(&self, cluster: &Value, inputs: &[Value]) -> std::sync::Arc<ClassEntry> {
         let key = (
             obj::class_namespace(cluster).to_string(),
@@ -391,6 +403,9 @@ pub fn render_cluster_with(
 ) -> Result<Vec<Value>> {
     if v1beta2::is_cluster(cluster) {
         return v1beta2::render_cluster(cluster, inputs);
+    }
+    if cache.v1beta2_core {
+        return v1beta2::render_v1beta1_cluster(cluster, inputs);
     }
     let entry = cache.entry(cluster, inputs);
     if entry.only_v1beta2 {

@@ -277,7 +277,7 @@ fn cert_manager_version_is_one_path_segment() {
         from_lock(
             "version-from-lock",
             &["render", "--from-lock", "out", "--check"],
-            &["{S}/git/cfg/evil.yaml", "cert-manager.version"],
+            &["./cfg/evil.yaml", "cert-manager.version"],
             |s| {
                 tampered_tree(s, "  config: ../cfg/evil.yaml\n  certManager: true\n");
                 write(
@@ -460,9 +460,9 @@ fn from_lock_keeps_the_configs_paths_inside_the_repository() {
             );
         }
     };
-    let says = ["{S}/git/cfg/evil.yaml", "providers[0].url"];
-    let cm = ["{S}/git/cfg/evil.yaml", "cert-manager.url"];
-    let of = ["{S}/git/cfg/evil.yaml", "overridesFolder"];
+    let says = ["./cfg/evil.yaml", "providers[0].url"];
+    let cm = ["./cfg/evil.yaml", "cert-manager.url"];
+    let of = ["./cfg/evil.yaml", "overridesFolder"];
     let probes = vec![
         from_lock(
             "provider-file-url",

@@ -8,6 +8,7 @@
 //! `scripts/fetch-corpus.sh` fetches the corpus for a machine with network access.
 #![allow(dead_code)]
 
+pub mod github;
 pub mod v1beta2;
 
 use std::cell::Cell;

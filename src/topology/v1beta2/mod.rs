@@ -9,10 +9,12 @@ pub mod class;
 pub mod cluster;
 pub mod head_fields;
 pub mod health_check;
+pub mod hub;
 pub mod mhc_source;
 pub mod objects;
 pub mod refs;
 pub mod seconds;
+pub mod spoke;
 
 use serde_json::Value;
 
@@ -85,6 +87,35 @@ pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
     };
     objects::to_v1beta2(out, &objects_inputs)
         .map_err(|e: Error| e.wrap("converting the desired objects to v1beta2"))
+}
+
+/// The desired objects of one `cluster.x-k8s.io/v1beta1` Cluster under a core provider of
+/// v1.11 or later: the Cluster converted to v1beta2 as the conversion webhook does
+/// ([`hub`]), rendered as [`render_cluster`], the generated CAPI objects written back as
+/// v1beta1 ([`spoke`]); a reference's apiVersion is its kind's among the inputs and the
+/// rendered objects.
+pub fn render_v1beta1_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
+    let c2 = hub::cluster(cluster)?;
+    let out = render_cluster(&c2, inputs)?;
+    let mut versions = std::collections::HashMap::new();
+    for o in inputs.iter().chain(&out) {
+        let av = obj::api_version(o);
+        let group = obj::group_of(av);
+        let kind = obj::kind(o);
+        versions
+            .entry((group.to_string(), kind.to_string()))
+            .or_insert_with(|| av.to_string());
+        if let Some(k) = kind.strip_suffix("Template") {
+            versions
+                .entry((group.to_string(), k.to_string()))
+                .or_insert_with(|| av.to_string());
+        }
+    }
+    let lookup = |g: &str, k: &str| versions.get(&(g.to_string(), k.to_string())).cloned();
+    out.into_iter()
+        .map(|o| spoke::object(o, &lookup))
+        .collect::<Result<Vec<_>>>()
+        .map_err(|e| e.wrap("converting the desired objects to v1beta1"))
 }
 
 /// A v1beta1 Cluster renders with clusterctl v1.10.10's semantics, which need a v1beta1

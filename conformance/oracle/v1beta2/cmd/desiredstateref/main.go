@@ -2,7 +2,7 @@
 // cluster.x-k8s.io/v1beta2 Cluster with spec.topology, offline. It is the oracle of
 // conformance/topology-v1beta2.sh, which compares `capi-render render --stdout` with it.
 //
-//	desiredstateref -f FILE [-f FILE]...
+//	desiredstateref [--capi-version v1.14.2] -f FILE [-f FILE]...
 //
 // The files hold one topology Cluster, its ClusterClass and the class's templates (any
 // order; `---`-separated YAML). What runs is CAPI's code, pinned in go.mod:
@@ -18,7 +18,16 @@
 //   - the blueprint as the topology controller's getBlueprint builds it (templates looked
 //     up by the class's templateRefs in the class's namespace);
 //   - exp/topology/desiredstate's Generator (patch engine included; no runtime client:
-//     classes with external patches are refused before it runs).
+//     classes with external patches are refused before it runs);
+//   - with --capi-version (the core provider the tree installs, which must be this
+//     oracle's CAPI release, v1.14.2) and a cluster.x-k8s.io/v1beta1 input Cluster, the generated CAPI objects
+//     (Cluster, MachineDeployment, MachinePool, MachineHealthCheck) converted back to
+//     v1beta1 by the conversion webhook's own functions (ConvertFrom: ...HubToV1Beta1), as
+//     the API server serves them to a v1beta1 client. A reference's apiVersion comes from
+//     the input (the version of the kind's template). The `cluster.x-k8s.io/conversion-data`
+//     annotation these functions add (a JSON copy of the v1beta2 object, for a lossless
+//     round trip through the API server) is removed: it is storage bookkeeping, not desired
+//     state, and capi-render does not write it.
 //
 // The management cluster's CRDs are the one input that the files cannot give: the
 // generator reads the ControlPlane CRD's contract labels. The oracle gives every kind of
@@ -65,6 +74,7 @@ import (
 
 func main() {
 	var files []string
+	inputVersion := false
 	args := os.Args[1:]
 	for i := 0; i < len(args); i++ {
 		if args[i] == "-f" && i+1 < len(args) {
@@ -72,9 +82,17 @@ func main() {
 			i++
 			continue
 		}
-		fail(fmt.Errorf("usage: desiredstateref -f FILE [-f FILE]..."))
+		if args[i] == "--capi-version" && i+1 < len(args) {
+			if args[i+1] != "v1.14.2" {
+				fail(fmt.Errorf("--capi-version %s: this oracle is Cluster API v1.14.2", args[i+1]))
+			}
+			inputVersion = true
+			i++
+			continue
+		}
+		fail(fmt.Errorf("usage: desiredstateref [--capi-version v1.14.2] -f FILE [-f FILE]..."))
 	}
-	out, err := run(files)
+	out, err := run(files, inputVersion)
 	if err != nil {
 		fail(err)
 	}
@@ -122,7 +140,7 @@ func toTyped(u *unstructured.Unstructured, into interface{}) error {
 	return nil
 }
 
-func run(files []string) ([]byte, error) {
+func run(files []string, inputVersion bool) ([]byte, error) {
 	ctx := context.Background()
 	if err := feature.MutableGates.Set("ClusterTopology=true,MachinePool=true,MachineTaintPropagation=true,RuntimeSDK=false"); err != nil {
 		return nil, err
@@ -133,6 +151,7 @@ func run(files []string) ([]byte, error) {
 	}
 
 	var cluster *clusterv1.Cluster
+	v1beta1Out := false
 	classes := map[string]*clusterv1.ClusterClass{}
 	templates := map[string]*unstructured.Unstructured{}
 	gvks := map[schema.GroupVersionKind]bool{}
@@ -151,6 +170,7 @@ func run(files []string) ([]byte, error) {
 				return nil, err
 			}
 			cluster = c
+			v1beta1Out = inputVersion && gvk.Version == "v1beta1"
 		case gvk.Group == clusterv1.GroupVersion.Group && gvk.Kind == "ClusterClass":
 			cc, err := decodeClass(u)
 			if err != nil {
@@ -233,7 +253,60 @@ func run(files []string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return render(desired)
+	if v1beta1Out {
+		versions := map[schema.GroupKind]string{}
+		for gvk := range gvks {
+			versions[gvk.GroupKind()] = gvk.GroupVersion().String()
+		}
+		conversion.SetAPIVersionGetter(func(_ context.Context, gk schema.GroupKind) (string, error) {
+			if v, ok := versions[gk]; ok {
+				return v, nil
+			}
+			return "", fmt.Errorf("no apiVersion for %s among the inputs", gk)
+		})
+	}
+	return render(desired, v1beta1Out)
+}
+
+// toV1Beta1 converts a generated CAPI object to cluster.x-k8s.io/v1beta1 with the
+// conversion webhook's own ConvertFrom functions, without the conversion-data annotation.
+func toV1Beta1(o interface{}) (map[string]interface{}, error) {
+	ctx := context.Background()
+	var out interface{}
+	var err error
+	var kind string
+	switch t := o.(type) {
+	case *clusterv1.Cluster:
+		d := &clusterv1beta1.Cluster{}
+		err, out, kind = conversion.ConvertClusterHubToV1Beta1(ctx, t.DeepCopy(), d), d, "Cluster"
+	case *clusterv1.MachineDeployment:
+		d := &clusterv1beta1.MachineDeployment{}
+		err, out, kind = conversion.ConvertMachineDeploymentHubToV1Beta1(ctx, t.DeepCopy(), d), d, "MachineDeployment"
+	case *clusterv1.MachinePool:
+		d := &clusterv1beta1.MachinePool{}
+		err, out, kind = conversion.ConvertMachinePoolHubToV1Beta1(ctx, t.DeepCopy(), d), d, "MachinePool"
+	case *clusterv1.MachineHealthCheck:
+		d := &clusterv1beta1.MachineHealthCheck{}
+		err, out, kind = conversion.ConvertMachineHealthCheckHubToV1Beta1(ctx, t.DeepCopy(), d), d, "MachineHealthCheck"
+	default:
+		return nil, fmt.Errorf("no v1beta1 conversion for %T", o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(out)
+	if err != nil {
+		return nil, err
+	}
+	m["apiVersion"], m["kind"] = clusterv1beta1.GroupVersion.String(), kind
+	u := unstructured.Unstructured{Object: m}
+	a := u.GetAnnotations()
+	delete(a, "cluster.x-k8s.io/conversion-data")
+	if len(a) == 0 {
+		a = nil
+	}
+	u.SetAnnotations(a)
+	return u.Object, nil
 }
 
 // noClusterCache stands for the management cluster's cache of workload cluster
@@ -360,7 +433,7 @@ func blueprint(cluster *clusterv1.Cluster, cc *clusterv1.ClusterClass, templates
 	return bp, nil
 }
 
-func render(d *scope.ClusterState) ([]byte, error) {
+func render(d *scope.ClusterState, v1beta1Out bool) ([]byte, error) {
 	var objs []map[string]interface{}
 	add := func(o interface{}, gvk schema.GroupVersionKind) error {
 		if o == nil {
@@ -375,6 +448,12 @@ func render(d *scope.ClusterState) ([]byte, error) {
 			m = t.DeepCopy().Object
 		default:
 			var err error
+			if v1beta1Out {
+				if m, err = toV1Beta1(o); err != nil {
+					return err
+				}
+				break
+			}
 			if m, err = runtime.DefaultUnstructuredConverter.ToUnstructured(o); err != nil {
 				return err
 			}

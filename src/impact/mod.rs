@@ -1,0 +1,381 @@
+//! Rollout impact (`capi-render diff`): for a Cluster whose desired state changes, what
+//! Cluster API will do to its machines — for the control plane, each MachineDeployment
+//! and each MachinePool an [`Action`] (`rollout`, `in-place`, `none`, `unknown`), the
+//! machines affected and the reasons (field paths, old → new values, the template the
+//! topology controller rotates) — and the warnings a reviewer must not miss.
+//!
+//! Pure functions over the two sides' desired objects of one Cluster (the review files
+//! of `--clusters managed`, the applied objects of `flatten` / `desired`); the rules
+//! per kind and API version are in [`rules`]. A referenced template whose spec changes
+//! under its name counts as rotated: the topology controller gives a changed template a
+//! new name and points its owner at it, which is what the up-to-date checks see.
+
+pub mod paths;
+pub mod report;
+pub mod rules;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use paths::{at, changed, str_at};
+use rules::{classify, Owner, Rules};
+
+/// What happens to the machines of a control plane, MachineDeployment or MachinePool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Action {
+    None,
+    InPlace,
+    Unknown,
+    Rollout,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::None => "none",
+            Action::InPlace => "in-place",
+            Action::Unknown => "unknown",
+            Action::Rollout => "rollout",
+        }
+    }
+}
+
+/// What happens to the Cluster itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClusterAction {
+    Create,
+    Update,
+    Delete,
+}
+
+impl ClusterAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClusterAction::Create => "create",
+            ClusterAction::Update => "update",
+            ClusterAction::Delete => "delete",
+        }
+    }
+}
+
+/// The impact on one control plane, MachineDeployment or MachinePool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// The object's name (a MachineDeployment's or MachinePool's topology name when it
+    /// has one: `md-0`).
+    pub name: String,
+    pub action: Action,
+    pub machines: u64,
+    pub reasons: Vec<String>,
+}
+
+/// The impact on one Cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterImpact {
+    pub namespace: String,
+    pub name: String,
+    /// The Cluster's ClusterClass, `<namespace>/<name>` ("" without one).
+    pub class: String,
+    pub action: ClusterAction,
+    pub control_plane: Option<Part>,
+    pub machine_deployments: Vec<Part>,
+    pub machine_pools: Vec<Part>,
+    pub warnings: Vec<String>,
+}
+
+impl ClusterImpact {
+    /// Every part, the control plane first.
+    pub fn parts(&self) -> impl Iterator<Item = (Owner, &Part)> {
+        let cp = self.control_plane.iter().map(|p| (Owner::ControlPlane, p));
+        let md = self
+            .machine_deployments
+            .iter()
+            .map(|p| (Owner::MachineDeployment, p));
+        let mp = self.machine_pools.iter().map(|p| (Owner::MachinePool, p));
+        cp.chain(md).chain(mp)
+    }
+
+    /// The machines of the Cluster (every part's replicas on the side that has it).
+    pub fn machines(&self) -> u64 {
+        self.parts().map(|(_, p)| p.machines).sum()
+    }
+
+    pub fn rolls(&self) -> bool {
+        self.parts().any(|(_, p)| p.action == Action::Rollout)
+    }
+}
+
+const DEPLOYMENT_LABEL: &str = "topology.cluster.x-k8s.io/deployment-name";
+const POOL_LABEL: &str = "topology.cluster.x-k8s.io/pool-name";
+
+/// One side's objects by role: the control plane, MachineDeployments and MachinePools
+/// by topology name, and every object by `(kind, name)` for references.
+#[derive(Default)]
+struct Side<'a> {
+    cluster: Option<&'a Value>,
+    owners: BTreeMap<(u8, String), &'a Value>,
+    by_name: BTreeMap<(&'a str, &'a str), &'a Value>,
+}
+
+fn owner_key(o: Owner) -> u8 {
+    match o {
+        Owner::ControlPlane => 0,
+        Owner::MachineDeployment => 1,
+        Owner::MachinePool => 2,
+    }
+}
+
+fn owner_of(o: &Value) -> Option<(Owner, String)> {
+    let kind = str_at(o, "kind");
+    let label = |l: &str| {
+        let n = o
+            .pointer(&format!("/metadata/labels/{}", l.replace('/', "~1")))
+            .and_then(Value::as_str);
+        n.unwrap_or_else(|| str_at(o, "metadata.name")).to_string()
+    };
+    let api = str_at(o, "apiVersion");
+    if api.starts_with("controlplane.") && kind.ends_with("ControlPlane") {
+        Some((Owner::ControlPlane, String::new()))
+    } else if api.starts_with("cluster.x-k8s.io/") && kind == "MachineDeployment" {
+        Some((Owner::MachineDeployment, label(DEPLOYMENT_LABEL)))
+    } else if api.starts_with("cluster.x-k8s.io/") && kind == "MachinePool" {
+        Some((Owner::MachinePool, label(POOL_LABEL)))
+    } else {
+        None
+    }
+}
+
+impl<'a> Side<'a> {
+    fn new(objects: &'a [Value]) -> Self {
+        let mut s = Side::default();
+        for o in objects {
+            let kind = str_at(o, "kind");
+            if kind == "Cluster" && str_at(o, "apiVersion").starts_with("cluster.x-k8s.io/") {
+                // The last one: the desired Cluster of `managed` follows the written one.
+                s.cluster = Some(o);
+            }
+            if let Some((owner, key)) = owner_of(o) {
+                s.owners.insert((owner_key(owner), key), o);
+            }
+            s.by_name.insert((kind, str_at(o, "metadata.name")), o);
+        }
+        s
+    }
+
+    /// The object a reference (`{kind, name}`) at `path` of `o` names.
+    fn referenced(&self, o: &Value, path: &str) -> Option<&'a Value> {
+        let r = at(o, path)?;
+        self.by_name
+            .get(&(str_at(r, "kind"), str_at(r, "name")))
+            .copied()
+    }
+}
+
+/// The impact on the Cluster `namespace/name` whose desired objects were `before` and
+/// are `after` (`None`: the Cluster is created or deleted).
+pub fn cluster(
+    namespace: &str,
+    name: &str,
+    before: Option<&[Value]>,
+    after: Option<&[Value]>,
+) -> ClusterImpact {
+    let (b, a) = (
+        Side::new(before.unwrap_or(&[])),
+        Side::new(after.unwrap_or(&[])),
+    );
+    let action = match (before.is_some(), after.is_some()) {
+        (false, _) => ClusterAction::Create,
+        (true, false) => ClusterAction::Delete,
+        (true, true) => ClusterAction::Update,
+    };
+    let keys: BTreeSet<&(u8, String)> = b.owners.keys().chain(a.owners.keys()).collect();
+    let mut out = ClusterImpact {
+        namespace: namespace.to_string(),
+        name: name.to_string(),
+        class: a.cluster.or(b.cluster).map(class_of).unwrap_or_default(),
+        action,
+        control_plane: None,
+        machine_deployments: Vec::new(),
+        machine_pools: Vec::new(),
+        warnings: Vec::new(),
+    };
+    for key in keys {
+        let (o, n) = (b.owners.get(key).copied(), a.owners.get(key).copied());
+        let Some((owner, _)) = o.or(n).and_then(owner_of) else {
+            continue;
+        };
+        let mut p = part(owner, o, n, &b, &a);
+        if owner != Owner::ControlPlane {
+            p.name = key.1.clone();
+        }
+        match owner {
+            Owner::ControlPlane => out.control_plane = Some(p),
+            Owner::MachineDeployment => out.machine_deployments.push(p),
+            Owner::MachinePool => out.machine_pools.push(p),
+        }
+    }
+    out.warnings = warnings(&out, &b, &a);
+    out
+}
+
+/// `<namespace>/<name>` of a Cluster's class (v1beta1 `topology.class`, v1beta2
+/// `topology.classRef`), the Cluster's namespace by default.
+fn class_of(c: &Value) -> String {
+    let ns = str_at(c, "metadata.namespace");
+    let (name, cns) = match at(c, "spec.topology.classRef") {
+        Some(r) => (str_at(r, "name"), str_at(r, "namespace")),
+        None => (
+            str_at(c, "spec.topology.class"),
+            str_at(c, "spec.topology.classNamespace"),
+        ),
+    };
+    if name.is_empty() {
+        return String::new();
+    }
+    format!("{}/{name}", if cns.is_empty() { ns } else { cns })
+}
+
+fn replicas(o: Option<&Value>) -> u64 {
+    o.and_then(|o| at(o, "spec.replicas"))
+        .and_then(Value::as_u64)
+        .unwrap_or(1)
+}
+
+/// A changed path as a reason: `path: old → new` for short scalars, else the path.
+fn reason(path: &str, o: &Value, n: &Value) -> String {
+    let show = |v: &Value| match v {
+        Value::String(s) if s.len() <= 64 => Some(s.clone()),
+        Value::Number(x) => Some(x.to_string()),
+        Value::Bool(x) => Some(x.to_string()),
+        _ => None,
+    };
+    match (at(o, path).map(show), at(n, path).map(show)) {
+        (Some(Some(x)), Some(Some(y))) => format!("{path}: {x} → {y}"),
+        (None, Some(Some(y))) => format!("{path}: (unset) → {y}"),
+        (Some(Some(x)), None) => format!("{path}: {x} → (unset)"),
+        _ => path.to_string(),
+    }
+}
+
+/// The impact on one owner of machines, from its two versions and the objects it
+/// refers to on each side.
+fn part(owner: Owner, o: Option<&Value>, n: Option<&Value>, b: &Side, a: &Side) -> Part {
+    let name = str_at(n.or(o).unwrap_or(&Value::Null), "metadata.name").to_string();
+    let (o, n) = match (o, n) {
+        (Some(o), Some(n)) => (o, n),
+        (None, n) => {
+            let m = replicas(n);
+            return Part {
+                name,
+                action: Action::Rollout,
+                machines: m,
+                reasons: vec![format!("created: {m} machines")],
+            };
+        }
+        (o, None) => {
+            let m = replicas(o);
+            return Part {
+                name,
+                action: Action::Rollout,
+                machines: m,
+                reasons: vec![format!("deleted: {m} machines")],
+            };
+        }
+    };
+    let r: &Rules = rules::rules(owner, str_at(n, "apiVersion"));
+    let mut by: BTreeMap<Action, Vec<String>> = BTreeMap::new();
+    for p in changed(Some(o), Some(n)) {
+        by.entry(classify(r, &p))
+            .or_default()
+            .push(reason(&p, o, n));
+    }
+    // A referenced template changed under its name: the topology controller rotates it.
+    for path in r.refs {
+        let (Some(x), Some(y)) = (b.referenced(o, path), a.referenced(n, path)) else {
+            continue;
+        };
+        let spec = changed(x.get("spec"), y.get("spec"));
+        if !spec.is_empty() {
+            let fields: Vec<String> = spec.iter().map(|p| format!("spec.{p}")).collect();
+            let what = if str_at(x, "metadata.name") == str_at(y, "metadata.name") {
+                "changes: the topology controller rotates it to a new template"
+            } else {
+                "rotated"
+            };
+            by.entry(r.ref_spec).or_default().push(format!(
+                "{} {} {what} ({})",
+                str_at(y, "kind"),
+                str_at(x, "metadata.name"),
+                fields.join(", ")
+            ));
+        }
+    }
+    by.remove(&Action::None);
+    let Some((&action, reasons)) = by.iter().next_back() else {
+        return Part {
+            name,
+            action: Action::None,
+            machines: 0,
+            reasons: Vec::new(),
+        };
+    };
+    let only_replicas =
+        action == Action::InPlace && reasons.iter().all(|x| x.starts_with("spec.replicas"));
+    let machines = if only_replicas {
+        replicas(Some(n)).abs_diff(replicas(Some(o)))
+    } else {
+        replicas(Some(n))
+    };
+    Part {
+        name,
+        action,
+        machines,
+        reasons: reasons.clone(),
+    }
+}
+
+/// `(major, minor)` of a Kubernetes version `v1.32.0`.
+fn minor(v: &str) -> Option<(u64, u64)> {
+    let mut it = v.trim_start_matches('v').split('.');
+    Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+}
+
+/// The Cluster's own warnings: deleted (with its machines), a Kubernetes minor
+/// skipped, workers ahead of the control plane.
+fn warnings(c: &ClusterImpact, b: &Side, a: &Side) -> Vec<String> {
+    let id = format!("{}/{}", c.namespace, c.name);
+    let mut out = Vec::new();
+    if c.action == ClusterAction::Delete {
+        out.push(format!(
+            "Cluster {id} is deleted: the workload cluster and its {} machines are destroyed",
+            c.machines()
+        ));
+    }
+    let version = |s: &Side| {
+        s.cluster
+            .map(|c| str_at(c, "spec.topology.version").to_string())
+    };
+    if let (Some(x), Some(y)) = (version(b), version(a)) {
+        if let (Some(mx), Some(my)) = (minor(&x), minor(&y)) {
+            if my.0 == mx.0 && my.1 > mx.1 + 1 {
+                out.push(format!("Cluster {id}: Kubernetes {x} → {y} skips a minor version; Kubernetes and Cluster API upgrade one minor at a time"));
+            }
+        }
+    }
+    let cp = a
+        .owners
+        .get(&(owner_key(Owner::ControlPlane), String::new()));
+    if let Some(cpv) = cp.and_then(|cp| minor(str_at(cp, "spec.version"))) {
+        for ((k, name), o) in &a.owners {
+            let v = str_at(o, "spec.template.spec.version");
+            if *k != owner_key(Owner::ControlPlane) && minor(v).is_some_and(|w| w > cpv) {
+                out.push(format!("Cluster {id}: {name} runs Kubernetes {v}, ahead of its control plane (workers may not be newer than the control plane)"));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,310 @@
+//! `diff`'s rollout impact end to end, on the bundled quick-start class (v1beta1, as a
+//! v1.10 core decides): the headline, one section per Cluster, the JSON
+//! `impact.clusters[]` and `warnings[]`, the refused template edit reported by `diff`
+//! and `render --check`, and `--exit-code`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+mod common;
+
+/// The quick-start inputs with one replacement in `file`, in a scratch directory.
+fn edited(s: &common::Scratch, name: &str, file: &str, from: &str, to: &str) -> PathBuf {
+    let src = common::root().join("fixtures/quickstart/clusters");
+    let d = s.path().join(name);
+    fs::create_dir_all(&d).unwrap();
+    for f in ["class.yaml", "clusters.yaml"] {
+        let mut t = fs::read_to_string(src.join(f)).unwrap();
+        if f == file {
+            assert!(t.contains(from), "{from} not in {f}");
+            t = t.replace(from, to);
+        }
+        fs::write(d.join(f), t).unwrap();
+    }
+    d
+}
+
+fn diff(after: &Path, extra: &[&str]) -> (i32, String, String) {
+    let root = common::root();
+    let mut cmd = common::bin();
+    cmd.current_dir(&root)
+        .args(["diff", "-f", "fixtures/quickstart/clusters", "--against"])
+        .arg(after)
+        .args(extra);
+    let o = common::run(&mut cmd, None);
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn json(after: &Path) -> Value {
+    let (code, out, err) = diff(after, &["--output-format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+/// `(name, action, machines)` of a Cluster's parts, the control plane first.
+fn parts(c: &Value) -> Vec<(String, String, u64)> {
+    let one = |p: &Value| {
+        (
+            p["name"].as_str().unwrap().to_string(),
+            p["action"].as_str().unwrap().to_string(),
+            p["machines"].as_u64().unwrap(),
+        )
+    };
+    let mut out = vec![one(&c["controlPlane"])];
+    out.extend(c["machineDeployments"].as_array().unwrap().iter().map(one));
+    out
+}
+
+fn cluster<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["impact"]["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not in {v:#}"))
+}
+
+#[test]
+fn a_version_bump_rolls_every_control_plane_and_machine_deployment() {
+    let s = common::Scratch::new("impact-version");
+    let after = edited(
+        &s,
+        "a",
+        "clusters.yaml",
+        "version: v1.31.2",
+        "version: v1.32.0",
+    );
+    let v = json(&after);
+    let prod = cluster(&v, "prod");
+    assert_eq!(prod["action"], "update");
+    let p = parts(prod);
+    assert_eq!(p[0].1, "rollout");
+    assert_eq!(p[0].2, 3);
+    assert_eq!(
+        p[1..],
+        [
+            ("md-0".to_string(), "rollout".to_string(), 3),
+            ("md-1".into(), "rollout".into(), 2)
+        ]
+    );
+    assert!(prod["controlPlane"]["reasons"]
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("spec.version: v1.31.2 → v1.32.0")));
+    let dev = parts(cluster(&v, "dev"));
+    assert_eq!((dev[0].1.as_str(), dev[0].2), ("rollout", 1));
+    let (code, text, _) = diff(&after, &[]);
+    assert_eq!(code, 1);
+    assert!(
+        text.starts_with("2 Clusters changed · 2 control planes roll (4 machines) · 3 MachineDeployments roll (6 machines)\n"),
+        "{text}"
+    );
+    assert!(text.contains("Cluster default/prod: update\n"), "{text}");
+    assert!(
+        text.contains("\n# clusters/default/prod: changed,"),
+        "{text}"
+    );
+}
+
+#[test]
+fn labels_and_replicas_change_in_place() {
+    let s = common::Scratch::new("impact-inplace");
+    let after = edited(
+        &s,
+        "a",
+        "clusters.yaml",
+        "        name: md-1\n        replicas: 2\n",
+        "        name: md-1\n        replicas: 4\n        metadata:\n          labels:\n            tier: gold\n",
+    );
+    let v = json(&after);
+    let p = parts(cluster(&v, "prod"));
+    assert_eq!(p[0].1, "none");
+    assert_eq!(p[1], ("md-0".to_string(), "none".to_string(), 0));
+    assert_eq!(p[2], ("md-1".to_string(), "in-place".to_string(), 4));
+    assert!(v["warnings"].as_array().unwrap().is_empty(), "{v:#}");
+
+    let after = edited(
+        &s,
+        "b",
+        "clusters.yaml",
+        "        name: md-1\n        replicas: 2\n",
+        "        name: md-1\n        replicas: 5\n",
+    );
+    let v = json(&after);
+    let md1 = &cluster(&v, "prod")["machineDeployments"][1];
+    assert_eq!(
+        (md1["action"].as_str(), md1["machines"].as_u64()),
+        (Some("in-place"), Some(3))
+    );
+    assert_eq!(md1["reasons"], serde_json::json!(["spec.replicas: 2 → 5"]));
+}
+
+#[test]
+fn a_class_template_edit_rolls_every_cluster_and_is_refused_by_render_and_check() {
+    let s = common::Scratch::new("impact-class");
+    let after = edited(
+        &s,
+        "a",
+        "class.yaml",
+        "      extraMounts: []\n",
+        "      extraMounts:\n      - containerPath: /x\n        hostPath: /x\n",
+    );
+    let v = json(&after);
+    let warnings: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        warnings.iter().any(|w| w.starts_with(
+            "ClusterClass default/quickstart changes roll 2 Clusters (6 machines replaced): default/dev, default/prod; Cluster API recommends a new ClusterClass"
+        )),
+        "{warnings:#?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w.starts_with("render -o would refuse classes/default/quickstart/dockermachinetemplate-quickstart-worker-machine.yaml: DockerMachineTemplate default/quickstart-worker-machine: spec changed under the same name")),
+        "{warnings:#?}"
+    );
+    for c in ["dev", "prod"] {
+        for md in cluster(&v, c)["machineDeployments"].as_array().unwrap() {
+            assert_eq!(md["action"], "rollout", "{c}: {md}");
+        }
+    }
+
+    // `render --check` against a tree of the base reports the refusal too.
+    let root = common::root();
+    let out = s.path().join("out");
+    let mut r = common::bin();
+    r.current_dir(&root)
+        .args(["render", "-f", "fixtures/quickstart/clusters", "-o"])
+        .arg(&out);
+    assert!(common::run(&mut r, None).status.success());
+    let mut c = common::bin();
+    c.current_dir(&root)
+        .args(["render", "-f"])
+        .arg(&after)
+        .arg("-o")
+        .arg(&out)
+        .arg("--check");
+    let o = common::run(&mut c, None);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("Warning: render -o would refuse classes/default/quickstart/dockermachinetemplate-quickstart-worker-machine.yaml: DockerMachineTemplate default/quickstart-worker-machine: spec changed under the same name"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_deleted_cluster_is_warned_with_its_machines() {
+    let s = common::Scratch::new("impact-delete");
+    let clusters =
+        fs::read_to_string(common::root().join("fixtures/quickstart/clusters/clusters.yaml"))
+            .unwrap();
+    // The first document (dev) removed, prod kept.
+    let dev = format!("{}\n---\n", clusters.split("\n---\n").next().unwrap());
+    let d = edited(&s, "a", "clusters.yaml", &dev, "");
+    let v = json(&d);
+    assert_eq!(cluster(&v, "dev")["action"], "delete");
+    assert_eq!(
+        v["warnings"],
+        serde_json::json!([
+            "Cluster default/dev is deleted: the workload cluster and its 2 machines are destroyed"
+        ])
+    );
+    let (_, text, _) = diff(&d, &[]);
+    assert!(
+        text.starts_with("1 Cluster deleted (2 machines)\n! Cluster default/dev is deleted"),
+        "{text}"
+    );
+}
+
+#[test]
+fn exit_code_flag_reports_changes_as_2_and_errors_as_1() {
+    let s = common::Scratch::new("impact-exit");
+    let after = edited(&s, "a", "clusters.yaml", "replicas: 2", "replicas: 3");
+    assert_eq!(diff(&after, &["--exit-code"]).0, 2);
+    assert_eq!(
+        diff(&after, &["--exit-code", "--output-format", "json"]).0,
+        2
+    );
+    let same = common::root().join("fixtures/quickstart/clusters");
+    assert_eq!(diff(&same, &["--exit-code"]).0, 0);
+    let (code, _, err) = diff(&s.path().join("no-such-dir"), &["--exit-code"]);
+    assert_eq!(code, 1, "{err}");
+    // Without the flag: diff(1)'s codes.
+    assert_eq!(diff(&after, &[]).0, 1);
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let o = std::process::Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn base_reads_the_before_side_from_git() {
+    let s = common::Scratch::new("impact-base");
+    let repo = s.path().join("repo");
+    common::copy_quickstart(&repo);
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "base"]);
+    let clusters = repo.join("fixtures/quickstart/clusters/clusters.yaml");
+    let t = fs::read_to_string(&clusters).unwrap();
+    fs::write(&clusters, t.replace("version: v1.31.2", "version: v1.32.0")).unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = common::bin();
+        cmd.current_dir(&repo).arg("diff").args(args);
+        let o = common::run(&mut cmd, None);
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = run(&[
+        "--base",
+        "HEAD",
+        "-f",
+        "fixtures/quickstart/clusters",
+        "--exit-code",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.starts_with("2 Clusters changed · 2 control planes roll (4 machines) · 3 MachineDeployments roll (6 machines)\n"), "{out}");
+    // The same tree at the base revision: no change.
+    git(&repo, &["stash", "-q"]);
+    let (code, out, err) = run(&[
+        "--base",
+        "HEAD",
+        "-f",
+        "fixtures/quickstart/clusters",
+        "--exit-code",
+    ]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    // A revision that does not hold the path is an error, never a mass deletion.
+    let (code, _, err) = run(&[
+        "--base",
+        "no-such-rev",
+        "-f",
+        "fixtures/quickstart/clusters",
+        "--exit-code",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--base"), "{err}");
+}
