@@ -8,13 +8,16 @@
 //! run on the whole object. `metadata` is not part of a CRD's schema: the API server
 //! decodes it as ObjectMeta, so an unknown `metadata` field is reported here by name.
 
+pub mod apply;
 pub mod crds;
+pub mod stored;
 
 use serde_json::Value;
 
 use crate::model::InputObject;
 use crate::topology::variables::field_error::FieldError;
 use crate::topology::variables::{cel, openapi, unknown_fields::unknown_fields};
+pub use apply::{check_applied, validate_paths};
 pub use crds::CrdIndex;
 
 /// One problem of one object: its field path, the kind of error and the detail.
@@ -56,6 +59,14 @@ const OBJECT_META: &[&str] = &[
 /// The problems of `v` against the schema of its CRD in `index`; a kind with no CRD is a
 /// warning naming it.
 pub fn check_value(v: &Value, index: &CrdIndex) -> Outcome {
+    check_parts(v, v, index)
+}
+
+/// The unknown fields of `raw` (as written: strict decoding comes first) and the schema
+/// and CEL problems of `validated` (what the API server validates, e.g. after a
+/// webhook's round trip; see [`apply`]).
+pub(crate) fn check_parts(raw: &Value, validated: &Value, index: &CrdIndex) -> Outcome {
+    let v = raw;
     let mut out = Outcome::default();
     let api = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
@@ -76,22 +87,28 @@ pub fn check_value(v: &Value, index: &CrdIndex) -> Outcome {
         return out;
     };
     out.problems.extend(metadata_problems(v.get("metadata")));
-    let mut body = v.clone();
-    if let Some(m) = body.as_object_mut() {
-        m.remove("metadata");
-    }
-    for p in unknown_fields(&body, schema) {
+    let strip = |v: &Value| {
+        let mut body = v.clone();
+        if let Some(m) = body.as_object_mut() {
+            m.remove("metadata");
+        }
+        body
+    };
+    for p in unknown_fields(&strip(raw), schema) {
         out.problems.push(Problem {
             path: p,
             kind: "unknown field".into(),
             message: "unknown field".into(),
         });
     }
-    let oa = openapi::validate(schema, &body, "", &mut out.warnings);
+    // The schema and the rules see the whole object, metadata included (a CRD may
+    // require it; its fields were checked above).
+    let body = &stored::as_stored(validated, schema);
+    let oa = openapi::validate(schema, body, "", &mut out.warnings);
     out.problems
         .extend(openapi::to_field_errors(&oa, "", None).iter().map(problem));
     let mut c = cel::Outcome::default();
-    cel::validate(schema, &body, "", None, &mut c);
+    cel::validate(schema, body, "", None, &mut c);
     out.problems.extend(c.errors.iter().map(problem));
     out.warnings.extend(c.warnings);
     out.problems.sort();
@@ -169,10 +186,19 @@ pub fn check_objects<'a>(
     objects: impl IntoIterator<Item = &'a InputObject>,
     index: &CrdIndex,
 ) -> (Vec<String>, Vec<String>) {
+    check_objects_with(objects, index, check_applied)
+}
+
+/// [`check_objects`] with `check` for each object ([`check_value`], [`check_applied`]).
+pub fn check_objects_with<'a>(
+    objects: impl IntoIterator<Item = &'a InputObject>,
+    index: &CrdIndex,
+    check: fn(&Value, &CrdIndex) -> Outcome,
+) -> (Vec<String>, Vec<String>) {
     let mut errors = Vec::new();
     let mut warnings = std::collections::BTreeSet::new();
     for o in objects {
-        let out = check_value(&o.value, index);
+        let out = check(&o.value, index);
         errors.extend(out.problems.iter().map(|p| describe(o, p)));
         warnings.extend(out.warnings);
     }
