@@ -37,7 +37,8 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-		utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+		utiljson "k8s.io/apimachinery/pkg/util/json"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
 )
@@ -138,8 +139,14 @@ func main() {
 			continue
 		}
 		for i, d := range ds {
+			// As the API server decodes a request body: whole numbers as int64
+			// (k8s.io/apimachinery/pkg/util/json), not encoding/json's float64.
 			var obj map[string]interface{}
-			if err := yaml.Unmarshal(d, &obj); err != nil {
+			j, err := yaml.YAMLToJSON(d)
+			if err == nil {
+				err = utiljson.Unmarshal(j, &obj)
+			}
+			if err != nil {
 				fmt.Printf("%s document %d: %v\n", p, i+1, err)
 				problems++
 				continue
