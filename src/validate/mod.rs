@@ -223,7 +223,9 @@ mod tests {
                         "mode": {"type": "string", "enum": ["A", "B"]},
                         "version": {"type": "string"},
                         "n": {"type": "integer", "maximum": 3},
-                        "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+                        "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                        "maybe": {"type": "string", "nullable": true},
+                        "never": {"type": "string"}
                     }, "x-kubernetes-validations": [{"rule": "!has(self.n) || self.n != 2", "message": "n must not be 2"}]}
                 }}}
             }]}
@@ -243,6 +245,9 @@ mod tests {
     #[test]
     fn valid_object_has_no_problem() {
         assert!(check(json!({"mode": "A", "free": {"x": 1}})).is_empty());
+        // A null is kept and accepted where `nullable`, pruned (as the API server
+        // does) where not.
+        assert!(check(json!({"mode": "A", "maybe": null, "never": null})).is_empty());
     }
 
     #[test]
