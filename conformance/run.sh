@@ -236,6 +236,8 @@ took kustomize.sh
 # Flux Kustomizations and Argo CD Applications against the real Flux and Argo CD CRDs.
 CAPI_CORPUS="$CAPI_CORPUS" bash "$here/gitops-crds.sh" || fail=1
 took gitops-crds.sh
+CAPI_RENDER="$capi" CAPI_CORPUS="$CAPI_CORPUS" bash "$here/crd-validate.sh" || fail=1
+took crd-validate.sh
 # The trees, an upgrade with pruning, the GitOps objects and a bundle on a real API server.
 CLUSTERCTL="$clusterctl" CLUSTERCTL_V114="$clusterctl114" CAPI_CORPUS="$CAPI_CORPUS" bash "$here/apiserver.sh" || fail=1
 took apiserver.sh

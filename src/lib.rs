@@ -47,6 +47,7 @@ pub mod suggest;
 pub mod template;
 pub mod topology;
 pub mod typed;
+pub mod validate;
 pub mod version;
 pub mod yaml;
 

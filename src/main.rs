@@ -92,6 +92,10 @@ enum Cmd {
     /// provider contracts (metadata, components, CRDs, contract schemas, templates).
     #[command(after_help = cli::help::LINT)]
     Lint(cli::lint::LintArgs),
+    /// Check objects against CustomResourceDefinitions as the API server checks an apply
+    /// with strict field validation (unknown fields, schema, CEL rules), offline.
+    #[command(after_help = cli::help::VALIDATE)]
+    Validate(cli::validate::ValidateArgs),
     /// Join the shards of a CI matrix (`render -o OUT --shard I/N`) into OUT: the tree and
     /// lock one `render -o OUT` writes.
     #[command(name = "merge-locks", after_help = cli::help::MERGE_LOCKS)]
@@ -439,6 +443,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         | Cmd::Krm(_)
         | Cmd::Diff(_)
         | Cmd::Lint(_)
+        | Cmd::Validate(_)
         | Cmd::MergeLocks(_)
         | Cmd::Upgrade { .. } => Err(Error::new("internal: dispatched in main")),
         Cmd::Bundle(a) => cli::bundle::run(a, cli.config.as_deref(), cli.repository.as_deref()),
@@ -511,6 +516,7 @@ fn command() -> ExitCode {
         Cmd::Krm(a) => return cli::krm::run(a, cli.config.as_deref(), cli.repository.as_deref()),
         Cmd::Diff(a) => return cli::diff::run(a, cli.config.as_deref(), cli.repository.as_deref()),
         Cmd::Lint(a) => return cli::lint::run(a),
+        Cmd::Validate(a) => return cli::validate::run(a),
         Cmd::MergeLocks(a) => return cli::merge::run(a),
         Cmd::Upgrade { what } => {
             // The config file is checked as for the clusterctl-compatible commands.

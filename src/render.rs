@@ -10,6 +10,7 @@ use serde_json::Value;
 
 mod class_units;
 pub mod core_version;
+mod crd_check;
 pub mod namespaces;
 use class_units::class_units;
 
@@ -23,10 +24,9 @@ pub fn render_paths(
     render_objects(loaded.objects, loaded.files, opts)
 }
 
-/// Render already-loaded objects (the KRM function's `items`); `files` are recorded in
-/// the lock as inputs, followed by the repository / OCI files the providers were read
-/// from. Every unit is kept in memory: [`prepare`] and [`Rendering::stream`] are the
-/// streaming form.
+/// Render already-loaded objects (the KRM function's `items`); `files` are the lock's
+/// inputs, then the repository / OCI files the providers came from. Every unit is kept
+/// in memory: [`prepare`] and [`Rendering::stream`] are the streaming form.
 pub fn render_objects(
     objects: Vec<InputObject>,
     files: Vec<InputFile>,
@@ -35,11 +35,9 @@ pub fn render_objects(
     prepare(Inputs::from_objects(objects), files, opts)?.into_set()
 }
 
-/// The objects of a render, gathered one by one as they are read
-/// ([`crate::load::load_paths_with`]): each is admitted ([`crate::admit::check_one`]);
-/// a Cluster with `spec.topology` is kept in its compact form until it is rendered,
-/// so a fleet's Clusters cost a fraction of their parsed size; every other object is
-/// kept as it is.
+/// The objects of a render, gathered as they are read ([`crate::load::load_paths_with`]),
+/// each admitted ([`crate::admit::check_one`]); a topology Cluster stays in its compact
+/// form until it renders (a fraction of its parsed size), any other object as it is.
 #[derive(Default)]
 pub struct Inputs {
     objects: Vec<InputObject>,
@@ -322,6 +320,8 @@ pub fn prepare(
     let v1beta2_core = core.as_deref().is_some_and(core_version::is_v1beta2_core);
     let (mut providers, mut extra, mut warnings) =
         crate::operator::render_providers(&inputs.objects, opts)?;
+    let off = opts.no_validate;
+    warnings.extend(crd_check::validate_inputs(&inputs, &providers, off)?);
     if opts.cert_manager {
         let (unit, file) = cert_manager_unit(opts)?;
         providers.insert(0, unit);

@@ -385,6 +385,7 @@ const SUBCOMMANDS: &[&str] = &[
     "bundle",
     "diff",
     "lint",
+    "validate",
     "merge-locks",
     "completion",
     "man",

@@ -59,6 +59,7 @@ pub fn render_options(opts: &BundleOptions) -> RenderOptions {
         reads_inside: None,
         // The bundle installs the config Secrets beside the rendering.
         secrets: Default::default(),
+        no_validate: false,
     }
 }
 

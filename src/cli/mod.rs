@@ -17,6 +17,7 @@ pub mod shown;
 pub mod topology;
 pub mod ui;
 pub mod upgrade;
+pub mod validate;
 
 use capi_render::Error;
 

@@ -120,6 +120,11 @@ pub struct RenderArgs {
     /// inputs is then an error.
     #[arg(long = "no-namespaces")]
     pub no_namespaces: bool,
+    /// Do not check the input objects against the CRDs of the provider components the
+    /// tree installs (unknown fields, types, enums, required, min/max, patterns, CEL
+    /// rules: what the API server's strict field validation refuses on apply).
+    #[arg(long = "no-validate")]
+    pub no_validate: bool,
     /// An OCI image layout holding the artifacts that `fetchConfig.oci` names.
     #[arg(long = "oci-layout", value_name = "DIR")]
     pub oci_layout: Option<PathBuf>,
@@ -288,6 +293,7 @@ fn from_lock(
             .as_ref()
             .map_or("argocd".into(), |s| s.namespace.clone()),
         no_namespaces: c.no_namespaces,
+        no_validate: false,
         oci_layout: c.oci_layout.map(PathBuf::from),
         allow_empty: c.allow_empty,
         allow_prune: a.allow_prune,
@@ -373,6 +379,7 @@ fn prepare_deferring(
         capi_version: a.clusters.capi_version.clone(),
         reads_inside: a.reads_inside.clone(),
         secrets: secrets_mode(a)?,
+        no_validate: a.no_validate,
         ..RenderOptions::default()
     };
     let r = super::prepare_deferring(&a.files, &opts, deferral)?;

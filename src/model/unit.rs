@@ -192,6 +192,9 @@ pub struct RenderOptions {
     pub reads_inside: Option<std::path::PathBuf>,
     /// `--secrets`: how values from a provider's config Secret are written.
     pub secrets: SecretsMode,
+    /// `--no-validate`: do not check the input objects against the CRDs the tree
+    /// installs ([`crate::validate`] is on by default).
+    pub no_validate: bool,
 }
 
 /// `render --secrets`: what becomes of the values a provider's config Secret gives

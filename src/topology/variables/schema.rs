@@ -44,6 +44,8 @@ pub struct Schema {
     pub minimum: Option<i64>,
     pub exclusive_minimum: bool,
     pub preserve_unknown_fields: bool,
+    /// `nullable` (CRD schemas: a null is kept rather than pruned).
+    pub nullable: bool,
     pub enum_: Vec<Value>,
     pub default: Option<Value>,
     pub validations: Vec<ValidationRule>,
@@ -129,6 +131,7 @@ impl Schema {
             minimum: int_field(m, "minimum", path)?,
             exclusive_minimum: bool_field(m, "exclusiveMinimum", path)?,
             preserve_unknown_fields: bool_field(m, "x-kubernetes-preserve-unknown-fields", path)?,
+            nullable: bool_field(m, "nullable", path)?,
             default: m.get("default").filter(|v| !v.is_null()).cloned(),
             x_metadata: m.get("x-metadata").filter(|v| !v.is_null()).cloned(),
             int_or_string: bool_field(m, "x-kubernetes-int-or-string", path)?,

@@ -4,10 +4,19 @@
 // would prune, so a field the controller never sees), and the x-kubernetes-validations
 // CEL rules, with apiextensions-apiserver's own code.
 //
-//	crdvalidate CRD.yaml... -- OBJECTS.yaml...
+//	crdvalidate [-tsv] CRD.yaml... -- OBJECTS.yaml...
+//
+// The steps run in the API server's order (customresource_handler.go
+// unstructuredSchemaCoercer.apply, then the strategy's validation): unknown metadata
+// fields (objectmeta.GetObjectMetaWithOptions), pruning with unknown-field tracking,
+// PruneNonNullableNullsWithoutDefaults, embedded resources' metadata
+// (objectmeta.CoerceWithOptions), structural defaulting, then the OpenAPI schema and the
+// CEL rules on that object. ObjectMeta's own validation (name format, ...) is not run.
 //
 // Prints one line per object file and every problem; exits 1 on any problem or on an
-// object whose kind no CRD serves.
+// object whose kind no CRD serves. With -tsv, one line per problem for a program:
+// FILE<TAB>DOCUMENT<TAB>FIELD PATH<TAB>ERROR TYPE (`unknown field`, `Invalid value`, ...),
+// and `FILE<TAB>DOCUMENT<TAB>-<TAB>no CRD` for a kind no CRD serves.
 package main
 
 import (
@@ -22,12 +31,13 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
+		utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
@@ -101,6 +111,10 @@ func load(paths []string) (map[string]served, error) {
 
 func main() {
 	args := os.Args[1:]
+	tsv := len(args) > 0 && args[0] == "-tsv"
+	if tsv {
+		args = args[1:]
+	}
 	sep := -1
 	for i, a := range args {
 		if a == "--" {
@@ -125,8 +139,14 @@ func main() {
 			continue
 		}
 		for i, d := range ds {
+			// As the API server decodes a request body: whole numbers as int64
+			// (k8s.io/apimachinery/pkg/util/json), not encoding/json's float64.
 			var obj map[string]interface{}
-			if err := yaml.Unmarshal(d, &obj); err != nil {
+			j, err := yaml.YAMLToJSON(d)
+			if err == nil {
+				err = utiljson.Unmarshal(j, &obj)
+			}
+			if err != nil {
 				fmt.Printf("%s document %d: %v\n", p, i+1, err)
 				problems++
 				continue
@@ -135,32 +155,55 @@ func main() {
 			gvk := u.GroupVersionKind()
 			s, ok := crds[gvk.Group+"/"+gvk.Version+"/"+gvk.Kind]
 			if !ok {
-				fmt.Printf("%s document %d: no CRD serves %s\n", p, i+1, gvk)
+				if tsv {
+					fmt.Printf("%s\t%d\t-\tno CRD\n", p, i+1)
+				} else {
+					fmt.Printf("%s document %d: no CRD serves %s\n", p, i+1, gvk)
+				}
 				problems++
 				continue
 			}
 			at := fmt.Sprintf("%s document %d (%s %s)", p, i+1, gvk.Kind, u.GetName())
-			structuraldefaulting.Default(obj, s.structural)
-			pruned := runtime.DeepCopyJSON(obj)
-			unknown := pruning.PruneWithOptions(pruned, s.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
-			for _, f := range unknown {
-				fmt.Printf("%s: unknown field %q (the API server prunes it)\n", at, f)
+			report := func(path, typ, text string) {
 				problems++
+				if tsv {
+					fmt.Printf("%s\t%d\t%s\t%s\n", p, i+1, path, typ)
+				} else {
+					fmt.Printf("%s: %s\n", at, text)
+				}
 			}
+			unknownOpts := structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true}
+			_, _, metaUnknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+			if err != nil {
+				report("metadata", "Invalid value", err.Error())
+			}
+			unknown := append(metaUnknown, pruning.PruneWithOptions(obj, s.structural, true, unknownOpts)...)
+			structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s.structural)
+			ferr, embedded := schemaobjectmeta.CoerceWithOptions(nil, obj, s.structural, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+			if ferr != nil {
+				report(ferr.Field, ferr.Type.String(), ferr.Error())
+			}
+			unknown = append(unknown, embedded...)
+			for _, f := range unknown {
+				report(f, "unknown field", fmt.Sprintf("unknown field %q (the API server prunes it)", f))
+			}
+			structuraldefaulting.Default(obj, s.structural)
 			for _, e := range validation.ValidateCustomResource(nil, obj, s.schema) {
-				fmt.Printf("%s: %v\n", at, e)
-				problems++
+				report(e.Field, e.Type.String(), e.Error())
 			}
 			errs, _ := s.cel.Validate(context.Background(), nil, s.structural, obj, nil, celconfig.RuntimeCELCostBudget)
 			for _, e := range errs {
-				fmt.Printf("%s: %v\n", at, e)
-				problems++
+				report(e.Field, e.Type.String(), e.Error())
 			}
 		}
-		fmt.Printf("checked %s: %d objects\n", p, len(ds))
+		if !tsv {
+			fmt.Printf("checked %s: %d objects\n", p, len(ds))
+		}
 	}
 	if problems > 0 {
-		fmt.Printf("%d problems\n", problems)
+		if !tsv {
+			fmt.Printf("%d problems\n", problems)
+		}
 		os.Exit(1)
 	}
 }

@@ -136,7 +136,10 @@ pub fn validate(s: &Schema, v: &Value, path: &str, warnings: &mut Vec<String>) -
     let k = kind(v);
     let format = effective_format(&s.format);
     if k == Kind::Nil {
-        add(type_check(s, v, k, &format, path), &mut out);
+        // kube-openapi's type validator accepts null where the schema is `nullable`.
+        if !s.nullable {
+            add(type_check(s, v, k, &format, path), &mut out);
+        }
         add(enum_check(s, v, path), &mut out);
         return out;
     }
