@@ -432,30 +432,26 @@ fn html_is_one_self_contained_page_that_chromium_renders() {
     );
     assert!(dom.contains("<span class=\"add\">"), "{dom}");
     // And a screenshot of it: a PNG well above an empty page's size.
-    let shot = s.path().join("report.png");
-    let o = chromium(&s.path().join("profile2"))
-        .unwrap()
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(&page)
-        .output()
-        .unwrap();
-    let png = fs::read(&shot).unwrap_or_else(|e| {
-        panic!(
-            "no screenshot ({e}): {}",
-            String::from_utf8_lossy(&o.stderr)
-        )
-    });
+    let shoot = |name: &str, page: &Path| {
+        let shot = s.path().join(format!("{name}.png"));
+        let o = chromium(&s.path().join(format!("profile-{name}")))
+            .unwrap()
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg(page)
+            .output()
+            .unwrap();
+        fs::read(&shot).unwrap_or_else(|e| {
+            panic!(
+                "no screenshot ({e}): {}",
+                String::from_utf8_lossy(&o.stderr)
+            )
+        })
+    };
+    let png = shoot("report", &page);
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     let blank = s.path().join("blank.html");
     fs::write(&blank, "<!DOCTYPE html><html><body></body></html>").unwrap();
-    let blank_shot = s.path().join("blank.png");
-    chromium(&s.path().join("profile3"))
-        .unwrap()
-        .arg(format!("--screenshot={}", blank_shot.display()))
-        .arg(&blank)
-        .output()
-        .unwrap();
-    let blank_len = fs::metadata(&blank_shot).unwrap().len() as usize;
+    let blank_len = shoot("blank", &blank).len();
     assert!(
         png.len() > 4 * blank_len,
         "{} vs an empty page's {blank_len}",

@@ -3,9 +3,7 @@
 //! large fleet: the headline, the warnings, a section per Cluster with a table of its
 //! parts, and the object diffs per unit with added and removed lines coloured. No budget.
 
-use super::markdown::unit_diffs;
-use super::report::headline;
-use super::rules::Owner;
+use super::report::{headline, unit_diffs};
 use super::ClusterImpact;
 
 /// Text escaped for HTML element content and attribute values.
@@ -32,14 +30,6 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #d0d7de;padd
 details{margin:.4em 0}summary{cursor:pointer}\
 pre{background:#f6f8fa;padding:.6em;overflow-x:auto}.add{color:#1a7f37}.del{color:#cf222e}.hunk{color:#8250df}";
 
-fn owner_name(o: Owner) -> &'static str {
-    match o {
-        Owner::ControlPlane => "control plane",
-        Owner::MachineDeployment => "MachineDeployment",
-        Owner::MachinePool => "MachinePool",
-    }
-}
-
 fn cluster_section(c: &ClusterImpact) -> String {
     let mut s = format!(
         "<details open><summary><b>Cluster {}/{}</b>: {}</summary>\n",
@@ -55,7 +45,7 @@ fn cluster_section(c: &ClusterImpact) -> String {
             let reasons: Vec<String> = p.reasons.iter().map(|r| escape(r)).collect();
             s.push_str(&format!(
                 "<tr><td>{} <code>{}</code></td><td class=\"{a}\">{a}</td><td>{}</td><td>{}</td></tr>\n",
-                owner_name(o),
+                o.label(),
                 escape(&p.name),
                 p.machines,
                 reasons.join("<br>"),

@@ -4,8 +4,7 @@
 //! per unit. The whole comment stays within a character budget (GitHub's 65,536): what
 //! does not fit is counted in a last line that points at the full report.
 
-use super::report::headline;
-use super::rules::Owner;
+use super::report::{headline, unit_diffs};
 use super::ClusterImpact;
 
 /// The first line of every comment: CI updates the comment that carries it.
@@ -18,28 +17,11 @@ pub const GITHUB_BUDGET: usize = 65_536;
 const CUT_NOTE_ROOM: usize = 600;
 
 /// Text for a Markdown table cell or a `<summary>`: HTML's specials escaped (GitHub
-/// renders inline HTML), `|` escaped, line breaks as `<br>`.
+/// renders inline HTML, [`super::html::escape`]), `|` escaped, line breaks as `<br>`.
 pub fn cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '|' => out.push_str("\\|"),
-            '\n' => out.push_str("<br>"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn owner_name(o: Owner) -> &'static str {
-    match o {
-        Owner::ControlPlane => "control plane",
-        Owner::MachineDeployment => "MachineDeployment",
-        Owner::MachinePool => "MachinePool",
-    }
+    super::html::escape(s)
+        .replace('|', "\\|")
+        .replace('\n', "<br>")
 }
 
 /// One Cluster's `<details>` section: the action in the summary, a table of its parts.
@@ -71,7 +53,7 @@ pub fn cluster_section(c: &ClusterImpact) -> String {
             let reasons: Vec<String> = p.reasons.iter().map(|r| cell(r)).collect();
             s.push_str(&format!(
                 "| {}{name} | {} | {} | {} |\n",
-                owner_name(o),
+                o.label(),
                 p.action.as_str(),
                 p.machines,
                 reasons.join("<br>")
@@ -81,20 +63,6 @@ pub fn cluster_section(c: &ClusterImpact) -> String {
     }
     s.push_str("</details>\n\n");
     s
-}
-
-/// The object diffs split per unit: `(header, diff text)` for each `# <unit>: ...` line
-/// of [`crate::diff::Impact::diff`].
-pub fn unit_diffs(diff: &str) -> Vec<(&str, &str)> {
-    let mut out = Vec::new();
-    let mut rest = diff;
-    while let Some(h) = rest.strip_prefix("# ") {
-        let (header, body) = h.split_once('\n').unwrap_or((h, ""));
-        let end = body.find("\n# ").map_or(body.len(), |i| i + 1);
-        out.push((header, &body[..end]));
-        rest = &body[end..];
-    }
-    out
 }
 
 /// A fenced ```diff block that no line of `body` can close.
@@ -255,6 +223,6 @@ mod tests {
             unit_diffs("# u: x\n+a\n# v: y\n"),
             [("u: x", "+a\n"), ("v: y", "")]
         );
-        assert!(unit_diffs("").is_empty());
+        assert!(super::super::report::unit_diffs("").is_empty());
     }
 }

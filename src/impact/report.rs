@@ -143,11 +143,7 @@ pub fn section(c: &ClusterImpact) -> String {
         c.action.as_str()
     );
     for (owner, p) in c.parts() {
-        let what = match owner {
-            Owner::ControlPlane => "control plane",
-            Owner::MachineDeployment => "MachineDeployment",
-            Owner::MachinePool => "MachinePool",
-        };
+        let what = owner.label();
         s.push_str(&format!(
             "  {what} {}: {} ({} machines)\n",
             p.name,
@@ -173,4 +169,18 @@ pub fn text(clusters: &[ClusterImpact], warnings: &[String]) -> String {
     }
     s.push('\n');
     s
+}
+
+/// The object diffs split per unit: `(header, diff text)` for each `# <unit>: ...` line
+/// of [`crate::diff::Impact::diff`].
+pub fn unit_diffs(diff: &str) -> Vec<(&str, &str)> {
+    let mut out = Vec::new();
+    let mut rest = diff;
+    while let Some(h) = rest.strip_prefix("# ") {
+        let (header, body) = h.split_once('\n').unwrap_or((h, ""));
+        let end = body.find("\n# ").map_or(body.len(), |i| i + 1);
+        out.push((header, &body[..end]));
+        rest = &body[end..];
+    }
+    out
 }

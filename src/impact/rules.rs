@@ -151,6 +151,17 @@ pub enum Owner {
     MachinePool,
 }
 
+impl Owner {
+    /// How reports name it: `control plane`, `MachineDeployment`, `MachinePool`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Owner::ControlPlane => "control plane",
+            Owner::MachineDeployment => "MachineDeployment",
+            Owner::MachinePool => "MachinePool",
+        }
+    }
+}
+
 /// The rules for `owner` at `api_version` (`cluster.x-k8s.io/v1beta1` or
 /// `controlplane.cluster.x-k8s.io/v1beta1`: the v1.10 rules; any other: v1.14's).
 pub fn rules(owner: Owner, api_version: &str) -> &'static Rules {
