@@ -1,5 +1,7 @@
 //! `render`'s inputs checked against the CRDs its providers install ([`crate::validate`]).
 
+use std::borrow::Cow;
+
 use super::Inputs;
 use crate::model::{InputObject, RenderedUnit};
 
@@ -16,19 +18,17 @@ pub(super) fn validate_inputs(
         return Ok(Vec::new());
     }
     let index = crate::validate::CrdIndex::from_objects(providers.iter().flat_map(|u| &u.objects));
-    let clusters: Vec<InputObject> = inputs
-        .clusters
-        .iter()
-        .filter_map(|c| {
-            c.value.as_ref().map(|v| InputObject {
-                file: c.file.to_string(),
-                doc: c.doc,
-                value: v.decode(),
-            })
+    // One topology Cluster decoded at a time: a fleet's Clusters stay compact.
+    let clusters = inputs.clusters.iter().filter_map(|c| {
+        c.value.as_ref().map(|v| InputObject {
+            file: c.file.to_string(),
+            doc: c.doc,
+            value: v.decode(),
         })
-        .collect();
+    });
+    let objects = inputs.objects.iter().map(Cow::Borrowed);
     let (errors, warnings) =
-        crate::validate::check_objects(inputs.objects.iter().chain(&clusters), &index);
+        crate::validate::check_objects(objects.chain(clusters.map(Cow::Owned)), &index);
     // The no-CRD warnings are not printed yet: every page and test that renders the
     // synthetic quick-start providers (no Cluster CRD) would change; `check_objects`
     // returns them for the caller that prints them.

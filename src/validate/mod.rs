@@ -182,22 +182,23 @@ pub fn describe(o: &InputObject, p: &Problem) -> String {
 
 /// Checks every object: the error lines (all of them, in input order) and the warnings
 /// (one per kind with no CRD).
-pub fn check_objects<'a>(
-    objects: impl IntoIterator<Item = &'a InputObject>,
+pub fn check_objects<O: std::borrow::Borrow<InputObject>>(
+    objects: impl IntoIterator<Item = O>,
     index: &CrdIndex,
 ) -> (Vec<String>, Vec<String>) {
     check_objects_with(objects, index, check_applied)
 }
 
 /// [`check_objects`] with `check` for each object ([`check_value`], [`check_applied`]).
-pub fn check_objects_with<'a>(
-    objects: impl IntoIterator<Item = &'a InputObject>,
+pub fn check_objects_with<O: std::borrow::Borrow<InputObject>>(
+    objects: impl IntoIterator<Item = O>,
     index: &CrdIndex,
     check: fn(&Value, &CrdIndex) -> Outcome,
 ) -> (Vec<String>, Vec<String>) {
     let mut errors = Vec::new();
     let mut warnings = std::collections::BTreeSet::new();
     for o in objects {
+        let o = o.borrow();
         let out = check(&o.value, index);
         errors.extend(out.problems.iter().map(|p| describe(o, p)));
         warnings.extend(out.warnings);
