@@ -14,12 +14,8 @@ fn crate_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn corpus() -> Option<PathBuf> {
-    let p = std::env::var_os("CAPI_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate_root().join("../shared/corpus"));
-    p.join("repository").is_dir().then_some(p)
-}
+mod common;
+use common::corpus;
 
 fn objects(path: &Path, text: &str) -> Vec<InputObject> {
     capi_render::load::parse_file(&path.display().to_string(), text).unwrap()
