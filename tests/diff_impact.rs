@@ -26,6 +26,17 @@ fn edited(s: &common::Scratch, name: &str, file: &str, from: &str, to: &str) -> 
     d
 }
 
+/// The quick-start inputs with every Cluster moved from Kubernetes v1.31.2 to v1.32.0.
+fn bumped(s: &common::Scratch) -> PathBuf {
+    edited(
+        s,
+        "a",
+        "clusters.yaml",
+        "version: v1.31.2",
+        "version: v1.32.0",
+    )
+}
+
 fn diff(after: &Path, extra: &[&str]) -> (i32, String, String) {
     let root = common::root();
     let mut cmd = common::bin();
@@ -73,13 +84,7 @@ fn cluster<'a>(v: &'a Value, name: &str) -> &'a Value {
 #[test]
 fn a_version_bump_rolls_every_control_plane_and_machine_deployment() {
     let s = common::Scratch::new("impact-version");
-    let after = edited(
-        &s,
-        "a",
-        "clusters.yaml",
-        "version: v1.31.2",
-        "version: v1.32.0",
-    );
+    let after = bumped(&s);
     let v = json(&after);
     let prod = cluster(&v, "prod");
     assert_eq!(prod["action"], "update");
@@ -312,13 +317,7 @@ fn base_reads_the_before_side_from_git() {
 #[test]
 fn markdown_is_a_pull_request_comment_within_its_budget() {
     let s = common::Scratch::new("impact-markdown");
-    let after = edited(
-        &s,
-        "a",
-        "clusters.yaml",
-        "version: v1.31.2",
-        "version: v1.32.0",
-    );
+    let after = bumped(&s);
     let (code, md, err) = diff(&after, &["--output-format", "markdown"]);
     assert_eq!(code, 1, "{err}");
     assert!(md.starts_with("<!-- capi-render diff -->\n### capi-render diff\n\n**2 Clusters changed · 2 control planes roll (4 machines) · 3 MachineDeployments roll (6 machines)**\n"), "{md}");
@@ -397,13 +396,7 @@ fn chromium(profile: &Path) -> Option<std::process::Command> {
 #[test]
 fn html_is_one_self_contained_page_that_chromium_renders() {
     let s = common::Scratch::new("impact-html");
-    let after = edited(
-        &s,
-        "a",
-        "clusters.yaml",
-        "version: v1.31.2",
-        "version: v1.32.0",
-    );
+    let after = bumped(&s);
     let (code, html, err) = diff(&after, &["--output-format", "html"]);
     assert_eq!(code, 1, "{err}");
     assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
@@ -462,13 +455,7 @@ fn html_is_one_self_contained_page_that_chromium_renders() {
 #[test]
 fn diff_help_shows_a_real_comment() {
     let s = common::Scratch::new("impact-help");
-    let after = edited(
-        &s,
-        "a",
-        "clusters.yaml",
-        "version: v1.31.2",
-        "version: v1.32.0",
-    );
+    let after = bumped(&s);
     let (_, md, _) = diff(
         &after,
         &[

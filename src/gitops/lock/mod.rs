@@ -565,6 +565,18 @@ mod tests {
 
     #[test]
     fn the_command_is_recorded_relative_to_out_and_read_back() {
+        // A lock with no units or inputs, recording `c`.
+        let text_of = |c: &RenderCommand| {
+            lock_text_of(
+                &[],
+                &BTreeMap::new(),
+                &[],
+                &[] as &[(String, String)],
+                &[],
+                Path::new("capi/rendered"),
+                Some(c),
+            )
+        };
         let c = RenderCommand {
             files: vec!["capi/providers.yaml".into(), "./capi/clusters".into()],
             config: None,
@@ -580,15 +592,7 @@ mod tests {
             capi_version: Some("v1.14.2".into()),
             secrets: Default::default(),
         };
-        let t = lock_text_of(
-            &[],
-            &BTreeMap::new(),
-            &[],
-            &[] as &[(String, String)],
-            &[],
-            Path::new("capi/rendered"),
-            Some(&c),
-        );
+        let t = text_of(&c);
         assert!(t.contains("command:\n  allowEmpty: true\n  capiVersion: v1.14.2\n  certManager: true\n  clusters: flatten\n  files:\n  - ../providers.yaml\n  - ../clusters\n  flux:\n    path: capi/rendered\n    source: flux-system\n  repository: ../repository\ninputs: []\n"), "{t}");
         // The fast reader still reads the lock; the command reads back.
         assert!(read_canonical(&t).is_some());
@@ -606,15 +610,7 @@ mod tests {
             secrets: crate::model::SecretsMode::FluxSubstitute,
             ..c.clone()
         };
-        let t3 = lock_text_of(
-            &[],
-            &BTreeMap::new(),
-            &[],
-            &[] as &[(String, String)],
-            &[],
-            Path::new("capi/rendered"),
-            Some(&fs),
-        );
+        let t3 = text_of(&fs);
         assert!(t3.contains("\n  secrets: flux-substitute\n"), "{t3}");
         assert_eq!(read_command(&t3, "l").unwrap().unwrap().secrets, fs.secrets);
         let t4 = t3.replace("secrets: flux-substitute", "secrets: plain");
@@ -628,15 +624,7 @@ mod tests {
             },
             ..c.clone()
         };
-        let t2 = lock_text_of(
-            &[],
-            &BTreeMap::new(),
-            &[],
-            &[] as &[(String, String)],
-            &[],
-            Path::new("capi/rendered"),
-            Some(&with),
-        );
+        let t2 = text_of(&with);
         assert!(t2.contains("  flux:\n    dependsOn:\n    - cert-manager\n    interval: 5m\n    path: capi/rendered\n"), "{t2}");
         assert_eq!(
             read_command(&t2, "l").unwrap().unwrap().flux_extras,
