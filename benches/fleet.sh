@@ -3,6 +3,8 @@
 # the corpus quick-start ClusterClass (benches/fleet-gen.sh), whole process, wall time
 # and peak RSS from /usr/bin/time. One line per (N, workload):
 #   stdout        render --stdout --clusters desired (every Cluster's desired objects)
+#   stdout 1 file the same, the Clusters in one file instead of one per 1,000 (a
+#                 generated fleet, a KRM ResourceList): it must cost what the split one costs
 #   fresh -o      render -o into an empty directory (the default tree, --clusters managed:
 #                 class units, Clusters, the desired objects as review files)
 #   no-change -o  render -o again, nothing changed
@@ -47,6 +49,10 @@ for n in "${sizes[@]}"; do
     printf '%-8s %-14s %9.2f %9d %12.0f\n' "$n" "$name" "$s" "$mb" "$(echo "$s * 1000000 / $n" | bc -l)"
   }
   row stdout ":" "$capi" render -q --stdout --clusters desired -f "$fleet"
+  one="$work/one-$n"; mkdir -p "$one/clusters"; cp -r "$fleet/classes" "$one/"
+  cat "$fleet"/clusters/*.yaml >"$one/clusters/all.yaml"
+  row "stdout 1 file" ":" "$capi" render -q --stdout --clusters desired -f "$one"
+  rm -rf "$one"
   # The deletion of the previous run's tree is flushed before the timed run (untimed):
   # the writer's syncfs would otherwise pay for it.
   row "fresh -o" "rm -rf '$out'; sync" "$capi" render -q -o "$out" -f "$fleet"

@@ -11,6 +11,8 @@ use crate::error::{Error, Result};
 use crate::limits::{Limit, Meter};
 use crate::model::{InputFile, InputObject};
 
+mod stream;
+
 /// The files and objects of one load.
 #[derive(Debug, Clone, Default)]
 pub struct Loaded {
@@ -137,6 +139,31 @@ pub fn parse_file(path: &str, text: &str) -> Result<Vec<InputObject>> {
 /// run-wide limits of `meter`. The documents are counted before any is parsed, so a
 /// file of a million tiny documents fails at once.
 pub fn parse_file_in(path: &str, text: &str, meter: &Meter) -> Result<Vec<InputObject>> {
+    parse_file_mapped(path, text, meter, &|o| o)
+}
+
+/// [`parse_file_in`], each object handed to `map` as soon as it is parsed, on the
+/// thread that parsed it: only the mapped forms are collected (a fleet of Clusters in
+/// one file is never held as parsed values all at once).
+pub fn parse_file_mapped<T: Send>(
+    path: &str,
+    text: &str,
+    meter: &Meter,
+    map: &(dyn Fn(InputObject) -> T + Sync),
+) -> Result<Vec<T>> {
+    Ok(parse_docs(path, text, (0, 0), meter, map)?.1)
+}
+
+/// The documents of `text`, a part of file `path` that starts at a document and
+/// follows `before` = (documents, lines) of the file ([`stream`]): how many documents
+/// the part holds (empty ones included) and its objects through `map`.
+fn parse_docs<T: Send>(
+    path: &str,
+    text: &str,
+    (docs_before, lines_before): (usize, usize),
+    meter: &Meter,
+    map: &(dyn Fn(InputObject) -> T + Sync),
+) -> Result<(usize, Vec<T>)> {
     use rayon::prelude::*;
     // Slices of the text, not copies (a fleet's Clusters file is tens of megabytes).
     let docs = crate::yaml::split::split_documents_at_borrowed(text)
@@ -144,6 +171,9 @@ pub fn parse_file_in(path: &str, text: &str, meter: &Meter) -> Result<Vec<InputO
     meter
         .charge(Limit::Documents, docs.len() as u64)
         .map_err(|e| e.wrap(path).in_file(path))?;
+    let one = |i: usize, line: usize, doc: &str, meter: &Meter| {
+        parse_document(path, docs_before + i, doc, lines_before + line, meter)
+    };
     // A large file (a fleet's Clusters in one file) is parsed on all cores first, as
     // `yaml::read::parse_documents` does: when every document parses, each value is
     // the in-order one (a parse depends on the meter only through its caps, and the
@@ -151,21 +181,21 @@ pub fn parse_file_in(path: &str, text: &str, meter: &Meter) -> Result<Vec<InputO
     // is parsed again in order, so the error is the in-order one.
     if docs.len() > 1 && text.len() >= crate::yaml::read::PARALLEL_MIN_BYTES {
         let before = meter.counts();
-        let all: Option<Vec<Option<InputObject>>> = docs
+        let all: Option<Vec<Option<T>>> = docs
             .par_iter()
             .enumerate()
-            .map(|(i, (line, doc))| parse_document(path, i, doc, *line, meter).ok())
+            .map(|(i, (line, doc))| Some(one(i, *line, doc, meter).ok()?.map(map)))
             .collect();
         match all {
-            Some(objs) => return Ok(objs.into_iter().flatten().collect()),
+            Some(objs) => return Ok((docs.len(), objs.into_iter().flatten().collect())),
             None => meter.restore(before),
         }
     }
     let mut out = Vec::new();
     for (i, (line, doc)) in docs.iter().enumerate() {
-        out.extend(parse_document(path, i, doc, *line, meter)?);
+        out.extend(one(i, *line, doc, meter)?.map(map));
     }
-    Ok(out)
+    Ok((docs.len(), out))
 }
 
 /// Document `i` of the file, counted against `meter`: `None` for an empty document.
@@ -231,9 +261,10 @@ pub fn load_paths_with(
     })
 }
 
-/// What [`load_paths_deferring`] hands on, in file order.
-pub enum Item {
-    Object(InputObject),
+/// What [`load_paths_deferring`] hands on, in file order: an object (or what
+/// [`load_paths_mapped`]'s `map` made of it), or a file left unparsed.
+pub enum Item<T = InputObject> {
+    Object(T),
     /// A file read and summed but not parsed: `defer` accepted its path and sha256.
     Deferred(InputFile),
 }
@@ -249,17 +280,30 @@ pub fn load_paths_deferring(
     defer: &(dyn Fn(&str, &str) -> bool + Sync),
     sink: &mut dyn FnMut(Item) -> Result<()>,
 ) -> Result<Vec<InputFile>> {
+    load_paths_mapped(paths, meter, defer, &|o| o, sink)
+}
+
+/// [`load_paths_deferring`], each object handed to `map` on the thread that parsed it
+/// ([`parse_file_mapped`]) and its result to `sink`: a caller that keeps objects in a
+/// smaller form (render's compact Clusters) never holds a whole file's parsed values.
+pub fn load_paths_mapped<T: Send>(
+    paths: &[PathBuf],
+    meter: &Meter,
+    defer: &(dyn Fn(&str, &str) -> bool + Sync),
+    map: &(dyn Fn(InputObject) -> T + Sync),
+    sink: &mut dyn FnMut(Item<T>) -> Result<()>,
+) -> Result<Vec<InputFile>> {
     use rayon::prelude::*;
     let inputs = list_inputs(paths)?;
     let mut files = Vec::with_capacity(inputs.len());
-    let hand_on = |file: InputFile,
-                   objs: Option<Vec<InputObject>>,
-                   sink: &mut dyn FnMut(Item) -> Result<()>| {
-        match objs {
-            None => sink(Item::Deferred(file)),
-            Some(objs) => objs.into_iter().try_for_each(|o| sink(Item::Object(o))),
-        }
-    };
+    let hand_on =
+        |file: InputFile, objs: Option<Vec<T>>, sink: &mut dyn FnMut(Item<T>) -> Result<()>| {
+            crate::limits::memory::check(&file.path, String::new)?;
+            match objs {
+                None => sink(Item::Deferred(file)),
+                Some(objs) => objs.into_iter().try_for_each(|o| sink(Item::Object(o))),
+            }
+        };
     // Files are read one after the other until they add up to SEQUENTIAL_BYTES: a few
     // small inputs (`topology plan` of a ClusterClass and a Cluster) never start the
     // thread pool, whose threads cost more than such a parse.
@@ -269,7 +313,7 @@ pub fn load_paths_deferring(
         if meter.counts()[0].saturating_sub(start) >= SEQUENTIAL_BYTES {
             break;
         }
-        let (file, objs) = load_one(f, *named, meter, defer)?;
+        let (file, objs) = load_one(f, *named, meter, defer, map)?;
         files.push(file.clone());
         hand_on(file, objs, sink)?;
         next += 1;
@@ -277,11 +321,11 @@ pub fn load_paths_deferring(
     let group = rayon::current_num_threads().max(1) * 2;
     for chunk in inputs[next..].chunks(group) {
         let before = meter.counts();
-        let parsed: Vec<(Result<OneFile>, [u64; 5])> = chunk
+        let parsed: Vec<(Result<OneFile<T>>, [u64; 5])> = chunk
             .par_iter()
             .map(|(f, named)| {
                 let m = meter.starting_at(before);
-                let r = load_one(f, *named, &m, defer);
+                let r = load_one(f, *named, &m, defer, map);
                 (r, m.counts())
             })
             .collect();
@@ -295,7 +339,7 @@ pub fn load_paths_deferring(
                 meter.restore(total);
                 loaded
             } else {
-                load_one(f, *named, meter, defer)?
+                load_one(f, *named, meter, defer, map)?
             };
             files.push(file.clone());
             hand_on(file, objs, sink)?;
@@ -308,16 +352,20 @@ pub fn load_paths_deferring(
 const SEQUENTIAL_BYTES: u64 = 256 * 1024;
 
 /// One input file read: its sum and its objects (`None`: deferred, not parsed).
-type OneFile = (InputFile, Option<Vec<InputObject>>);
+type OneFile<T> = (InputFile, Option<Vec<T>>);
 
 /// Read and parse one input file (`named`: given itself, not found in a directory).
-fn load_one(
+fn load_one<T: Send>(
     f: &Path,
     named: bool,
     meter: &Meter,
     defer: &(dyn Fn(&str, &str) -> bool + Sync),
-) -> Result<OneFile> {
+    map: &(dyn Fn(InputObject) -> T + Sync),
+) -> Result<OneFile<T>> {
     let shown = f.display().to_string();
+    if is_large(f, meter) {
+        return load_large(f, &shown, named, meter, defer, map);
+    }
     let bytes = crate::limits::read_file_within(f, &shown, meter.limits().file_bytes, |e| {
         Error::new(format!("cannot read input {shown}: {e}"))
     })?;
@@ -333,14 +381,84 @@ fn load_one(
     }
     let text = String::from_utf8(bytes)
         .map_err(|_| Error::new(format!("{shown}: not valid UTF-8")).in_file(&shown))?;
-    let objs = parse_file_in(&shown, &text, meter)?;
+    let objs = parse_file_mapped(&shown, &text, meter, map)?;
+    drop(text);
     if named && objs.is_empty() {
-        return Err(Error::new(format!(
-            "{shown}: no Kubernetes object in this file (it is empty or holds only comments); remove it from the inputs"
-        ))
-        .in_file(&shown));
+        return Err(empty_file(&shown));
     }
     Ok((file, Some(objs)))
+}
+
+/// [`load_one`] of a file of [`stream::STREAM_BYTES`] or more: summed, then (unless
+/// deferred) parsed a part at a time.
+fn load_large<T: Send>(
+    f: &Path,
+    shown: &str,
+    named: bool,
+    meter: &Meter,
+    defer: &(dyn Fn(&str, &str) -> bool + Sync),
+    map: &(dyn Fn(InputObject) -> T + Sync),
+) -> Result<OneFile<T>> {
+    let (sha256, size) = stream::sum(f, shown, meter.limits().file_bytes)?;
+    meter
+        .charge(Limit::TotalBytes, size)
+        .map_err(|e| e.wrap(shown).in_file(shown))?;
+    let file = InputFile {
+        path: shown.to_string(),
+        sha256,
+    };
+    if defer(&file.path, &file.sha256) {
+        return Ok((file, None));
+    }
+    let objs = stream::parse(f, shown, &file.sha256, meter, map)?;
+    if named && objs.is_empty() {
+        return Err(empty_file(shown));
+    }
+    Ok((file, Some(objs)))
+}
+
+/// A regular file of [`stream::STREAM_BYTES`] or more, within the file limit (a file
+/// over it is refused by the whole-file read, which names its size).
+fn is_large(f: &Path, meter: &Meter) -> bool {
+    std::fs::metadata(f).is_ok_and(|m| {
+        m.is_file() && m.len() >= stream::STREAM_BYTES && m.len() <= meter.limits().file_bytes
+    })
+}
+
+/// Parse the input file `f` (shown as `shown`) again, as a run that recorded its sum
+/// `sha256` read it, each object through `map` on the thread that parsed it; a file
+/// whose sum is no longer `sha256` is an error. A large file is read a part at a time.
+pub fn parse_again<T: Send>(
+    f: &Path,
+    shown: &str,
+    sha256: &str,
+    meter: &Meter,
+    map: &(dyn Fn(InputObject) -> T + Sync),
+) -> Result<Vec<T>> {
+    if is_large(f, meter) {
+        return stream::parse(f, shown, sha256, meter, map);
+    }
+    let changed = || {
+        Error::new(format!(
+            "{shown}: the input changed while capi-render was running; run it again"
+        ))
+        .in_file(shown)
+    };
+    let bytes = crate::limits::read_file_within(f, shown, meter.limits().file_bytes, |e| {
+        Error::new(format!("cannot read input {shown}: {e}"))
+    })?;
+    if sha256_hex(&bytes) != sha256 {
+        return Err(changed());
+    }
+    let text = String::from_utf8(bytes).map_err(|_| changed())?;
+    parse_file_mapped(shown, &text, meter, map)
+}
+
+fn empty_file(shown: &str) -> Error {
+    Error::new(format!(
+        "{shown}: no Kubernetes object in this file (it is empty or holds only comments); remove it from the inputs"
+    ))
+    .in_file(shown)
 }
 
 #[cfg(test)]
@@ -385,7 +503,7 @@ mod tests {
             let mut objs = Vec::new();
             let mut r = Ok(());
             for (f, named) in list_inputs(&paths).unwrap() {
-                match load_one(&f, named, m, &|_, _| false) {
+                match load_one(&f, named, m, &|_, _| false, &|o| o) {
                     Ok((_, o)) => objs.extend(o.unwrap_or_default()),
                     Err(e) => {
                         r = Err(e);

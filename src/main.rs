@@ -17,6 +17,26 @@ mod cli;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// The bytes mimalloc has committed (its `mi_process_info`: a counter it keeps, read
+/// with one `getrusage` beside it): the memory the run has in use, for `--max-memory`.
+fn committed_bytes() -> u64 {
+    let mut commit = 0usize;
+    // SAFETY: every out-parameter but `current_commit` is null, which mimalloc allows.
+    unsafe {
+        libmimalloc_sys::mi_process_info(
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            &mut commit,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    };
+    commit as u64
+}
+
 #[derive(Parser)]
 #[command(
     name = "capi-render",
@@ -507,8 +527,11 @@ fn command() -> ExitCode {
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| exit_clap(e));
     cli::ui::init(cli.ui.ui());
     cli.limits.install();
-    // Pool threads with the main thread's stack, not rayon's 2 MiB.
-    capi_render::model::par::init_pool();
+    // The allocator's committed bytes are the run's memory in use (--max-memory).
+    capi_render::limits::memory::install_probe(committed_bytes);
+    // Pool threads with the main thread's stack, not rayon's 2 MiB; as many as the
+    // memory ceiling plans.
+    capi_render::model::par::init_pool(capi_render::limits::memory::pool_threads());
     match &cli.cmd {
         Cmd::Render(a) => {
             return cli::render::run(a, cli.config.as_deref(), cli.repository.as_deref())

@@ -11,6 +11,7 @@ use serde_json::Value;
 mod class_units;
 pub mod core_version;
 mod crd_check;
+mod inputs;
 pub mod namespaces;
 use class_units::class_units;
 
@@ -35,177 +36,9 @@ pub fn render_objects(
     prepare(Inputs::from_objects(objects), files, opts)?.into_set()
 }
 
-/// The objects of a render, gathered as they are read ([`crate::load::load_paths_with`]),
-/// each admitted ([`crate::admit::check_one`]); a topology Cluster stays in its compact
-/// form until it renders (a fraction of its parsed size), any other object as it is.
-#[derive(Default)]
-pub struct Inputs {
-    objects: Vec<InputObject>,
-    clusters: Vec<PendingCluster>,
-    /// The first object `render` does not admit (reported once loading is over, so a
-    /// file that fails to load is still reported first, as before).
-    refused: Option<crate::Error>,
-    /// Per input file: how many topology Clusters it holds, and whether it holds
-    /// anything else.
-    counts: std::collections::BTreeMap<String, (usize, bool)>,
-}
-
-struct PendingCluster {
-    namespace: String,
-    name: String,
-    /// `None` for a Cluster of a deferred file until that file is parsed.
-    value: Option<crate::model::compact::Compact>,
-    /// sha256 of the compact form: what the fingerprint hashes of the Cluster.
-    hash: String,
-    file: Arc<str>,
-    doc: usize,
-    /// The deferred file it is recorded in, and its position there.
-    deferred: Option<(Arc<DeferredFile>, usize)>,
-    /// The namespace of its ClusterClass when that is another one (`classNamespace`,
-    /// `classRef.namespace`); unknown (`None`) for a deferred file's Cluster.
-    class_namespace: Option<String>,
-}
-
-/// A Cluster the previous run rendered from a file that is unchanged since: its
-/// namespace, name and the sha256 of its compact form, as the lock records them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordedCluster {
-    pub namespace: String,
-    pub name: String,
-    pub hash: String,
-}
-
-/// An unchanged file of topology Clusters left unparsed ([`Inputs::defer`]); it is
-/// parsed (once) only when one of its Clusters has to render after all.
-struct DeferredFile {
-    file: InputFile,
-    parsed: std::sync::OnceLock<crate::Result<Vec<PendingCluster>>>,
-}
-
-impl DeferredFile {
-    fn parsed(&self) -> crate::Result<&[PendingCluster]> {
-        let r = self.parsed.get_or_init(|| {
-            let f = &self.file;
-            let changed = || {
-                crate::Error::new(format!(
-                    "{}: the input changed while capi-render was running; run it again",
-                    f.path
-                ))
-                .in_file(&f.path)
-            };
-            let meter = crate::limits::Meter::current();
-            let bytes = crate::limits::read_file_within(
-                std::path::Path::new(&f.path),
-                &f.path,
-                meter.limits().file_bytes,
-                |e| crate::Error::new(format!("cannot read input {}: {e}", f.path)),
-            )?;
-            if crate::model::sha256_hex(&bytes) != f.sha256 {
-                return Err(changed());
-            }
-            let text = String::from_utf8(bytes).map_err(|_| changed())?;
-            let mut out = Vec::new();
-            for o in crate::load::parse_file_in(&f.path, &text, &meter)? {
-                crate::admit::check_one(&o)?;
-                out.push(pending_of(o, Arc::from(f.path.as_str())).map_err(|_| changed())?);
-            }
-            Ok(out)
-        });
-        r.as_deref().map_err(Clone::clone)
-    }
-}
-
+pub use inputs::{Admitted, Inputs, RecordedCluster};
+use inputs::{DeferredFile, PendingCluster};
 type Arc<T> = std::sync::Arc<T>;
-
-/// A topology Cluster's pending form, or the object back when it is none.
-impl PendingCluster {
-    /// Namespace, name, file and document (none for a deferred file's Cluster).
-    fn origin(&self) -> (&str, &str, &str, Option<usize>) {
-        let doc = self.deferred.is_none().then_some(self.doc);
-        (&self.namespace, &self.name, &self.file, doc)
-    }
-}
-
-fn pending_of(o: InputObject, file: Arc<str>) -> std::result::Result<PendingCluster, InputObject> {
-    use crate::topology::{input, obj, v1beta2};
-    let v = &o.value;
-    let topology_cluster = (input::is_cluster(v) || v1beta2::is_cluster(v))
-        && obj::get(v, &["spec", "topology"]).is_some_and(|t| !t.is_null());
-    if !topology_cluster {
-        return Err(o);
-    }
-    let mut value = o.value;
-    input::set_missing_namespaces(std::slice::from_mut(&mut value), "");
-    let (namespace, name) = (
-        obj::namespace(&value).to_string(),
-        obj::name(&value).to_string(),
-    );
-    let class_namespace = crate::topology::class_unit::foreign_class_namespace(&value);
-    let value = crate::model::compact::Compact::encode(&value);
-    Ok(PendingCluster {
-        namespace,
-        name,
-        hash: crate::model::sha256_hex(value.as_bytes()),
-        value: Some(value),
-        file,
-        doc: o.doc,
-        deferred: None,
-        class_namespace,
-    })
-}
-
-impl Inputs {
-    pub fn from_objects(objects: Vec<InputObject>) -> Inputs {
-        let mut inputs = Inputs::default();
-        objects.into_iter().for_each(|o| inputs.push(o));
-        inputs
-    }
-
-    pub fn push(&mut self, o: InputObject) {
-        if self.refused.is_none() {
-            self.refused = crate::admit::check_one(&o).err();
-        }
-        let file = match self.clusters.last() {
-            Some(p) if *p.file == *o.file => p.file.clone(),
-            _ => Arc::from(o.file.as_str()),
-        };
-        let count = self.counts.entry(o.file.clone()).or_default();
-        match pending_of(o, file) {
-            Ok(p) => {
-                count.0 += 1;
-                self.clusters.push(p);
-            }
-            Err(o) => {
-                count.1 = true;
-                self.objects.push(o);
-            }
-        }
-    }
-
-    /// An input file left unparsed ([`crate::load::Item::Deferred`]): the Clusters
-    /// the previous run recorded for it, in file order.
-    pub fn defer(&mut self, file: InputFile, clusters: Vec<RecordedCluster>) {
-        self.counts
-            .insert(file.path.clone(), (clusters.len(), false));
-        let path: Arc<str> = Arc::from(file.path.as_str());
-        let d = Arc::new(DeferredFile {
-            file,
-            parsed: Default::default(),
-        });
-        for (k, c) in clusters.into_iter().enumerate() {
-            self.clusters.push(PendingCluster {
-                namespace: c.namespace,
-                name: c.name,
-                value: None,
-                hash: c.hash,
-                file: path.clone(),
-                doc: k,
-                deferred: Some((d.clone(), k)),
-                class_namespace: None,
-            });
-        }
-    }
-}
 
 /// A render run whose providers are rendered and whose Clusters are indexed, ready to
 /// produce its units one by one ([`Rendering::stream`]).
@@ -680,9 +513,14 @@ impl Rendering {
                 match kept {
                     Some(k) => Ok(Produced::Kept(*k)),
                     None => {
+                        let at =
+                            || format!("Cluster {}/{}", namespaces[job.namespace].name, job.name);
+                        crate::limits::memory::check(&job.file, at)?;
                         let (unit, class_ns) = render_cluster(job, namespaces, &by_name, mode)?;
+                        let unit = map(unit)?;
+                        crate::limits::memory::check(&job.file, at)?;
                         Ok(Produced::Made {
-                            unit: map(unit)?,
+                            unit,
                             fingerprint: Some(facts_of(job, class_ns)),
                         })
                     }

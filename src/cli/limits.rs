@@ -54,6 +54,9 @@ pub struct LimitArgs {
     /// Path segments of one JSON patch path [default: 128]
     #[arg(long = "max-patch-depth", global = true, hide = true, value_name = "N", value_parser = amount)]
     pub max_patch_depth: Option<u64>,
+    /// Bytes the whole run may have in use; also caps the render threads at half of it over 4 × --max-template-bytes [default: 2Gi]
+    #[arg(long = "max-memory", global = true, hide = true, value_name = "N", value_parser = amount)]
+    pub max_memory: Option<u64>,
 }
 
 impl LimitArgs {
@@ -75,6 +78,7 @@ impl LimitArgs {
             (Limit::CelCost, self.max_cel_cost),
             (Limit::PatchOps, self.max_patch_ops),
             (Limit::PatchDepth, self.max_patch_depth),
+            (Limit::Memory, self.max_memory),
         ];
         for (k, v) in given {
             if let Some(v) = v {

@@ -165,13 +165,14 @@ impl Deferral {
         use crate::load::Item;
         let mut inputs = crate::render::Inputs::default();
         let mut deferred = 0;
-        let files = crate::load::load_paths_deferring(
+        let files = crate::load::load_paths_mapped(
             paths,
             meter,
             &|p, sum| self.accepts(p, sum),
+            &crate::render::Inputs::admit,
             &mut |item| {
                 match item {
-                    Item::Object(o) => inputs.push(o),
+                    Item::Object(a) => inputs.push_admitted(a),
                     Item::Deferred(f) => {
                         deferred += 1;
                         let recorded = self.clusters(&f.path);

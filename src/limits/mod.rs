@@ -27,6 +27,7 @@ use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 
+pub mod memory;
 mod meter;
 pub use meter::Meter;
 
@@ -50,11 +51,12 @@ pub enum Limit {
     CelCost,
     PatchOps,
     PatchDepth,
+    Memory,
 }
 
 impl Limit {
     /// Every limit, in the README's order.
-    pub const ALL: [Limit; 14] = [
+    pub const ALL: [Limit; 15] = [
         Limit::FileBytes,
         Limit::TotalBytes,
         Limit::Documents,
@@ -69,6 +71,7 @@ impl Limit {
         Limit::CelCost,
         Limit::PatchOps,
         Limit::PatchDepth,
+        Limit::Memory,
     ];
 
     /// The command-line flag that sets it.
@@ -88,6 +91,7 @@ impl Limit {
             Limit::CelCost => "--max-cel-cost",
             Limit::PatchOps => "--max-patch-ops",
             Limit::PatchDepth => "--max-patch-depth",
+            Limit::Memory => "--max-memory",
         }
     }
 
@@ -108,6 +112,7 @@ impl Limit {
             Limit::CelCost => "CEL cost",
             Limit::PatchOps => "JSON patch operation",
             Limit::PatchDepth => "JSON patch path depth",
+            Limit::Memory => "memory",
         }
     }
 
@@ -120,7 +125,8 @@ impl Limit {
             | Limit::GzipBytes
             | Limit::BundleGzipBytes
             | Limit::TemplateBytes
-            | Limit::RegexBytes => "bytes",
+            | Limit::RegexBytes
+            | Limit::Memory => "bytes",
             Limit::Documents => "documents",
             Limit::YamlNodes | Limit::YamlAliasNodes => "nodes",
             Limit::TemplateSteps => "steps",
@@ -167,6 +173,9 @@ pub struct Limits {
     pub patch_ops: u64,
     /// Segments of one JSON patch `path` / `from`.
     pub patch_depth: u64,
+    /// Bytes the whole run may have in use ([`memory`]: it plans the render threads
+    /// and stops a run that goes over it).
+    pub memory: u64,
 }
 
 impl Default for Limits {
@@ -186,6 +195,7 @@ impl Default for Limits {
             cel_cost: 1_000_000,
             patch_ops: 10_000,
             patch_depth: 128,
+            memory: 2048 * MI,
         }
     }
 }
@@ -221,6 +231,7 @@ impl Limits {
             Limit::CelCost => self.cel_cost,
             Limit::PatchOps => self.patch_ops,
             Limit::PatchDepth => self.patch_depth,
+            Limit::Memory => self.memory,
         }
     }
 
@@ -241,6 +252,7 @@ impl Limits {
             Limit::CelCost => &mut self.cel_cost,
             Limit::PatchOps => &mut self.patch_ops,
             Limit::PatchDepth => &mut self.patch_depth,
+            Limit::Memory => &mut self.memory,
         };
         *f = v;
     }

@@ -32,10 +32,12 @@ pub fn pool_stack_size() -> usize {
     cur.clamp(DEFAULT, 256 << 20) as usize
 }
 
-/// Build rayon's global pool with threads of [`pool_stack_size`] (the CLI does this
-/// once, first). A pool already built (by an earlier call) is kept.
-pub fn init_pool() {
+/// Build rayon's global pool of `threads` threads (0: rayon's default, the cores or
+/// `RAYON_NUM_THREADS`) with the stack of [`pool_stack_size`] (the CLI does this once,
+/// first). A pool already built (by an earlier call) is kept.
+pub fn init_pool(threads: usize) {
     let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
         .stack_size(pool_stack_size())
         .build_global();
 }

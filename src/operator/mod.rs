@@ -483,7 +483,10 @@ pub fn render_resolved_with(
                 )
                 .map_err(|e| sub.redactor.error(e))
             };
+            let at = || format!("{} {}/{}", r.cr.kind, r.cr.namespace, r.cr.name);
+            crate::limits::memory::check(&r.cr.origin.file, at)?;
             let real = run(&sub.text)?;
+            crate::limits::memory::check(&r.cr.origin.file, at)?;
             let held = match held {
                 // `keep` only warns: components that do not render with placeholders
                 // count every object as carrying a value.
