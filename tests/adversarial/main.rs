@@ -1,5 +1,6 @@
 //! Hostile inputs (SECURITY.md): every case must succeed or fail cleanly (exit code,
-//! an `Error:` line, no panic), under a 2 s CPU and 256 MB data limit, and must not
+//! an `Error:` line, no panic), under a 2 s CPU limit, a 256 MB data limit and a 1 GiB
+//! address-space limit (no allocation may abort the process), and must not
 //! write, move or delete anything outside OUT, nor any file in OUT that capi-render
 //! did not write: the test snapshots the whole sandbox (inputs, OUT's foreign files
 //! and a sibling `outside/` directory) before and after each run.
@@ -189,12 +190,15 @@ fn cases() -> Vec<Case> {
 /// `cargo test --release` checks); an unoptimised test build is about 10× slower.
 const CPU_SECONDS: u32 = if cfg!(debug_assertions) { 20 } else { 2 };
 
-/// Run the binary under the CPU limit and a 256 MB data limit.
+/// Run the binary under the CPU limit, a 256 MB data limit and a 1 GiB address-space
+/// limit (`ulimit -v`: every mapping counts, the thread stacks and the allocator's
+/// reserved arenas too; an allocation refused there aborts the process, which the
+/// test reports as "killed").
 fn limited(args: &[String]) -> Command {
     let mut c = Command::new("sh");
     c.arg("-c")
         .arg(format!(
-            "ulimit -t {CPU_SECONDS} && ulimit -d 262144 && exec \"$0\" \"$@\""
+            "ulimit -t {CPU_SECONDS} && ulimit -d 262144 && ulimit -v 1048576 && exec \"$0\" \"$@\""
         ))
         .arg(common::bin_path())
         .args(args)

@@ -84,4 +84,92 @@ pub(super) fn cases(v: &mut Vec<Case>) {
             );
         },
     ));
+    // A v1beta2 class whose variable rule chains 34 `.replace()`s, each multiplying
+    // the Cluster's value by ten (10^34 bytes): stopped by the runtime cost, which
+    // counts what `replace` builds before it is built.
+    v.push(case(
+        "cel-v1beta2-replace-chain",
+        &["render", "--stdout", "-f", "{S}/in"],
+        Fail("is over the CEL cost limit of 1000000 cost units (raise it with --max-cel-cost)"),
+        |s| {
+            std::fs::create_dir_all(s.join("out")).unwrap();
+            let rule = format!("self{} != ''", ".replace('a', 'aaaaaaaaaa')".repeat(34));
+            let schema = "openAPIV3Schema: {type: string, enum: [eu-1, us-1]}";
+            assert!(ACME.contains(schema));
+            let text = ACME.replace(
+                schema,
+                &format!("openAPIV3Schema: {{type: string, x-kubernetes-validations: [{{rule: \"{rule}\"}}]}}"),
+            );
+            let text = text.replace("{name: region, value: eu-1}", "{name: region, value: aaaa}");
+            let (class, cluster) = text.split_once("\n---\napiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\n").unwrap();
+            write(&s.join("in/class.yaml"), class);
+            write(
+                &s.join("in/cluster.yaml"),
+                format!("apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\n{cluster}"),
+            );
+        },
+    ));
+    // merge-locks with a shard sidecar claiming ten million units, and one whose unit
+    // namespace climbs out of the tree: refused before anything is allocated or written.
+    for (name, field, value, says) in [
+        (
+            "merge-locks-ten-million-units",
+            "units",
+            "10000000",
+            "`units` is 10000000",
+        ),
+        (
+            "merge-locks-namespace-climbs-out",
+            "namespace",
+            "\"../../..\"",
+            "cannot name a directory",
+        ),
+    ] {
+        v.push(case(
+            name,
+            &["merge-locks", "{S}/out"],
+            Fail(says),
+            move |s| sharded(s, field, value),
+        ));
+    }
+}
+
+const ACME: &str = include_str!("../../fixtures/topology-v1beta2/oracle/acme.yaml");
+
+/// A tree of two shards of the topology inputs in S/out, the first shard's sidecar
+/// with `field` (`units`, or its first part's summary `namespace`) set to `value`.
+fn sharded(s: &Path, field: &str, value: &str) {
+    topology(s, |c| c.to_string());
+    let name = CLUSTER
+        .lines()
+        .find_map(|l| l.strip_prefix("  name: "))
+        .unwrap();
+    write(
+        &s.join("in/cluster2.yaml"),
+        CLUSTER.replacen(&format!("  name: {name}\n"), "  name: second\n", 1),
+    );
+    for k in ["1/2", "2/2"] {
+        let o = bin()
+            .args(["render", "-q", "-f"])
+            .arg(s.join("in"))
+            .arg("-o")
+            .arg(s.join("out"))
+            .args(["--shard", k])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let value: serde_json::Value = serde_json::from_str(value).unwrap();
+    // `units` is the same in every sidecar (else it differs from shard 1's).
+    for k in ["1-of-2", "2-of-2"] {
+        let side = s.join(format!("out/.capi-render.shards/{k}/shard.json"));
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&side).unwrap()).unwrap();
+        if field == "units" {
+            v["units"] = value.clone();
+        } else if k == "1-of-2" {
+            v["parts"][0]["summary"][field] = value.clone();
+        }
+        write(&side, serde_json::to_string_pretty(&v).unwrap());
+    }
 }
