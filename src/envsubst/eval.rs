@@ -31,6 +31,11 @@ pub enum EvalError {
         amount: u64,
         limit: u64,
     },
+    /// A trim (`${V#p}`, `%`, `##`, `%%`) of the variable `var` whose pattern
+    /// matching would take more than `limit` steps (`--max-template-steps`, one step
+    /// per 64 bytes compared): drone tries every prefix, each from its start, so a
+    /// `*` pattern on a large value is quadratic.
+    TooMuchWork { var: String, limit: u64 },
 }
 
 impl EvalError {
@@ -38,7 +43,9 @@ impl EvalError {
     pub fn message(&self) -> String {
         match self {
             EvalError::Panic(p) => p.0.clone(),
-            EvalError::TooLarge { .. } => self.to_error().message().to_string(),
+            EvalError::TooLarge { .. } | EvalError::TooMuchWork { .. } => {
+                self.to_error().message().to_string()
+            }
         }
     }
 
@@ -52,6 +59,10 @@ impl EvalError {
                 Some(*amount),
             )
             .wrap(format!("substitution of ${{{var}}}")),
+            EvalError::TooMuchWork { var, limit } => {
+                crate::limits::over_limit(crate::limits::Limit::TemplateSteps, *limit, None)
+                    .wrap(format!("substitution of ${{{var}}}: matching its pattern"))
+            }
         }
     }
 }
@@ -68,16 +79,28 @@ impl From<GoPanic> for EvalError {
 pub struct Budget {
     limit: u64,
     left: u64,
+    /// Steps one trim's pattern matching may take (`--max-template-steps`).
+    steps: u64,
 }
 
 impl Budget {
+    /// `limit` bytes, trims unbounded.
     pub fn new(limit: u64) -> Budget {
-        Budget { limit, left: limit }
+        Budget {
+            limit,
+            left: limit,
+            steps: u64::MAX,
+        }
     }
 
-    /// The process-wide limit (`--max-template-bytes`).
+    /// The process-wide limits (`--max-template-bytes`, and `--max-template-steps`
+    /// for each trim).
     pub fn current() -> Budget {
-        Budget::new(crate::limits::Limits::current().template_bytes)
+        let l = crate::limits::Limits::current();
+        Budget {
+            steps: l.template_steps,
+            ..Budget::new(l.template_bytes)
+        }
     }
 
     /// `Ok` when `size` more bytes fit; the error (naming `var`) otherwise.
@@ -133,7 +156,8 @@ pub fn apply(name: &str, v: &[u8], args: &[Vec<u8>]) -> Result<Vec<u8>, GoPanic>
     match apply_within(name, v, args, "", &Budget::new(u64::MAX)) {
         Ok(out) => Ok(out),
         Err(EvalError::Panic(p)) => Err(p),
-        Err(EvalError::TooLarge { .. }) => unreachable!("no limit"),
+        // No limit is given: neither happens.
+        Err(e) => Err(GoPanic(e.message())),
     }
 }
 
@@ -174,10 +198,19 @@ fn apply_within(
         "^" => map_first(v, gostr::to_upper),
         "^^" => map_runes(v, gostr::to_upper),
         "#" if args.is_empty() => v.len().to_string().into_bytes(),
-        "#" => trim_prefix(v, arg(0), Shortest),
-        "##" => trim_prefix(v, arg(0), Longest),
-        "%" => trim_suffix(v, arg(0), Shortest),
-        "%%" => trim_suffix(v, arg(0), Longest),
+        "#" | "##" | "%" | "%%" => {
+            let which = if name.len() == 1 { Shortest } else { Longest };
+            let cap = budget.steps.saturating_mul(64);
+            let trimmed = if name.starts_with('#') {
+                trim_prefix(v, arg(0), which, cap)
+            } else {
+                trim_suffix(v, arg(0), which, cap)
+            };
+            trimmed.ok_or_else(|| EvalError::TooMuchWork {
+                var: var.to_string(),
+                limit: budget.steps,
+            })?
+        }
         ":" => substr(v, args)?,
         "/" => replace_n(v, args, 1),
         "//" => replace_n(v, args, -1),
@@ -290,15 +323,20 @@ use Which::{Longest, Shortest};
 /// Remove the shortest or longest prefix matching the glob `pattern`.
 /// Prefixes are cut at any byte; the empty prefix is never tried. A bad
 /// pattern leaves the value unchanged.
-fn trim_prefix(s: &[u8], pattern: Option<&[u8]>, which: Which) -> Vec<u8> {
+fn trim_prefix(s: &[u8], pattern: Option<&[u8]>, which: Which, cap: u64) -> Option<Vec<u8>> {
     let Some(pattern) = pattern else {
-        return s.to_vec();
+        return Some(s.to_vec());
     };
     let mut cut = 0;
+    let mut work = 0u64;
     // Longest first, as Go iterates.
     for end in (1..=s.len()).rev() {
-        match glob::matches(pattern, &s[..end]) {
-            Err(_) => return s.to_vec(),
+        let m = glob::matches_counting(pattern, &s[..end], &mut work);
+        if work > cap {
+            return None;
+        }
+        match m {
+            Err(_) => return Some(s.to_vec()),
             Ok(true) => {
                 cut = end;
                 if let Longest = which {
@@ -308,16 +346,21 @@ fn trim_prefix(s: &[u8], pattern: Option<&[u8]>, which: Which) -> Vec<u8> {
             Ok(false) => {}
         }
     }
-    s[cut..].to_vec()
+    Some(s[cut..].to_vec())
 }
 
 /// Suffix trimming, done as drone does: reverse value and pattern rune-wise
 /// (invalid bytes become U+FFFD), trim the prefix, reverse back.
-fn trim_suffix(s: &[u8], pattern: Option<&[u8]>, which: Which) -> Vec<u8> {
+fn trim_suffix(s: &[u8], pattern: Option<&[u8]>, which: Which, cap: u64) -> Option<Vec<u8>> {
     let Some(pattern) = pattern else {
-        return s.to_vec();
+        return Some(s.to_vec());
     };
-    reverse(&trim_prefix(&reverse(s), Some(&reverse(pattern)), which))
+    Some(reverse(&trim_prefix(
+        &reverse(s),
+        Some(&reverse(pattern)),
+        which,
+        cap,
+    )?))
 }
 
 #[cfg(test)]
@@ -330,6 +373,31 @@ mod tests {
             Ok(b) => String::from_utf8_lossy(&b).into_owned(),
             Err(GoPanic(m)) => format!("panic: {m}"),
         }
+    }
+
+    #[test]
+    fn a_trim_that_would_compare_too_many_bytes_is_refused_naming_the_variable() {
+        // `${X%b*}` on a value without `b`: every suffix is tried, each scanned whole.
+        let v = vec![b'a'; 20_000];
+        let args = [b"b*".to_vec()];
+        let small = Budget {
+            steps: 1000,
+            ..Budget::new(u64::MAX)
+        };
+        let e = apply_within("%", &v, &args, "X", &small).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "substitution of ${X}: matching its pattern: more than 1000 steps is over the template execution limit of 1000 steps (raise it with --max-template-steps)"
+        );
+        // Within the limit (or with none), drone's result: nothing trimmed.
+        assert_eq!(apply("%", &v, &args).unwrap(), v);
+        let enough = Budget {
+            steps: 10_000_000,
+            ..Budget::new(u64::MAX)
+        };
+        assert_eq!(apply_within("%", &v, &args, "X", &enough).unwrap(), v);
+        assert_eq!(ap("%", "abcabc", &["b*"]), "abca");
+        assert_eq!(ap("%%", "abcabc", &["b*"]), "a");
     }
 
     #[test]

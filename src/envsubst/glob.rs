@@ -14,10 +14,23 @@ use super::gostr::{decode_rune, RUNE_ERROR};
 pub struct BadPattern;
 
 /// Whether `pattern` matches all of `name`.
-pub fn matches(mut pattern: &[u8], mut name: &[u8]) -> Result<bool, BadPattern> {
+#[cfg(test)]
+pub fn matches(pattern: &[u8], name: &[u8]) -> Result<bool, BadPattern> {
+    matches_counting(pattern, name, &mut 0)
+}
+
+/// [`matches`], adding to `work` at least the bytes it compares (each chunk tried
+/// counts its length plus one).
+pub fn matches_counting(
+    mut pattern: &[u8],
+    mut name: &[u8],
+    work: &mut u64,
+) -> Result<bool, BadPattern> {
+    *work += 1;
     'pattern: while !pattern.is_empty() {
         let (star, chunk, rest) = scan_chunk(pattern);
         pattern = rest;
+        *work += chunk.len() as u64 + 1;
         if star && chunk.is_empty() {
             return Ok(true);
         }
@@ -31,6 +44,7 @@ pub fn matches(mut pattern: &[u8], mut name: &[u8]) -> Result<bool, BadPattern> 
         first?;
         if star {
             for i in 0..name.len() {
+                *work += chunk.len() as u64 + 1;
                 match match_chunk(chunk, &name[i + 1..]) {
                     Ok(Some(t)) => {
                         if pattern.is_empty() && !t.is_empty() {

@@ -84,6 +84,24 @@ pub(super) fn cases(v: &mut Vec<Case>) {
             );
         },
     ));
+    // `${X%b*}` on a 1 MiB value without `b`: drone tries every suffix and scans each
+    // (5 * 10^11 comparisons); refused by the step limit as the comparisons add up.
+    v.push(case(
+        "envsubst-trim-quadratic",
+        &render_stdout(),
+        Fail("substitution of ${X}: matching its pattern: more than 1000000 steps is over the template execution limit"),
+        |s| {
+            let c = TINY_COMPONENTS.replace(
+                "app: capi\n  template",
+                "app: capi\n      x: \"${X%b*}\"\n  template",
+            );
+            tiny_repo(s, &c);
+            write(
+                &s.join("in/providers.yaml"),
+                cr_with_secret(&"a".repeat(1 << 20)),
+            );
+        },
+    ));
     // A v1beta2 class whose variable rule chains 34 `.replace()`s, each multiplying
     // the Cluster's value by ten (10^34 bytes): stopped by the runtime cost, which
     // counts what `replace` builds before it is built.

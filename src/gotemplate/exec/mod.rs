@@ -487,35 +487,84 @@ impl<'a> Exec<'a> {
 /// counted once per reference), stopping as soon as it is over `cap`; `Err` with the
 /// depth when a value nests lists and maps deeper than [`MAX_VALUE_DEPTH`] (the walk
 /// stops there, so it never recurses deeper itself).
+///
+/// A list or map held in more than one place (`concat $l $l` doubles a list of one
+/// shared element) is walked once per call: its size and height are kept by address
+/// and added again where it recurs, when that cannot cross `cap` or the depth limit
+/// (else it is walked, and the walk ends there). So the work is the distinct values'
+/// nodes, not the references', and the result is the walk's.
 fn args_size(vals: &[Value], cap: usize) -> Result<usize, usize> {
-    fn walk(v: &Value, total: &mut usize, cap: usize, depth: usize) -> Result<(), usize> {
+    type Memo = std::collections::HashMap<usize, (usize, usize)>;
+    /// Adds `v`'s size to `total`; returns the height of its lists and maps (0 for a
+    /// scalar), or `None` when the walk stopped early (over `cap`).
+    fn walk(
+        v: &Value,
+        total: &mut usize,
+        cap: usize,
+        depth: usize,
+        memo: &mut Memo,
+    ) -> Result<Option<usize>, usize> {
         if *total > cap {
-            return Ok(());
+            return Ok(None);
         }
         if depth > MAX_VALUE_DEPTH && matches!(v, Value::List(..) | Value::Map(..)) {
             return Err(depth);
         }
+        let shared = match v {
+            Value::List(l, _) if std::rc::Rc::strong_count(l) > 1 => {
+                Some(std::rc::Rc::as_ptr(l) as usize)
+            }
+            Value::Map(m, _) if std::rc::Rc::strong_count(m) > 1 => {
+                Some(std::rc::Rc::as_ptr(m) as usize)
+            }
+            _ => None,
+        };
+        if let Some(&(size, height)) = shared.and_then(|k| memo.get(&k)) {
+            if depth + height - 1 <= MAX_VALUE_DEPTH && total.saturating_add(size) <= cap {
+                *total += size;
+                return Ok(Some(height));
+            }
+        }
+        let before = *total;
+        let mut height = 0;
         match v {
             Value::Str(s) => *total = total.saturating_add(s.len()),
             Value::List(l, _) => {
                 *total = total.saturating_add(l.len());
                 for x in l.iter() {
-                    walk(x, total, cap, depth + 1)?;
+                    match walk(x, total, cap, depth + 1, memo)? {
+                        Some(h) => height = height.max(h),
+                        None => return Ok(None),
+                    }
                 }
+                height += 1;
             }
             Value::Map(m, _) => {
                 for (k, x) in m.iter() {
                     *total = total.saturating_add(k.len());
-                    walk(x, total, cap, depth + 1)?;
+                    match walk(x, total, cap, depth + 1, memo)? {
+                        Some(h) => height = height.max(h),
+                        None => return Ok(None),
+                    }
                 }
+                height += 1;
             }
             _ => *total = total.saturating_add(1),
         }
-        Ok(())
+        if *total > cap {
+            return Ok(None);
+        }
+        if let Some(k) = shared {
+            memo.insert(k, (*total - before, height));
+        }
+        Ok(Some(height))
     }
     let mut total = 0;
+    let mut memo = Memo::new();
     for v in vals {
-        walk(v, &mut total, cap, 1)?;
+        if walk(v, &mut total, cap, 1, &mut memo)?.is_none() {
+            break;
+        }
     }
     Ok(total)
 }
