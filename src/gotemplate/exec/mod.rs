@@ -582,3 +582,61 @@ fn too_deep(depth: usize) -> String {
         "capi-render: a value nested {depth} or more levels deep is over the template value nesting limit of {MAX_VALUE_DEPTH} levels (no flag raises it)"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk without sharing: every reference visited.
+    fn naive(v: &Value, cap: usize) -> Result<usize, usize> {
+        fn walk(v: &Value, t: &mut usize, cap: usize, d: usize) -> Result<(), usize> {
+            if *t > cap {
+                return Ok(());
+            }
+            if d > MAX_VALUE_DEPTH && matches!(v, Value::List(..) | Value::Map(..)) {
+                return Err(d);
+            }
+            match v {
+                Value::Str(s) => *t += s.len(),
+                Value::List(l, _) => {
+                    *t += l.len();
+                    for x in l.iter() {
+                        walk(x, t, cap, d + 1)?;
+                    }
+                }
+                Value::Map(m, _) => {
+                    for (k, x) in m.iter() {
+                        *t += k.len();
+                        walk(x, t, cap, d + 1)?;
+                    }
+                }
+                _ => *t += 1,
+            }
+            Ok(())
+        }
+        let mut t = 0;
+        walk(v, &mut t, cap, 1)?;
+        Ok(t)
+    }
+
+    #[test]
+    fn shared_values_are_sized_once_with_the_result_of_a_full_walk() {
+        // An element nested `depth` lists deep, shared `n` times, as concat doubling
+        // makes it; at, under and over the cap and the depth limit.
+        for depth in [1, 10, 999, 1000, 1001] {
+            let mut e = Value::str("abc");
+            for _ in 0..depth {
+                e = Value::list(vec![e]);
+            }
+            let shared = Value::list(vec![e.clone(); 1000]);
+            let outer = Value::list(vec![shared.clone(), Value::str("x"), shared]);
+            for cap in [0, 10, 1000, 4000 * depth, usize::MAX] {
+                assert_eq!(
+                    args_size(std::slice::from_ref(&outer), cap),
+                    naive(&outer, cap),
+                    "depth {depth}, cap {cap}"
+                );
+            }
+        }
+    }
+}
