@@ -34,7 +34,8 @@ pub fn variable_definition_errors(cluster_class: &Value) -> Vec<FieldError> {
 }
 
 /// [`variable_definition_errors`]; `cost_budget`: whether CEL cost estimates are checked
-/// (Cluster API v1.10's; not for v1.13's newer cel-go, which is not reproduced).
+/// (cel-go v0.22's, Cluster API v1.10's; on the measured rules the same as v0.29's,
+/// Cluster API v1.14's, or lower).
 pub fn variable_definition_errors_with(
     cluster_class: &Value,
     cost_budget: bool,
