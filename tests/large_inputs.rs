@@ -103,22 +103,17 @@ fn a_large_file_renders_as_the_same_objects_in_small_files_do() {
         String::from_utf8_lossy(&small)
     );
 
+    let tree = |out: &str, full: bool| {
+        let mut args = vec!["render", "-q", "-o", out, "-f", "class.yaml", "-f", "large"];
+        if full {
+            args.push("--full");
+        }
+        ok(run(&d, &args))
+    };
     // The tree records the large file's sum; an unchanged run leaves it unparsed, and a
     // class change makes its Clusters render from it again (parsed a part at a time):
     // the same tree as a full run.
-    ok(run(
-        &d,
-        &[
-            "render",
-            "-q",
-            "-o",
-            "out",
-            "-f",
-            "class.yaml",
-            "-f",
-            "large",
-        ],
-    ));
+    tree("out", false);
     let lock = fs::read_to_string(d.join("out/capi-render.lock")).unwrap();
     let sum = capi_render::model::sha256_hex(&fs::read(d.join("large/all.yaml")).unwrap());
     assert!(
@@ -133,33 +128,8 @@ fn a_large_file_renders_as_the_same_objects_in_small_files_do() {
     );
     assert_ne!(edited, class, "the class fixture's header moved");
     fs::write(d.join("class.yaml"), &edited).unwrap();
-    ok(run(
-        &d,
-        &[
-            "render",
-            "-q",
-            "-o",
-            "out",
-            "-f",
-            "class.yaml",
-            "-f",
-            "large",
-        ],
-    ));
-    ok(run(
-        &d,
-        &[
-            "render",
-            "-q",
-            "--full",
-            "-o",
-            "full",
-            "-f",
-            "class.yaml",
-            "-f",
-            "large",
-        ],
-    ));
+    tree("out", false);
+    tree("full", true);
     let diff = Command::new("diff")
         .args(["-r", "-x", "capi-render.lock", "out", "full"])
         .current_dir(&d)
