@@ -438,12 +438,7 @@ pub fn parse_again<T: Send>(
     if is_large(f, meter) {
         return stream::parse(f, shown, sha256, meter, map);
     }
-    let changed = || {
-        Error::new(format!(
-            "{shown}: the input changed while capi-render was running; run it again"
-        ))
-        .in_file(shown)
-    };
+    let changed = || changed_during_run(shown);
     let bytes = crate::limits::read_file_within(f, shown, meter.limits().file_bytes, |e| {
         Error::new(format!("cannot read input {shown}: {e}"))
     })?;
@@ -452,6 +447,14 @@ pub fn parse_again<T: Send>(
     }
     let text = String::from_utf8(bytes).map_err(|_| changed())?;
     parse_file_mapped(shown, &text, meter, map)
+}
+
+/// The error for an input whose bytes are no longer those its sum was taken of.
+pub fn changed_during_run(shown: &str) -> Error {
+    Error::new(format!(
+        "{shown}: the input changed while capi-render was running; run it again"
+    ))
+    .in_file(shown)
 }
 
 fn empty_file(shown: &str) -> Error {

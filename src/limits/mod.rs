@@ -501,7 +501,8 @@ pub fn read_stdin_text(
     })
 }
 
-fn file_too_large(shown: &str, limit: u64, size: Option<u64>) -> Error {
+/// A file over the input file limit (`--max-file-bytes`), named `shown`.
+pub(crate) fn file_too_large(shown: &str, limit: u64, size: Option<u64>) -> Error {
     over_limit(Limit::FileBytes, limit, size)
         .wrap(shown)
         .in_file(shown)

@@ -18,7 +18,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::limits::{Limit, Meter};
+use crate::limits::Meter;
 use crate::model::InputObject;
 
 /// Files at least this large are summed first and parsed a part at a time.
@@ -89,10 +89,7 @@ pub fn parse<T: Send>(
         }
     }
     if crate::model::hash::hex(&h.finalize()) != sha256 {
-        return Err(Error::new(format!(
-            "{shown}: the input changed while capi-render was running; run it again"
-        ))
-        .in_file(shown));
+        return Err(super::changed_during_run(shown));
     }
     Ok(out)
 }
@@ -117,9 +114,7 @@ fn io(shown: &str, e: std::io::Error) -> Error {
 }
 
 fn too_large(shown: &str, limit: u64) -> Error {
-    crate::limits::over_limit(Limit::FileBytes, limit, None)
-        .wrap(shown)
-        .in_file(shown)
+    crate::limits::file_too_large(shown, limit, None)
 }
 
 #[cfg(test)]
@@ -166,16 +161,9 @@ mod tests {
         let (sha, size) = sum(&p, "big.yaml", u64::MAX).unwrap();
         assert_eq!(size, text.len() as u64);
         assert_eq!(sha, crate::model::sha256_hex(text.as_bytes()));
-        let whole = super::super::parse_file_in("big.yaml", &text, &Meter::new(Default::default()))
-            .unwrap();
-        let parts = parse(
-            &p,
-            "big.yaml",
-            &sha,
-            &Meter::new(Default::default()),
-            &|o| o,
-        )
-        .unwrap();
+        let meter = || Meter::new(Default::default());
+        let whole = super::super::parse_file_in("big.yaml", &text, &meter()).unwrap();
+        let parts = parse(&p, "big.yaml", &sha, &meter(), &|o| o).unwrap();
         assert_eq!(parts.len(), whole.len());
         assert!(parts.len() > 1000);
         for (a, b) in parts.iter().zip(&whole) {
@@ -185,20 +173,12 @@ mod tests {
         let bad = format!("{text}---\nkind: [\n");
         std::fs::write(&p, &bad).unwrap();
         let (sha, _) = sum(&p, "big.yaml", u64::MAX).unwrap();
-        let e1 = super::super::parse_file_in("big.yaml", &bad, &Meter::new(Default::default()))
-            .unwrap_err();
-        let e2 = parse(
-            &p,
-            "big.yaml",
-            &sha,
-            &Meter::new(Default::default()),
-            &|o| o,
-        )
-        .unwrap_err();
+        let e1 = super::super::parse_file_in("big.yaml", &bad, &meter()).unwrap_err();
+        let e2 = parse(&p, "big.yaml", &sha, &meter(), &|o| o).unwrap_err();
         assert_eq!(e1.to_string(), e2.to_string());
         // A file that changed since it was summed is refused.
         std::fs::write(&p, &text).unwrap();
-        let e = parse(&p, "big.yaml", "0", &Meter::new(Default::default()), &|o| o).unwrap_err();
+        let e = parse(&p, "big.yaml", "0", &meter(), &|o| o).unwrap_err();
         assert!(
             e.to_string()
                 .contains("changed while capi-render was running"),
@@ -212,6 +192,14 @@ mod tests {
         let p = dir.join("x.yaml");
         std::fs::write(&p, "a: 1\n".repeat(1000)).unwrap();
         let e = sum(&p, "x.yaml", 100).unwrap_err().to_string();
+        assert!(e.contains("--max-file-bytes"), "{e}");
+        let small = Meter::new(crate::limits::Limits {
+            file_bytes: 100,
+            ..Default::default()
+        });
+        let e = parse(&p, "x.yaml", "0", &small, &|o| o)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("--max-file-bytes"), "{e}");
     }
 }

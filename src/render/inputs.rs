@@ -74,13 +74,7 @@ impl DeferredFile {
             let mut out = Vec::with_capacity(admitted.len());
             for (checked, p) in admitted {
                 checked?;
-                out.push(p.map_err(|_| {
-                    crate::Error::new(format!(
-                        "{}: the input changed while capi-render was running; run it again",
-                        f.path
-                    ))
-                    .in_file(&f.path)
-                })?);
+                out.push(p.map_err(|_| crate::load::changed_during_run(&f.path))?);
             }
             Ok(out)
         });
