@@ -21,7 +21,8 @@
 #   4. the Flux Kustomizations and Argo CD Applications, against the real Flux and Argo
 #      CD CRDs (server-side dry run);
 #   5. `render --secrets flux-substitute` substituted by Flux's own code and applied
-#      (conformance/secrets.sh).
+#      (conformance/secrets.sh); `render --secrets sops` decrypted by the real sops and
+#      applied (conformance/sops.sh).
 # Nothing serves the providers' webhooks (no controller runs), so the API server runs
 # with the admission webhook plugins disabled: their configurations are stored, never
 # called.
@@ -322,5 +323,7 @@ fi
 # 5. --secrets flux-substitute against Flux's own substitution (conformance/secrets.sh).
 # shellcheck source=conformance/secrets.sh
 . "$here/secrets.sh"
+# shellcheck source=conformance/sops.sh
+. "$here/sops.sh"
 
 exit $fail

@@ -85,7 +85,7 @@ for line in sorted(set(open(sys.argv[1]))):
     kind = "unknown field" if detail.startswith("unknown field") else detail.split(":")[0]
     print("\t".join([f, doc.removeprefix("document "), path, kind]))
 PY
-  grep -E '^(e2e-)?repository-' "$d/oracle.tsv" | sort >"$d/oracle-templates.tsv" || true
+  (cd "$d/objects" && { "$oracle" -tsv -webhooks "${crds[@]}" -- "${tobjs[@]}" || true; }) | grep -v $'\tno CRD$' | sort -u >"$d/oracle-templates.tsv"
   comm -23 "$d/oracle-templates.tsv" "$d/applied.tsv" | sed "s#^#$v\toracle only (as applied)\t#" >>"$work/diffs"
   comm -13 "$d/oracle-templates.tsv" "$d/applied.tsv" | sed "s#^#$v\tcapi-render only (as applied)\t#" >>"$work/diffs"
   applied=$((applied + ${#tobjs[@]})); applied_problems=$((applied_problems + $(wc -l <"$d/applied.tsv")))

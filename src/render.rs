@@ -133,6 +133,11 @@ impl Rendering {
     pub fn provider_units(&self) -> &[RenderedUnit] {
         &self.providers
     }
+
+    /// The same, to change (`render --secrets sops` seals their Secrets).
+    pub fn provider_units_mut(&mut self) -> &mut [RenderedUnit] {
+        &mut self.providers
+    }
 }
 
 /// Clusters per batch at most, kept ones included (a kept Cluster is a few strings).

@@ -32,7 +32,12 @@ fn fuzz_lock_matches_the_binary_lock() {
         .iter()
         .filter_map(|(k, v)| {
             let f = fuzz.get(k)?;
-            (f != v).then(|| format!("{k}: {v:?} in Cargo.lock, {f:?} in fuzz/Cargo.lock"))
+            // Every version the fuzzers build is one the binary's lock holds. The binary's
+            // lock may hold more: a second major version of a package that only a
+            // dev-dependency pulls in (rand 0.10 through proptest beside age's rand 0.8).
+            let single = v.len() == 1 && f != v;
+            (single || f.iter().any(|x| !v.contains(x)))
+                .then(|| format!("{k}: {v:?} in Cargo.lock, {f:?} in fuzz/Cargo.lock"))
         })
         .collect();
     assert!(

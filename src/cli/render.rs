@@ -44,7 +44,7 @@ pub struct RenderArgs {
     #[arg(
         long = "from-lock",
         value_name = "OUT",
-        conflicts_with_all = ["files", "output", "stdout", "flux", "flux_path", "flux_depends_on", "flux_interval", "flux_timeout", "argocd", "argocd_repo", "no_namespaces", "oci_layout", "allow_empty", "cert_manager", "clusters", "secrets"]
+        conflicts_with_all = ["files", "output", "stdout", "flux", "flux_path", "flux_depends_on", "flux_interval", "flux_timeout", "argocd", "argocd_repo", "no_namespaces", "oci_layout", "allow_empty", "cert_manager", "clusters", "secrets", "sops_age_recipient", "sops_flux_secret"]
     )]
     pub from_lock: Option<PathBuf>,
     /// Print every rendered object as one YAML stream instead of writing a tree.
@@ -148,9 +148,18 @@ pub struct RenderArgs {
     /// What becomes of the values a provider's config Secret gives its components:
     /// `keep` writes them (a warning names each file, unless given explicitly);
     /// `flux-substitute` (needs --flux) writes `${VAR}` placeholders that the unit's
-    /// Flux Kustomization restores from a copy of the Secret in flux-system.
-    #[arg(long = "secrets", value_name = "MODE", value_parser = ["keep", "flux-substitute"])]
+    /// Flux Kustomization restores from a copy of the Secret in flux-system; `sops`
+    /// writes each Secret holding one SOPS-encrypted for --sops-age-recipient.
+    #[arg(long = "secrets", value_name = "MODE", value_parser = ["keep", "flux-substitute", "sops"])]
     pub secrets: Option<String>,
+    /// With --secrets sops: an age public key (age1…) to encrypt for; repeat it for
+    /// several. Recorded in the lock.
+    #[arg(long = "sops-age-recipient", value_name = "AGE1...")]
+    pub sops_age_recipient: Vec<String>,
+    /// With --secrets sops --flux: the Secret in flux-system holding the age identity
+    /// the units' Flux Kustomizations decrypt with (default sops-age).
+    #[arg(long = "sops-flux-secret", value_name = "NAME")]
+    pub sops_flux_secret: Option<String>,
     /// `json`: print the result as one JSON object on stdout instead of text — with
     /// --check a CheckResult (the files that differ), else a RenderResult (the files
     /// written, unchanged, removed). The exit codes stay as they are.
@@ -241,6 +250,17 @@ fn command_of(
         argocd: topts.argocd.clone().map(|s| (s, topts.flux_path.clone())),
         capi_version: a.clusters.capi_version.clone(),
         secrets: secrets_mode(a).unwrap_or_default(),
+        sops_age: {
+            let mut r: Vec<String> = a
+                .sops_age_recipient
+                .iter()
+                .map(|r| r.trim().to_string())
+                .collect();
+            r.sort();
+            r.dedup();
+            r
+        },
+        sops_flux_secret: a.sops_flux_secret.clone(),
     }
 }
 
@@ -305,6 +325,8 @@ fn from_lock(
         output_format: a.output_format,
         reads_inside: Some(gitops::repository_root(out)?),
         secrets: (c.secrets != SecretsMode::Keep).then(|| c.secrets.as_str().to_string()),
+        sops_age_recipient: c.sops_age.clone(),
+        sops_flux_secret: c.sops_flux_secret.clone(),
     };
     Ok((
         args,
@@ -394,13 +416,64 @@ fn prepare_deferring(
 
 /// `--secrets`; flux-substitute needs the Flux Kustomizations that restore the values.
 fn secrets_mode(a: &RenderArgs) -> Result<SecretsMode, Error> {
+    let sops = a.secrets.as_deref() == Some("sops");
+    if !sops && (!a.sops_age_recipient.is_empty() || a.sops_flux_secret.is_some()) {
+        return Err(Error::new(
+            "--sops-age-recipient and --sops-flux-secret go with --secrets sops; add it",
+        ));
+    }
     match a.secrets.as_deref() {
         None | Some("keep") => Ok(SecretsMode::Keep),
+        Some("sops") if a.stdout || a.shard.is_some() => Err(Error::new(
+            "--secrets sops keeps each encrypted file while its plaintext is unchanged, which needs the tree and its lock: render with -o OUT (without --shard), or use --secrets keep",
+        )),
+        Some("sops") => {
+            if let Some(n) = &a.sops_flux_secret {
+                if !capi_render::provider::dns1123_subdomain_errors(n).is_empty() {
+                    return Err(Error::new(format!(
+                        "--sops-flux-secret {n:?}: not a valid Secret name"
+                    )));
+                }
+            }
+            capi_render::sops::parse_recipients(&a.sops_age_recipient)?;
+            Ok(SecretsMode::Sops)
+        }
         Some(_) if !a.flux => Err(Error::new(
             "--secrets flux-substitute writes ${VAR} placeholders that only the units' Flux Kustomizations restore (postBuild.substituteFrom); add --flux (and -o OUT), or use --secrets keep",
         )),
         Some(_) => Ok(SecretsMode::FluxSubstitute),
     }
+}
+
+/// `--secrets sops`: the providers' Secrets that carry a config-Secret value,
+/// encrypted (or kept from OUT while their plaintext is unchanged).
+fn seal(
+    a: &RenderArgs,
+    r: &mut Rendering,
+    out: &Path,
+    opened: &gitops::Opened,
+) -> Result<(), Error> {
+    if secrets_mode(a)? != SecretsMode::Sops {
+        return Ok(());
+    }
+    let recipients = capi_render::sops::parse_recipients(&a.sops_age_recipient)?;
+    let flux_secret = a
+        .sops_flux_secret
+        .as_deref()
+        .unwrap_or(gitops::sealed::FLUX_SECRET);
+    let warnings = gitops::sealed::seal(
+        r.provider_units_mut(),
+        out,
+        &opened.sealed_previous(),
+        &recipients,
+        flux_secret,
+    )?;
+    if !a.check {
+        for w in &warnings {
+            super::ui::warn(&format!("{}/{w}", out.display()));
+        }
+    }
+    Ok(())
 }
 
 /// `--secrets keep` left implicit: one warning per file that carries a value of a
@@ -421,7 +494,7 @@ fn keep_warnings(r: &Rendering, out: Option<&Path>) -> Vec<String> {
                 None => format!("{} (stdout, unit {})", names[i], u.dir()),
             };
             w.push(format!(
-                "{at}: holds a value of the provider's config Secret in plain text; keep credentials out of Git with --secrets flux-substitute, or pass --secrets keep to write them knowingly"
+                "{at}: holds a value of the provider's config Secret in plain text; keep credentials out of Git with --secrets sops (encrypted for --sops-age-recipient) or --secrets flux-substitute, or pass --secrets keep to write them knowingly"
             ));
         }
     }
@@ -483,7 +556,8 @@ fn run_write(
                 gitops::Opened::for_write(out)?.listing_unchanged(a.output_format == Format::Json);
             opened.refuse_losses(out, &command, a.allow_prune)?;
             let deferral = opened.deferral(out, &topts, a.full);
-            let r = prepare_deferring(a, config, repository, &deferral)?;
+            let mut r = prepare_deferring(a, config, repository, &deferral)?;
+            seal(a, &mut r, out, &opened)?;
             gitops::write_opened(
                 opened,
                 r,
@@ -589,7 +663,8 @@ fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -
         check_out_outside_inputs(&a.files, out)?;
         let opened = gitops::Opened::for_check(out)?;
         let deferral = opened.deferral(out, &topts, a.full);
-        let r = prepare_deferring(a, config, repository, &deferral)?;
+        let mut r = prepare_deferring(a, config, repository, &deferral)?;
+        seal(a, &mut r, out, &opened)?;
         gitops::check_opened(opened, r, out, &topts, a.full, &mut super::report_summary)
     });
     let res = res.and_then(|rep| {

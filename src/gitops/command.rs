@@ -36,6 +36,10 @@ pub struct RenderCommand {
     pub capi_version: Option<String>,
     /// `--secrets` (recorded when not `keep`).
     pub secrets: crate::model::SecretsMode,
+    /// `--secrets sops`: the `--sops-age-recipient`s (sorted) and `--sops-flux-secret`
+    /// (when not the default), recorded as `sops: {ageRecipients, fluxSecret}`.
+    pub sops_age: Vec<String>,
+    pub sops_flux_secret: Option<String>,
 }
 
 impl RenderCommand {
@@ -69,6 +73,13 @@ impl RenderCommand {
         }
         if self.secrets != crate::model::SecretsMode::Keep {
             m.insert("secrets".into(), Value::from(self.secrets.as_str()));
+        }
+        if !self.sops_age.is_empty() {
+            let mut s = json!({ "ageRecipients": self.sops_age });
+            if let Some(f) = &self.sops_flux_secret {
+                s["fluxSecret"] = Value::from(f.as_str());
+            }
+            m.insert("sops".into(), s);
         }
         if let Some((source, path)) = &self.flux {
             let mut f = json!({"source": source, "path": path});
@@ -124,6 +135,7 @@ impl RenderCommand {
                 "flux",
                 "argocd",
                 "secrets",
+                "sops",
             ]
             .contains(&k.as_str())
             {
@@ -179,13 +191,54 @@ impl RenderCommand {
             secrets: match text("secrets")?.as_deref() {
                 None => crate::model::SecretsMode::Keep,
                 Some("flux-substitute") => crate::model::SecretsMode::FluxSubstitute,
-                Some(other) => return Err(format!("secrets: {other:?} is not flux-substitute")),
+                Some("sops") => crate::model::SecretsMode::Sops,
+                Some(other) => {
+                    return Err(format!("secrets: {other:?} is not flux-substitute or sops"))
+                }
             },
+            sops_age: sops_of(m.get("sops"), "ageRecipients")?
+                .map(|v| {
+                    v.as_array()
+                        .ok_or("sops.ageRecipients: not a list")?
+                        .iter()
+                        .map(|r| {
+                            r.as_str()
+                                .map(str::to_string)
+                                .ok_or("sops.ageRecipients: an item is not a string")
+                        })
+                        .collect::<std::result::Result<Vec<_>, _>>()
+                })
+                .transpose()?
+                .unwrap_or_default(),
+            sops_flux_secret: sops_of(m.get("sops"), "fluxSecret")?
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_string)
+                        .ok_or("sops.fluxSecret: not a string")
+                })
+                .transpose()?,
             argocd: match m.get("argocd") {
                 None | Some(Value::Null) => None,
                 Some(a) => Some(argocd_of(a)?),
             },
         })
+    }
+}
+
+/// A field of the recorded `sops:` mapping (none without one).
+fn sops_of<'a>(s: Option<&'a Value>, k: &str) -> std::result::Result<Option<&'a Value>, String> {
+    match s {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(m)) => {
+            if let Some(u) = m
+                .keys()
+                .find(|u| *u != "ageRecipients" && *u != "fluxSecret")
+            {
+                return Err(format!("sops.{u}: unknown field"));
+            }
+            Ok(m.get(k))
+        }
+        Some(_) => Err("sops: not a mapping".into()),
     }
 }
 

@@ -100,13 +100,14 @@ pub fn losses(
     // Config Secret values would land in files that hold placeholders now.
     if let Some(r) = recorded.filter(|r| r.secrets != now.secrets) {
         let n = count(outputs, |p| p.starts_with("providers/"));
-        if r.secrets == crate::model::SecretsMode::FluxSubstitute && n > 0 {
+        if r.secrets != crate::model::SecretsMode::Keep && n > 0 {
+            let mode = r.secrets.as_str();
             out.push(Loss {
-                recorded: "--secrets flux-substitute".into(),
+                recorded: format!("--secrets {mode}"),
                 files: n,
                 what: "files under providers/, free of config Secret values".into(),
                 this_run: format!("--secrets {}", now.secrets.as_str()),
-                keep_flag: "with --secrets flux-substitute".into(),
+                keep_flag: format!("with --secrets {mode}"),
             });
         }
     }

@@ -384,6 +384,15 @@ pub fn kustomizations(
             // flux-system (Flux reads substituteFrom in the Kustomization's namespace).
             spec["postBuild"] = json!({"substituteFrom": [{"kind": "Secret", "name": secret}]});
         }
+        if let UnitKind::Provider(ProviderInfo {
+            decryption: Some(secret),
+            ..
+        }) = &u.kind
+        {
+            // `--secrets sops`: Flux decrypts the unit's sealed Secrets with the age
+            // identity in this flux-system Secret.
+            spec["decryption"] = json!({"provider": "sops", "secretRef": {"name": secret}});
+        }
         let patches = prune_protection(u);
         if !patches.is_empty() {
             spec["patches"] = Value::Array(patches);

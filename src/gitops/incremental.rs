@@ -20,6 +20,11 @@ pub struct Opened {
 }
 
 impl Opened {
+    /// What the previous lock says of the files `--secrets sops` sealed.
+    pub fn sealed_previous(&self) -> super::sealed::Previous {
+        super::sealed::Previous::of(&self.prev)
+    }
+
     /// For `render -o`.
     pub fn for_write(out: &Path) -> Result<Opened> {
         if std::fs::symlink_metadata(out).is_err() {

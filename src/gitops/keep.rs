@@ -558,6 +558,7 @@ mod tests {
             .to_vec(),
             inputs: Vec::new(),
             command: None,
+            sealed: Vec::new(),
         };
         let views = prev.outputs.views();
         let k = keepable(&prev.units, &views);

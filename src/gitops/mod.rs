@@ -76,6 +76,7 @@ pub mod lock;
 pub mod mask;
 pub mod names;
 pub mod repo;
+pub mod sealed;
 pub mod shard;
 pub mod writer;
 
@@ -138,8 +139,11 @@ pub(crate) fn previous_lock(out: &Path) -> Result<lock::Lock> {
     })?
     .ok_or_else(|| Error::new(format!("{shown}: not UTF-8 text")).in_file(&shown))?;
     let command = command::in_head(&text);
+    let sealed = sealed::read_records(&text)
+        .map_err(|e| Error::new(format!("{shown}: {e}")).in_file(&shown))?;
     let mut read = lock::read_lock(text, &shown)?;
     read.command = command;
+    read.sealed = sealed;
     Ok(read)
 }
 

@@ -13,5 +13,5 @@ pub mod unit;
 pub use hash::{hex, sha256_hex};
 pub use unit::{
     unit_dir, ClusterMode, InputFile, InputObject, ProviderInfo, RenderOptions, RenderSet,
-    RenderedUnit, SecretsMode, UnitKind, NAMESPACES_DIR, REVIEW_DIR,
+    RenderedUnit, SealedFile, SecretsMode, UnitKind, NAMESPACES_DIR, REVIEW_DIR,
 };

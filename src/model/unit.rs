@@ -50,6 +50,22 @@ pub struct ProviderInfo {
     /// The indices (in the unit's objects) of the objects that carry a value of the
     /// provider's config Secret (or, with flux-substitute, its `${VAR}` placeholder).
     pub secret_objects: Vec<usize>,
+    /// `--secrets sops`: the unit's files written encrypted, with the salted sums of
+    /// their plaintext the lock records (`gitops::sealed`).
+    pub sealed: Vec<SealedFile>,
+    /// `--secrets sops` with `--flux`: the Secret in flux-system holding the age
+    /// identity that the unit's Flux Kustomization decrypts with (`spec.decryption`).
+    pub decryption: Option<String>,
+}
+
+/// A file written SOPS-encrypted (`render --secrets sops`): its path in OUT and the
+/// salted sum of the plaintext object it holds ([`crate::sops::plain_sum`]), so that
+/// the next run keeps the file (and its ciphertext) while the plaintext is unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SealedFile {
+    pub path: String,
+    pub salt: String,
+    pub plain_sha256: String,
 }
 
 /// The objects of one provider, class or cluster, in apply order.
@@ -210,6 +226,9 @@ pub enum SecretsMode {
     /// `diff`: `${VAR}` placeholders where a value went, so that no value is printed
     /// (nothing applies this rendering).
     Placeholders,
+    /// Rendered as `Keep`; the tree writes each Secret that carries a value
+    /// SOPS-encrypted for the `--sops-age-recipient`s (`gitops::sealed`).
+    Sops,
 }
 
 impl SecretsMode {
@@ -219,6 +238,7 @@ impl SecretsMode {
             SecretsMode::Keep => "keep",
             SecretsMode::FluxSubstitute => "flux-substitute",
             SecretsMode::Placeholders => "placeholders",
+            SecretsMode::Sops => "sops",
         }
     }
 }

@@ -548,6 +548,7 @@ pub fn render_resolved_with(
                     source: r.release.source.clone(),
                     substitute_from,
                     secret_objects,
+                    ..ProviderInfo::default()
                 }),
                 namespace: r.cr.namespace.clone(),
                 name: r.cr.name.clone(),

@@ -46,7 +46,7 @@ impl CrdIndex {
             let Some(raw) = v.pointer("/schema/openAPIV3Schema") else {
                 continue;
             };
-            if let Ok(schema) = Schema::from_value(raw, "openAPIV3Schema") {
+            if let Ok(schema) = Schema::from_crd_value(raw, "openAPIV3Schema") {
                 self.schemas.insert(
                     (
                         group.to_string(),

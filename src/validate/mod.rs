@@ -10,6 +10,7 @@
 
 pub mod apply;
 pub mod crds;
+pub mod objectmeta;
 pub mod stored;
 
 use serde_json::Value;
@@ -36,25 +37,6 @@ pub struct Outcome {
     pub problems: Vec<Problem>,
     pub warnings: Vec<String>,
 }
-
-/// The fields of ObjectMeta (k8s.io/apimachinery metav1.ObjectMeta), in JSON.
-const OBJECT_META: &[&str] = &[
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-];
 
 /// The problems of `v` against the schema of its CRD in `index`; a kind with no CRD is a
 /// warning naming it.
@@ -86,7 +68,9 @@ pub(crate) fn check_parts(raw: &Value, validated: &Value, index: &CrdIndex) -> O
         }
         return out;
     };
-    out.problems.extend(metadata_problems(v.get("metadata")));
+    out.problems
+        .extend(objectmeta::metadata_problems(v.get("metadata"), "metadata"));
+    objectmeta::embedded_problems(raw, schema, "", &mut out.problems);
     let strip = |v: &Value| {
         let mut body = v.clone();
         if let Some(m) = body.as_object_mut() {
@@ -129,28 +113,6 @@ fn problem(e: &FieldError) -> Problem {
         kind: e.kind.text().to_string(),
         message: body,
     }
-}
-
-fn metadata_problems(meta: Option<&Value>) -> Vec<Problem> {
-    let mut out = Vec::new();
-    match meta {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(m)) => {
-            for k in m.keys().filter(|k| !OBJECT_META.contains(&k.as_str())) {
-                out.push(Problem {
-                    path: format!("metadata.{k}"),
-                    kind: "unknown field".into(),
-                    message: "unknown field".into(),
-                });
-            }
-        }
-        Some(_) => out.push(Problem {
-            path: "metadata".into(),
-            kind: "Invalid value".into(),
-            message: "Invalid value: metadata must be an object".into(),
-        }),
-    }
-    out
 }
 
 /// The line that names one problem: `file: document N: Kind ns/name: path: detail`.

@@ -44,10 +44,17 @@ fn prune(x: &mut Value, s: &Schema, preserved: bool) {
     let keep = preserved || s.preserve_unknown_fields;
     match x {
         Value::Object(m) => {
+            // An embedded resource keeps its apiVersion, kind and metadata as written
+            // (pruning skips them, `metaFields`).
+            let meta =
+                |k: &str| s.embedded_resource && matches!(k, "apiVersion" | "kind" | "metadata");
             if !keep {
-                m.retain(|k, _| field_schema(s, k).is_some());
+                m.retain(|k, _| meta(k) || field_schema(s, k).is_some());
             }
             for (k, v) in m.iter_mut() {
+                if meta(k) {
+                    continue;
+                }
                 if let Some(p) = field_schema(s, k) {
                     prune(v, p, false);
                 }

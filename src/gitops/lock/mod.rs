@@ -117,10 +117,20 @@ pub fn provider_entry(u: &UnitSummary, base: &Path) -> Option<Value> {
         None => s.to_string(),
     };
     match &u.kind {
-        UnitKind::Provider(p) | UnitKind::CertManager(p) => Some(json!({
-            "namespace": u.namespace, "name": u.name, "type": p.provider_type,
-            "kind": p.kind, "version": p.version, "contract": p.contract, "source": source(&p.source),
-        })),
+        UnitKind::Provider(p) | UnitKind::CertManager(p) => {
+            let mut e = json!({
+                "namespace": u.namespace, "name": u.name, "type": p.provider_type,
+                "kind": p.kind, "version": p.version, "contract": p.contract, "source": source(&p.source),
+            });
+            if !p.sealed.is_empty() {
+                e["sealed"] = p
+                    .sealed
+                    .iter()
+                    .map(|s| json!({"path": s.path, "salt": s.salt, "plainSha256": s.plain_sha256}))
+                    .collect();
+            }
+            Some(e)
+        }
         UnitKind::Cluster | UnitKind::Class | UnitKind::Namespaces => None,
     }
 }
@@ -169,6 +179,9 @@ pub struct Lock {
     /// The `command:` it records, when it records one that reads back
     /// ([`super::command::in_head`]).
     pub command: Option<RenderCommand>,
+    /// The files it lists as written SOPS-encrypted (`providers[].sealed`,
+    /// [`super::sealed`]).
+    pub sealed: Vec<crate::model::SealedFile>,
 }
 
 /// An `inputs` item: a path relative to OUT, its sha256 and, for a file of topology
@@ -591,6 +604,8 @@ mod tests {
             argocd: None,
             capi_version: Some("v1.14.2".into()),
             secrets: Default::default(),
+            sops_age: Vec::new(),
+            sops_flux_secret: None,
         };
         let t = text_of(&c);
         assert!(t.contains("command:\n  allowEmpty: true\n  capiVersion: v1.14.2\n  certManager: true\n  clusters: flatten\n  files:\n  - ../providers.yaml\n  - ../clusters\n  flux:\n    path: capi/rendered\n    source: flux-system\n  repository: ../repository\ninputs: []\n"), "{t}");
@@ -615,6 +630,26 @@ mod tests {
         assert_eq!(read_command(&t3, "l").unwrap().unwrap().secrets, fs.secrets);
         let t4 = t3.replace("secrets: flux-substitute", "secrets: plain");
         assert!(read_command(&t4, "l").is_err());
+        // --secrets sops records its recipients and Flux Secret, and reads them back.
+        let sp = RenderCommand {
+            secrets: crate::model::SecretsMode::Sops,
+            sops_age: vec!["age1a".into(), "age1b".into()],
+            sops_flux_secret: Some("keys".into()),
+            ..c.clone()
+        };
+        let t5 = text_of(&sp);
+        assert!(
+            t5.contains(
+                "\n  sops:\n    ageRecipients:\n    - age1a\n    - age1b\n    fluxSecret: keys\n"
+            ),
+            "{t5}"
+        );
+        let back = read_command(&t5, "l").unwrap().unwrap();
+        assert_eq!(
+            (back.secrets, back.sops_age, back.sops_flux_secret),
+            (sp.secrets, sp.sops_age.clone(), sp.sops_flux_secret.clone())
+        );
+        assert!(read_command(&t5.replace("fluxSecret", "fluxSecrets"), "l").is_err());
         // The Flux options read back; a bad one recorded in a lock is an error.
         let with = RenderCommand {
             flux_extras: super::super::flux::Extras {

@@ -92,6 +92,7 @@ pub fn read_lock(text: impl Into<String>, shown: &str) -> Result<Lock> {
         units,
         inputs,
         command: None,
+        sealed: Vec::new(),
     })
 }
 
@@ -406,8 +407,8 @@ fn read_lines(text: &str, section: &str, keys: bool) -> Option<LockFacts> {
             section = k;
             continue;
         };
-        if section == "command" {
-            continue; // read by [`read_command`]
+        if section == "command" || section == "providers" {
+            continue; // read by [`read_command`] and `sealed::read_records`
         }
         if section.is_empty() || body.starts_with(' ') {
             return None;

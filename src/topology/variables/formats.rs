@@ -45,6 +45,8 @@ pub fn check(format: &str, s: &str) -> Option<bool> {
         "uuid5" => uuid_like(s, Some(b'5')),
         "hostname" => is_hostname(s),
         "date" => is_date(s),
+        "datetime" => is_datetime(s),
+        "email" => return is_email(s),
         "byte" => is_base64(s),
         "hexcolor" => is_hexcolor(s),
         _ => return None,
@@ -148,6 +150,14 @@ fn is_date(s: &str) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
+    // Go's time.Parse("2006-01-02") takes digits only (Rust's parse would take a `+`).
+    if !b
+        .iter()
+        .enumerate()
+        .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+    {
+        return false;
+    }
     let num = |r: std::ops::Range<usize>| s.get(r).and_then(|t| t.parse::<u32>().ok());
     match (num(0..4), num(5..7), num(8..10)) {
         (Some(y), Some(m), Some(d)) if (1..=12).contains(&m) && d >= 1 => {
@@ -170,6 +180,56 @@ fn is_date(s: &str) -> bool {
         }
         _ => false,
     }
+}
+
+/// kube-openapi's `IsDateTime`: the text lowercased and split at every `t`; the first
+/// part a date, the second (any later ones are ignored, as there) matching
+/// `^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$` with
+/// hours, minutes and seconds compared as text to "23", "59", "59".
+fn is_datetime(s: &str) -> bool {
+    static TIME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$",
+        )
+        .expect("a valid expression")
+    });
+    if s.len() < 4 {
+        return false;
+    }
+    let lower = s.to_lowercase();
+    let mut parts = lower.split('t');
+    let (Some(date), Some(time)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    if !is_date(date) {
+        return false;
+    }
+    TIME.captures(time).is_some_and(|m| {
+        let g = |i: usize| m.get(i).map_or("", |x| x.as_str());
+        g(1) <= "23" && g(2) <= "59" && g(3) <= "59"
+    })
+}
+
+/// kube-openapi's `IsEmail` (Go's `net/mail.ParseAddress` succeeds) where the text is
+/// a bare address of printable ASCII: valid exactly when it is `dot-atom@dot-atom`.
+/// Texts with spaces, comments, quotes, display names, groups, domain literals or
+/// non-ASCII go through more of ParseAddress's grammar (and RFC 2047 decoding) than
+/// this implements: `None`, and the caller warns.
+fn is_email(s: &str) -> Option<bool> {
+    const SPECIALS: &[u8] = b"()<>[]:;\\,\"";
+    let plain = s
+        .bytes()
+        .all(|b| (b'!'..=b'~').contains(&b) && !SPECIALS.contains(&b));
+    if !plain {
+        return None;
+    }
+    let dot_atom =
+        |a: &str| !a.is_empty() && !a.starts_with('.') && !a.ends_with('.') && !a.contains("..");
+    let mut it = s.split('@');
+    Some(match (it.next(), it.next(), it.next()) {
+        (Some(local), Some(domain), None) => dot_atom(local) && dot_atom(domain),
+        _ => false,
+    })
 }
 
 /// Standard base64 with padding (Go's `base64.StdEncoding.DecodeString`).
@@ -223,6 +283,50 @@ mod tests {
         assert_eq!(check("mac", "00:11:22:33:44:55"), Some(true));
         assert_eq!(check("hostname", "a-b.example"), Some(true));
         assert_eq!(check("hostname", "-a"), Some(false));
-        assert_eq!(check("email", "a@b"), None);
+        assert_eq!(check("email", "a@b"), Some(true));
+        assert_eq!(check("email", "first.last+tag@sub.example.io"), Some(true));
+        for bad in [
+            "not-an-email",
+            "a@b@c",
+            ".a@b",
+            "a.@b",
+            "a..b@c",
+            "a@",
+            "@b",
+            "a@b..c",
+        ] {
+            assert_eq!(check("email", bad), Some(false), "{bad}");
+        }
+        for unchecked in [
+            "A <a@b>",
+            "a@[10.0.0.1]",
+            "\"q\"@b",
+            " a@b",
+            "é@b",
+            "a@b (c)",
+        ] {
+            assert_eq!(check("email", unchecked), None, "{unchecked}");
+        }
+        assert_eq!(check("date", "+024-02-29"), Some(false));
+        for good in [
+            "2024-01-02T03:04:05Z",
+            "2024-01-02t03:04:05.123+01:00",
+            "2024-01-02T23:59:59z",
+            "2024-02-29T00:00:00-07:30",
+            "2024-01-02T03:04:05Zt",
+        ] {
+            assert_eq!(check("date-time", good), Some(true), "{good}");
+        }
+        for bad in [
+            "yesterday",
+            "2024-01-02",
+            "2024-01-02T24:00:00Z",
+            "2024-01-02T03:04:05",
+            "2023-02-29T00:00:00Z",
+            "2024-01-02 03:04:05Z",
+            "2024-01-02T3:04:05Z",
+        ] {
+            assert_eq!(check("date-time", bad), Some(false), "{bad}");
+        }
     }
 }

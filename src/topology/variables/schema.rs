@@ -55,6 +55,12 @@ pub struct Schema {
     pub one_of: Vec<Schema>,
     pub any_of: Vec<Schema>,
     pub not: Option<Box<Schema>>,
+    /// CRD schemas only ([`Schema::from_crd_value`]; Cluster API's JSONSchemaProps has
+    /// neither): `multipleOf`.
+    pub multiple_of: Option<f64>,
+    /// CRD schemas only: `x-kubernetes-embedded-resource` (an object with implicit
+    /// `apiVersion`, `kind` and ObjectMeta `metadata`).
+    pub embedded_resource: bool,
 }
 
 fn str_field(m: &Map<String, Value>, k: &str, path: &str) -> Result<String> {
@@ -105,7 +111,55 @@ fn schema_box(m: &Map<String, Value>, k: &str, path: &str) -> Result<Option<Box<
     }
 }
 
+/// The CRD-only keywords of `raw` into `s` and its subschemas.
+fn crd_extras(s: &mut Schema, raw: &Value) {
+    s.multiple_of = raw.get("multipleOf").and_then(Value::as_f64);
+    s.embedded_resource = raw
+        .get("x-kubernetes-embedded-resource")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    if let Some(Value::Object(props)) = raw.get("properties") {
+        for (k, sub) in s.properties.iter_mut() {
+            if let Some(r) = props.get(k) {
+                crd_extras(sub, r);
+            }
+        }
+    }
+    for (k, sub) in [
+        ("items", s.items.as_deref_mut()),
+        (
+            "additionalProperties",
+            s.additional_properties.as_deref_mut(),
+        ),
+        ("not", s.not.as_deref_mut()),
+    ] {
+        if let (Some(sub), Some(r)) = (sub, raw.get(k)) {
+            crd_extras(sub, r);
+        }
+    }
+    for (k, list) in [
+        ("allOf", &mut s.all_of),
+        ("oneOf", &mut s.one_of),
+        ("anyOf", &mut s.any_of),
+    ] {
+        if let Some(Value::Array(rs)) = raw.get(k) {
+            for (sub, r) in list.iter_mut().zip(rs) {
+                crd_extras(sub, r);
+            }
+        }
+    }
+}
+
 impl Schema {
+    /// A CRD's `openAPIV3Schema`: [`Schema::from_value`] plus what a CRD schema has
+    /// and a ClusterClass variable's does not (`multipleOf`,
+    /// `x-kubernetes-embedded-resource`).
+    pub fn from_crd_value(v: &Value, path: &str) -> Result<Schema> {
+        let mut s = Schema::from_value(v, path)?;
+        crd_extras(&mut s, v);
+        Ok(s)
+    }
+
     /// Reads a schema object; `path` names it in errors.
     pub fn from_value(v: &Value, path: &str) -> Result<Schema> {
         let m = v

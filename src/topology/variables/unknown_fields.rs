@@ -6,6 +6,9 @@ use serde_json::Value;
 
 use super::schema::Schema;
 
+/// What pruning leaves alone in an embedded resource (`metaFields`).
+const META_FIELDS: &[&str] = &["apiVersion", "kind", "metadata"];
+
 /// The sorted unknown field paths of the wrapped value `{variableValue: v}`, with CAPI's
 /// `variableValue.` prefix trimmed (a root array keeps `variableValue[i]…`).
 pub fn unknown_fields(v: &Value, s: &Schema) -> Vec<String> {
@@ -57,6 +60,11 @@ fn prune(x: &Value, s: Option<&Schema>, parent: &mut Vec<String>, out: &mut Vec<
                 return;
             };
             for (k, v) in map {
+                // An embedded resource's apiVersion, kind and metadata are ObjectMeta's
+                // business (CRD schemas only: `validate::objectmeta`).
+                if s.embedded_resource && META_FIELDS.contains(&k.as_str()) {
+                    continue;
+                }
                 if let Some(p) = s.properties.get(k) {
                     append_key(parent, k);
                     prune(v, Some(p), parent, out);
@@ -85,6 +93,9 @@ fn skip_prune(x: &Value, s: &Schema, parent: &mut Vec<String>, out: &mut Vec<Str
     match x {
         Value::Object(map) => {
             for (k, v) in map {
+                if s.embedded_resource && META_FIELDS.contains(&k.as_str()) {
+                    continue;
+                }
                 if let Some(p) = s.properties.get(k) {
                     append_key(parent, k);
                     prune(v, Some(p), parent, out);

@@ -4,7 +4,16 @@
 // would prune, so a field the controller never sees), and the x-kubernetes-validations
 // CEL rules, with apiextensions-apiserver's own code.
 //
-//	crdvalidate [-tsv] CRD.yaml... -- OBJECTS.yaml...
+//	crdvalidate [-tsv] [-webhooks] CRD.yaml... -- OBJECTS.yaml...
+//
+// -webhooks: as an apply through Cluster API's defaulting webhooks (controller-runtime
+// CustomDefaulters decode the object into its Go type and patch it to the re-encoding):
+// the v1beta1 Cluster, MachineDeployment, MachineHealthCheck, MachinePool and
+// KubeadmControlPlane(Template) are round-tripped through their Cluster API v1.10.10
+// types (runtime.DefaultUnstructuredConverter) before the schema and the CEL rules see
+// them; unknown fields are still those of the object as written (strict decoding comes
+// before admission). An object the type cannot decode is validated as written (the
+// webhook would refuse it). The webhooks' own defaults are not applied.
 //
 // The steps run in the API server's order (customresource_handler.go
 // unstructuredSchemaCoercer.apply, then the strategy's validation): unknown metadata
@@ -39,9 +48,52 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 		utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/apimachinery/pkg/runtime"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	clusterv1 "sigs.k8s.io/cluster-api/api/v1beta1"
+	kcpv1 "sigs.k8s.io/cluster-api/controlplane/kubeadm/api/v1beta1"
+	expv1 "sigs.k8s.io/cluster-api/exp/api/v1beta1"
 	"sigs.k8s.io/yaml"
 )
+
+// typedFor is the Go type of the kinds whose defaulting webhook re-encodes them (what
+// capi-render's validate::apply round-trips), nil for the others.
+func typedFor(apiVersion, kind string) interface{} {
+	switch apiVersion + "/" + kind {
+	case "cluster.x-k8s.io/v1beta1/Cluster":
+		return &clusterv1.Cluster{}
+	case "cluster.x-k8s.io/v1beta1/MachineDeployment":
+		return &clusterv1.MachineDeployment{}
+	case "cluster.x-k8s.io/v1beta1/MachineHealthCheck":
+		return &clusterv1.MachineHealthCheck{}
+	case "cluster.x-k8s.io/v1beta1/MachinePool":
+		return &expv1.MachinePool{}
+	case "controlplane.cluster.x-k8s.io/v1beta1/KubeadmControlPlane":
+		return &kcpv1.KubeadmControlPlane{}
+	case "controlplane.cluster.x-k8s.io/v1beta1/KubeadmControlPlaneTemplate":
+		return &kcpv1.KubeadmControlPlaneTemplate{}
+	}
+	return nil
+}
+
+// throughWebhook is obj as a defaulting webhook hands it on: its typed round trip, or
+// obj itself when no webhook re-encodes its kind or its type cannot decode it.
+func throughWebhook(obj map[string]interface{}) map[string]interface{} {
+	av, _ := obj["apiVersion"].(string)
+	k, _ := obj["kind"].(string)
+	typed := typedFor(av, k)
+	if typed == nil {
+		return obj
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, typed); err != nil {
+		return obj
+	}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return obj
+	}
+	return u
+}
 
 type served struct {
 	structural *structuralschema.Structural
@@ -115,6 +167,10 @@ func main() {
 	if tsv {
 		args = args[1:]
 	}
+	webhooks := len(args) > 0 && args[0] == "-webhooks"
+	if webhooks {
+		args = args[1:]
+	}
 	sep := -1
 	for i, a := range args {
 		if a == "--" {
@@ -186,6 +242,17 @@ func main() {
 			unknown = append(unknown, embedded...)
 			for _, f := range unknown {
 				report(f, "unknown field", fmt.Sprintf("unknown field %q (the API server prunes it)", f))
+			}
+			if webhooks {
+				// The schema and the rules see the webhook's re-encoding of the object as
+				// written, then pruned and coerced as the API server does.
+				var written map[string]interface{}
+				if err := utiljson.Unmarshal(j, &written); err == nil {
+					obj = throughWebhook(written)
+					pruning.PruneWithOptions(obj, s.structural, true, structuralschema.UnknownFieldPathOptions{})
+					structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s.structural)
+					schemaobjectmeta.CoerceWithOptions(nil, obj, s.structural, false, schemaobjectmeta.CoerceOptions{})
+				}
 			}
 			structuraldefaulting.Default(obj, s.structural)
 			for _, e := range validation.ValidateCustomResource(nil, obj, s.schema) {

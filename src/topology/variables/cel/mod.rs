@@ -278,6 +278,23 @@ mod tests {
     }
 
     #[test]
+    fn data_of_the_wrong_type_fails_the_rules_that_read_it() {
+        // apiextensions converts lazily: the read of `x.name` (a number where the schema
+        // says string) fails the evaluation; `size()` reads no element.
+        let schema = json!({"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}}},
+            "x-kubernetes-validations": [{"rule": "self.all(x, self.exists_one(y, x.name == y.name))"}, {"rule": "self.size() < 5"}]});
+        let o = run(schema.clone(), json!([{"name": 12}, {"name": "b"}]));
+        assert_eq!(o.errors.len(), 1, "{o:?}");
+        assert_eq!(
+            o.errors[0].detail,
+            "invalid data, expected string, got int64 evaluating rule: self.all(x, self.exists_one(y, x.name == y.name))"
+        );
+        assert!(run(schema, json!([{"name": "a"}, {"name": "b"}]))
+            .errors
+            .is_empty());
+    }
+
+    #[test]
     fn transition_rules_are_skipped_and_items_are_indexed() {
         let o = run(
             json!({"type": "string", "x-kubernetes-validations": [{"rule": "self == oldSelf"}]}),

@@ -25,6 +25,11 @@ pub enum Val {
     Map(Rc<Vec<(Val, Val)>>),
     /// A type value (`type(x)`, `int`, `string`, …), by CEL type name.
     Type(&'static str),
+    /// Data whose type is not its schema's (a number where the schema says string),
+    /// with apiextensions' error: reading it fails the rule, as apiextensions'
+    /// `UnstructuredToVal` converts lazily and fails at the access
+    /// (`eval::read`); a rule that never reads it is unaffected.
+    Invalid(Rc<str>),
 }
 
 /// The CEL type names usable as identifiers.
@@ -59,6 +64,7 @@ impl Val {
             Val::List(_) => "list",
             Val::Map(_) => "map",
             Val::Type(_) => "type",
+            Val::Invalid(_) => "invalid",
         }
     }
 
@@ -73,6 +79,9 @@ impl Val {
 
 /// Converts a decoded JSON value; `schema` decides int vs double.
 pub fn from_json(v: &Value, schema: Option<&Schema>) -> Val {
+    if let Some(why) = schema.and_then(|s| mismatch(v, s)) {
+        return Val::Invalid(why.into());
+    }
     match v {
         Value::Null => Val::Null,
         Value::Bool(b) => Val::Bool(*b),
@@ -104,6 +113,26 @@ pub fn from_json(v: &Value, schema: Option<&Schema>) -> Val {
                 .collect(),
         )),
     }
+}
+
+/// apiextensions' error when `v` is not of its schema's type (`None` when it is, or
+/// when the schema takes any type).
+fn mismatch(v: &Value, s: &Schema) -> Option<String> {
+    if s.int_or_string || s.type_.is_empty() {
+        return None;
+    }
+    let (got, ok) = match v {
+        Value::Null => return None,
+        Value::String(_) => ("string", s.type_ == "string"),
+        Value::Bool(_) => ("bool", s.type_ == "boolean"),
+        Value::Number(n) if as_int64(n).is_some() => {
+            ("int64", matches!(s.type_.as_str(), "integer" | "number"))
+        }
+        Value::Number(_) => ("float64", s.type_ == "number"),
+        Value::Array(_) => ("[]interface {}", s.type_ == "array"),
+        Value::Object(_) => ("map[string]interface {}", s.type_ == "object"),
+    };
+    (!ok).then(|| format!("invalid data, expected {}, got {got}", s.type_))
 }
 
 /// Numeric value as f64 for cross-type comparisons.

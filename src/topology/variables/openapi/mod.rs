@@ -13,6 +13,8 @@ mod composition;
 
 use super::field_error::{go_v_float, BadValue, FieldError};
 use super::formats;
+
+mod multiple_of;
 use super::schema::Schema;
 use crate::go::json::{as_int64, marshal};
 use crate::go::quote::quote as go_quote;
@@ -301,6 +303,9 @@ fn number_check(s: &Schema, v: &Value, path: &str) -> Vec<OaError> {
     };
     let int = as_int64(n);
     let f = n.as_f64().unwrap_or(0.0);
+    if let Some(factor) = s.multiple_of {
+        out.extend(multiple_of::check(s, factor, int, f, path, v));
+    }
     if let Some(min) = s.minimum {
         let ex = s.exclusive_minimum;
         let fails = match int {

@@ -129,7 +129,7 @@ fn eval_node(e: &Expr, scope: &Scope) -> EvalResult {
             Lit::Str(s) => Val::Str(s.as_str().into()),
         }),
         Expr::Ident(n) => match scope.lookup(n) {
-            Some(v) => Ok(v.clone()),
+            Some(v) => read(v.clone()),
             None => match super::value::TYPE_NAMES.iter().find(|t| **t == n.as_str()) {
                 Some(t) => Ok(Val::Type(t)),
                 None => Err(EvalError::Unsupported(format!(
@@ -139,12 +139,12 @@ fn eval_node(e: &Expr, scope: &Scope) -> EvalResult {
         },
         Expr::Select(target, field) => {
             let t = eval(target, scope)?;
-            select(&t, field)
+            select(&t, field).and_then(read)
         }
         Expr::Index(target, idx) => {
             let t = eval(target, scope)?;
             let i = eval(idx, scope)?;
-            index(&t, &i)
+            index(&t, &i).and_then(read)
         }
         Expr::List(items) => Ok(Val::List(Rc::new(
             items
@@ -223,6 +223,15 @@ fn logic(a: &Expr, b: &Expr, scope: &Scope, decisive: bool) -> EvalResult {
         (Err(e), _) | (_, Err(e)) => Err(e),
         (Ok(Val::Bool(_)), Ok(Val::Bool(_))) => Ok(Val::Bool(!decisive)),
         (Ok(x), Ok(y)) => Err(no_overload(op, &[&x, &y])),
+    }
+}
+
+/// A value as a rule reads it: data of the wrong type fails the evaluation here
+/// ([`Val::Invalid`]).
+fn read(v: Val) -> EvalResult {
+    match v {
+        Val::Invalid(why) => Err(runtime(why.to_string())),
+        v => Ok(v),
     }
 }
 
