@@ -159,7 +159,12 @@ pub fn prepare(
     let (mut providers, mut extra, mut warnings) =
         crate::operator::render_providers(&inputs.objects, opts)?;
     let off = opts.no_validate;
-    warnings.extend(crd_check::validate_inputs(&inputs, &providers, off)?);
+    warnings.extend(crd_check::validate_inputs(
+        &inputs,
+        &providers,
+        opts.repository.as_deref(),
+        off,
+    )?);
     if opts.cert_manager {
         let (unit, file) = cert_manager_unit(opts)?;
         providers.insert(0, unit);

@@ -279,3 +279,55 @@ fn validate_command_lines_and_the_webhook_round_trip() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A template of a provider the tree does not install is checked against the CRD of
+/// the newest release of that provider in `--repository`; a kind no CRD defines
+/// anywhere is a warning naming it; provider CRs (consumed, not applied) are neither.
+#[test]
+fn kinds_of_providers_outside_the_tree_are_checked_against_the_repository() {
+    let Some(corpus) = corpus() else { return };
+    let s = common::Scratch::new("crd-repo");
+    let providers = "apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata: {name: cluster-api, namespace: capi-system}\nspec: {version: v1.14.2}\n";
+    let template = |extra: &str| {
+        format!("apiVersion: infrastructure.cluster.x-k8s.io/v1beta2\nkind: DockerMachineTemplate\nmetadata: {{name: worker, namespace: team-a}}\nspec:\n  template:\n    spec: {{{extra}}}\n---\napiVersion: infrastructure.example.io/v1\nkind: FooMachineTemplate\nmetadata: {{name: foo, namespace: team-a}}\nspec: {{}}\n")
+    };
+    std::fs::write(s.path().join("providers.yaml"), providers).unwrap();
+    let run = |t: &str| {
+        std::fs::write(s.path().join("templates.yaml"), t).unwrap();
+        common::run(
+            common::bin()
+                .current_dir(s.path())
+                .arg("--repository")
+                .arg(corpus.join("repository"))
+                .args([
+                    "render",
+                    "-f",
+                    "providers.yaml",
+                    "-f",
+                    "templates.yaml",
+                    "--stdout",
+                ]),
+            None,
+        )
+    };
+    let ok = run(&template("customImage: kindest/node:v1.34.0"));
+    let err = String::from_utf8_lossy(&ok.stderr).into_owned();
+    assert!(ok.status.success(), "{err}");
+    assert!(
+        err.contains("FooMachineTemplate (infrastructure.example.io/v1): no CRD for it among the providers the tree installs or in --repository"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("DockerMachineTemplate (") && !err.contains("CoreProvider"),
+        "{err}"
+    );
+    // The docker provider is not in the tree: its repository release's CRD refuses a
+    // field it does not declare.
+    let bad = run(&template("customImage: kindest/node:v1.34.0, replicas: 3"));
+    let err = String::from_utf8_lossy(&bad.stderr).into_owned();
+    assert!(!bad.status.success());
+    assert!(
+        err.contains("templates.yaml: document 1: DockerMachineTemplate team-a/worker: spec.template.spec.replicas: unknown field"),
+        "{err}"
+    );
+}

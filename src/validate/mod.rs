@@ -63,7 +63,7 @@ pub(crate) fn check_parts(raw: &Value, validated: &Value, index: &CrdIndex) -> O
             ));
         } else {
             out.warnings.push(format!(
-                "{kind} ({api}): no CRD for this kind in the provider components the tree installs; not validated against a schema"
+                "{kind} ({api}): no CRD for it among the providers the tree installs or in --repository; not validated against a schema"
             ));
         }
         return out;
