@@ -226,7 +226,11 @@ fn unit_objects(u: RenderedUnit) -> Result<(String, Side, Error)> {
 
 /// Render one side into `tx` in directory order: its providers (rendered already)
 /// merged with its Clusters, streamed sorted. Stops when the receiver is gone.
-fn feed(mut r: Rendering, tx: std::sync::mpsc::SyncSender<Result<(String, Side)>>) {
+fn feed(
+    mut r: Rendering,
+    same: &std::collections::HashSet<String>,
+    tx: std::sync::mpsc::SyncSender<Result<(String, Side)>>,
+) {
     let gone = || Error::new("the comparison stopped");
     let mut last: Option<String> = None;
     let mut send = |x: Result<(String, Side, Error)>| -> Result<()> {
@@ -256,7 +260,11 @@ fn feed(mut r: Rendering, tx: std::sync::mpsc::SyncSender<Result<(String, Side)>
     }
     providers.sort_by(|a, b| a.0.cmp(&b.0));
     let mut providers = providers.into_iter().peekable();
-    let res = r.stream(unit_objects, |c| {
+    let keep = |dir: &str, _: &str| same.contains(dir);
+    let res = r.stream_keeping(&keep, unit_objects, |c| {
+        let crate::render::Produced::Made { unit: c, .. } = c else {
+            return Ok(()); // the same on both sides
+        };
         while let Some(p) = providers.next_if(|p| p.0 < c.0) {
             send(Ok(p))?;
         }
@@ -274,11 +282,34 @@ fn feed(mut r: Rendering, tx: std::sync::mpsc::SyncSender<Result<(String, Side)>
 /// the units in flight and the diff, never both renders. `labels` name the sides in
 /// errors; an error of the first side is reported before one of the second.
 pub fn impact_streaming(before: Rendering, after: Rendering, labels: [&str; 2]) -> Result<Impact> {
+    // A Cluster both sides give the same fingerprint renders to the same unit on both:
+    // neither side renders it (a change to one Cluster of a fleet renders one Cluster
+    // twice, not the fleet).
+    // A directory two Clusters of one side share is rendered, so that the duplicate is
+    // reported as it always was.
+    let same = {
+        let once = |v: Vec<(String, String)>| {
+            let mut m: std::collections::HashMap<String, Option<String>> = Default::default();
+            for (dir, fp) in v {
+                m.entry(dir).and_modify(|e| *e = None).or_insert(Some(fp));
+            }
+            m
+        };
+        let b = once(before.cluster_fingerprints());
+        let a = once(after.cluster_fingerprints());
+        let same: std::collections::HashSet<String> = b
+            .into_iter()
+            .filter(|(dir, fp)| fp.is_some() && a.get(dir) == Some(fp))
+            .map(|(dir, _)| dir)
+            .collect();
+        same
+    };
     let (btx, brx) = std::sync::mpsc::sync_channel(32);
     let (atx, arx) = std::sync::mpsc::sync_channel(32);
     std::thread::scope(|s| {
-        s.spawn(move || feed(before, btx));
-        s.spawn(move || feed(after, atx));
+        let same = &same;
+        s.spawn(move || feed(before, same, btx));
+        s.spawn(move || feed(after, same, atx));
         join(brx, arx, labels)
     })
 }

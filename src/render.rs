@@ -341,6 +341,20 @@ fn fingerprint(prefix: &crate::model::hash::Sha256Prefix, job: &ClusterJob) -> S
     prefix.hex_with(job.hash.as_bytes())
 }
 
+/// A Cluster's fingerprint; with a class of another namespace (`class_ns`), that
+/// namespace's prefix covers it too.
+fn job_fingerprint(
+    prefixes: &[crate::model::hash::Sha256Prefix],
+    job: &ClusterJob,
+    class_ns: Option<usize>,
+) -> String {
+    let own = fingerprint(&prefixes[job.namespace], job);
+    match class_ns {
+        None => own,
+        Some(k) => prefixes[k].hex_with(own.as_bytes()),
+    }
+}
+
 /// Everything of a fingerprint but the Cluster: one per namespace and run, absorbed
 /// into the sha256 once (the Cluster's sum is all each fingerprint then hashes).
 fn fingerprint_prefix(
@@ -393,6 +407,32 @@ pub struct KeptUnit {
 }
 
 impl Rendering {
+    /// Each namespace's [`fingerprint_prefix`].
+    fn prefixes(&self) -> Vec<crate::model::hash::Sha256Prefix> {
+        self.namespaces
+            .iter()
+            .map(|ns| fingerprint_prefix(ns, self.mode, self.v1beta2_core))
+            .collect()
+    }
+
+    /// Every topology Cluster's unit directory and fingerprint, computed on all cores
+    /// without rendering (what [`Rendering::stream_keeping`] decides on): `diff` skips
+    /// the Clusters both sides give the same fingerprint, whose units are equal.
+    pub fn cluster_fingerprints(&self) -> Vec<(String, String)> {
+        use rayon::prelude::*;
+        let prefixes = self.prefixes();
+        self.clusters
+            .par_iter()
+            .map(|job| {
+                let ns = &self.namespaces[job.namespace].name;
+                (
+                    unit_dir(&UnitKind::Cluster, ns, &job.name),
+                    job_fingerprint(&prefixes, job, job.class_namespace),
+                )
+            })
+            .collect()
+    }
+
     /// How many units the run produces (providers, then Clusters).
     pub fn unit_count(&self) -> usize {
         self.providers.len() + self.clusters.len()
@@ -476,18 +516,9 @@ impl Rendering {
         crate::progress::start("clusters", self.clusters.len());
         let namespaces = &self.namespaces;
         let mode = self.mode;
-        let prefixes: Vec<crate::model::hash::Sha256Prefix> = namespaces
-            .iter()
-            .map(|ns| fingerprint_prefix(ns, mode, self.v1beta2_core))
-            .collect();
-        // A class of another namespace: that namespace's prefix covers it too.
+        let prefixes = self.prefixes();
         let facts_of = |job: &ClusterJob, class_ns: Option<usize>| ClusterFacts {
-            fingerprint: match class_ns {
-                None => fingerprint(&prefixes[job.namespace], job),
-                Some(k) => {
-                    prefixes[k].hex_with(fingerprint(&prefixes[job.namespace], job).as_bytes())
-                }
-            },
+            fingerprint: job_fingerprint(&prefixes, job, class_ns),
             cluster: job.hash.clone(),
             source: job.file.clone(),
         };

@@ -105,3 +105,66 @@ fn streamed_impact_equals_the_in_memory_one() {
     }
     assert!(compared_changes > 10, "{compared_changes}");
 }
+
+/// A Cluster both sides give the same fingerprint is rendered on neither: here one that
+/// cannot render at all (its MachineDeployment class does not exist) sits unchanged
+/// beside the Cluster the change is about, and `diff` reports that change alone.
+#[test]
+fn clusters_unchanged_on_both_sides_are_not_rendered() {
+    let s = common::Scratch::new("diff-skip");
+    let root = common::root();
+    let class =
+        std::fs::read_to_string(root.join("fixtures/quickstart/clusters/class.yaml")).unwrap();
+    let clusters =
+        std::fs::read_to_string(root.join("fixtures/quickstart/clusters/clusters.yaml")).unwrap();
+    let broken = "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nmetadata:\n  name: broken\nspec:\n  topology:\n    class: quickstart\n    version: v1.31.2\n    controlPlane: {replicas: 1}\n    workers:\n      machineDeployments:\n      - {class: no-such-class, name: md-0, replicas: 1}\n";
+    for (side, version) in [("before", "v1.31.2"), ("after", "v1.31.3")] {
+        let d = s.path().join(side);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("class.yaml"), &class).unwrap();
+        let changed = clusters.replacen("version: v1.31.2", &format!("version: {version}"), 1);
+        std::fs::write(d.join("clusters.yaml"), format!("{changed}---\n{broken}")).unwrap();
+    }
+    let o = common::run(
+        common::bin().current_dir(s.path()).args([
+            "diff",
+            "-f",
+            "before",
+            "--against",
+            "after",
+            "--name-only",
+        ]),
+        None,
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(out.trim(), "clusters/default/dev", "{out}");
+    // Changed, the broken Cluster renders on both sides, and fails the run naming it.
+    let after = s.path().join("after/clusters.yaml");
+    let t = std::fs::read_to_string(&after)
+        .unwrap()
+        .replace("  name: broken\n", "  name: broken\n  labels: {a: b}\n");
+    std::fs::write(&after, t).unwrap();
+    let o = common::run(
+        common::bin().current_dir(s.path()).args([
+            "diff",
+            "-f",
+            "before",
+            "--against",
+            "after",
+            "--name-only",
+        ]),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("Cluster default/broken"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
