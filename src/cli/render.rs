@@ -472,6 +472,11 @@ fn seal(
         for w in &warnings {
             super::ui::warn(&format!("{}/{w}", out.display()));
         }
+        if a.argocd {
+            super::ui::warn(
+                "--argocd with --secrets sops: Argo CD applies the encrypted Secrets as they are (it has no SOPS decryption of its own); give its repo server a SOPS plugin (KSOPS, helm-secrets), or use --flux",
+            );
+        }
     }
     Ok(())
 }
