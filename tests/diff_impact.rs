@@ -484,3 +484,66 @@ fn diff_help_shows_a_real_comment() {
         "diff --help does not show:\n{shown}\n---\n{help}"
     );
 }
+
+/// `diff --base REV --from-lock OUT`: the inputs and options of the `render` command the
+/// tree's lock records, the base side of those inputs read from Git.
+#[test]
+fn from_lock_takes_the_recorded_inputs() {
+    let s = common::Scratch::new("impact-from-lock");
+    let repo = s.path().join("repo");
+    common::copy_quickstart(&repo);
+    let render = common::run(
+        common::bin().current_dir(&repo).args([
+            "--config",
+            "fixtures/quickstart/clusterctl.yaml",
+            "render",
+            "-f",
+            "fixtures/quickstart/providers",
+            "-f",
+            "fixtures/quickstart/clusters",
+            "-o",
+            "rendered",
+        ]),
+        None,
+    );
+    assert!(
+        render.status.success(),
+        "{}",
+        String::from_utf8_lossy(&render.stderr)
+    );
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "base"]);
+    let clusters = repo.join("fixtures/quickstart/clusters/clusters.yaml");
+    let t = fs::read_to_string(&clusters).unwrap();
+    fs::write(
+        &clusters,
+        t.replacen("version: v1.31.2", "version: v1.32.0", 1),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let o = common::run(
+            common::bin().current_dir(&repo).arg("diff").args(args),
+            None,
+        );
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = run(&["--base", "HEAD", "--from-lock", "rendered", "--name-only"]);
+    assert_eq!((code, out.as_str()), (1, "clusters/default/dev\n"), "{err}");
+    // Without --base there is nothing to compare with; -f and the lock's flags clash.
+    let (code, _, err) = run(&["--from-lock", "rendered"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = run(&[
+        "--base",
+        "HEAD",
+        "--from-lock",
+        "rendered",
+        "-f",
+        "fixtures/quickstart/clusters",
+    ]);
+    assert_eq!(code, 2, "{err}");
+}

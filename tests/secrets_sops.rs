@@ -238,13 +238,31 @@ fn dropping_sops_is_refused_and_bad_flags_are_errors() {
     let o = capi(
         s.path(),
         &[
-            "render", "-f", "providers.yaml", "-o", "argo", "--argocd", "--argocd-repo",
-            "https://git.example/fleet.git", "--flux-path", "argo", "--secrets", "sops",
-            "--sops-age-recipient", &r,
+            "render",
+            "-f",
+            "providers.yaml",
+            "-o",
+            "argo",
+            "--argocd",
+            "--argocd-repo",
+            "https://git.example/fleet.git",
+            "--flux-path",
+            "argo",
+            "--secrets",
+            "sops",
+            "--sops-age-recipient",
+            &r,
         ],
     );
     assert!(o.ok, "{}", o.stderr);
-    assert_eq!(o.stderr.matches("Argo CD applies the encrypted Secrets").count(), 1, "{}", o.stderr);
+    assert_eq!(
+        o.stderr
+            .matches("Argo CD applies the encrypted Secrets")
+            .count(),
+        1,
+        "{}",
+        o.stderr
+    );
 
     for (args, says) in [
         (

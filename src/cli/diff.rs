@@ -36,8 +36,18 @@ pub enum DiffFormat {
 pub struct DiffArgs {
     /// The inputs before the change (files or directories); with --base, the inputs
     /// after the change, whose base side is read from Git.
-    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true, num_args = 1..)]
+    #[arg(short = 'f', long = "filename", value_name = "PATH", required_unless_present = "from_lock", num_args = 1..)]
     pub before: Vec<PathBuf>,
+    /// With --base: the -f paths, --config, --repository, --oci-layout, --clusters and
+    /// --capi-version of the `render` command OUT's lock records (resolved as
+    /// `render --from-lock` resolves them, inside the repository that holds OUT).
+    #[arg(
+        long = "from-lock",
+        value_name = "OUT",
+        requires = "base",
+        conflicts_with_all = ["before", "oci_layout"]
+    )]
+    pub from_lock: Option<PathBuf>,
     /// The inputs after the change (files or directories).
     #[arg(long = "against", value_name = "PATH", required_unless_present = "base", num_args = 1..)]
     pub after: Vec<PathBuf>,
@@ -80,6 +90,15 @@ pub struct DiffArgs {
 }
 
 pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {
+    if let Some(out) = &a.from_lock {
+        return match recorded(a, out, config, repository) {
+            Ok((args, config, repository)) => run(&args, config.as_deref(), repository.as_deref()),
+            Err(e) => {
+                print_error(&e);
+                ExitCode::from(if a.exit_code { 1 } else { 2 })
+            }
+        };
+    }
     let opts = RenderOptions {
         repository: repository.map(Path::to_path_buf),
         config: config.map(Path::to_path_buf),
@@ -184,6 +203,43 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
             ExitCode::from(error)
         }
     }
+}
+
+/// `diff --from-lock OUT`: these arguments with the inputs and options of the `render`
+/// command OUT's lock records, and its --config and --repository.
+fn recorded(
+    a: &DiffArgs,
+    out: &Path,
+    config: Option<&Path>,
+    repository: Option<&Path>,
+) -> Result<(DiffArgs, Option<PathBuf>, Option<PathBuf>), Error> {
+    if config.is_some() || repository.is_some() || a.clusters.capi_version.is_some() {
+        return Err(Error::new(
+            "--from-lock takes --config, --repository and --capi-version from the lock; drop them",
+        ));
+    }
+    let c = capi_render::gitops::recorded_command(out)?;
+    let args = DiffArgs {
+        before: c.files.iter().map(PathBuf::from).collect(),
+        after: Vec::new(),
+        from_lock: None,
+        base: a.base.clone(),
+        name_only: a.name_only,
+        output_format: a.output_format,
+        comment_budget: a.comment_budget,
+        full_report: a.full_report.clone(),
+        exit_code: a.exit_code,
+        oci_layout: c.oci_layout.map(PathBuf::from),
+        clusters: super::ClustersArg {
+            clusters: c.clusters.as_str().to_string(),
+            capi_version: c.capi_version.clone(),
+        },
+    };
+    Ok((
+        args,
+        c.config.map(PathBuf::from),
+        c.repository.map(PathBuf::from),
+    ))
 }
 
 /// One Cluster of `impact.clusters[]`.
