@@ -79,13 +79,17 @@ impl Impact {
     }
 }
 
-/// A unit's desired objects, for the rollout impact: a Cluster's applied objects and
-/// its review files (`desired/`); none for other units.
+/// A unit's facts for the impact: a Cluster's applied objects and its review files
+/// (`desired/`, the rollout impact); a provider's version and contract (one object,
+/// `{version, contract}`, for the contract-change warning); none for other units.
 fn desired_of(u: &RenderedUnit) -> Vec<serde_json::Value> {
-    if !matches!(u.kind, UnitKind::Cluster) {
-        return Vec::new();
+    match &u.kind {
+        UnitKind::Cluster => u.objects.iter().chain(&u.review).cloned().collect(),
+        UnitKind::Provider(p) | UnitKind::CertManager(p) => {
+            vec![serde_json::json!({"version": p.version, "contract": p.contract})]
+        }
+        _ => Vec::new(),
     }
-    u.objects.iter().chain(&u.review).cloned().collect()
 }
 
 /// A unit's object files: tree path → text.
@@ -184,6 +188,23 @@ impl Impact {
                 o.map(|s| s.1.as_slice()),
                 n.map(|s| s.1.as_slice()),
             )),
+            "providers" => {
+                let fact = |s: Option<&Side>, k: &str| {
+                    s.and_then(|s| s.1.first())
+                        .and_then(|f| f.get(k))
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or("")
+                        .to_string()
+                };
+                let (c0, c1) = (fact(o, "contract"), fact(n, "contract"));
+                if !c0.is_empty() && !c1.is_empty() && c0 != c1 {
+                    self.warnings.push(format!(
+                        "provider {unit} moves from contract {c0} to {c1} ({} → {}): every provider of the management cluster must follow the same contract; upgrade them together, as clusterctl upgrade does",
+                        fact(o, "version"),
+                        fact(n, "version")
+                    ));
+                }
+            }
             "classes" if n.is_none() => {
                 self.classes_removed.insert(format!("{ns}/{name}"));
             }
@@ -421,6 +442,44 @@ mod tests {
                 }],
             }]
         );
+    }
+
+    #[test]
+    fn a_provider_contract_change_is_a_warning() {
+        let provider = |version: &str, contract: &str| RenderedUnit {
+            kind: UnitKind::Provider(crate::model::ProviderInfo {
+                provider_type: "infrastructure".into(),
+                kind: "InfrastructureProvider".into(),
+                version: version.into(),
+                contract: contract.into(),
+                ..Default::default()
+            }),
+            namespace: "capd-system".into(),
+            name: "docker".into(),
+            objects: vec![json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "capd-controller-manager", "namespace": "capd-system"},
+                "spec": {"template": {"spec": {"containers": [{"image": format!("capd:{version}")}]}}}})],
+            review: Vec::new(),
+            after: Vec::new(),
+        };
+        let i = impact(
+            &set(vec![provider("v1.10.10", "v1beta1")]),
+            &set(vec![provider("v1.14.2", "v1beta2")]),
+        )
+        .unwrap();
+        assert_eq!(i.warnings.len(), 1, "{:?}", i.warnings);
+        assert!(
+            i.warnings[0].starts_with("provider providers/capd-system/infrastructure-docker moves from contract v1beta1 to v1beta2 (v1.10.10 → v1.14.2)"),
+            "{}",
+            i.warnings[0]
+        );
+        // A patch release of the same contract: no warning.
+        let i = impact(
+            &set(vec![provider("v1.14.1", "v1beta2")]),
+            &set(vec![provider("v1.14.2", "v1beta2")]),
+        )
+        .unwrap();
+        assert!(i.warnings.is_empty(), "{:?}", i.warnings);
     }
 
     #[test]
