@@ -7,6 +7,7 @@
 //! are masked as in `render --check`. Generated name suffixes are derived from stable
 //! inputs, so an unchanged Cluster renders the same names on both sides.
 
+pub mod verbs;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::error::{Error, Result};
@@ -45,6 +46,8 @@ pub struct UnitChange {
     pub unit: String,
     pub change: Change,
     pub objects: Vec<FileChange>,
+    /// Per object (in `objects`' order): its verb and who applies it ([`verbs`]).
+    pub verbs: Vec<(&'static str, &'static str)>,
 }
 
 impl Impact {
@@ -144,9 +147,11 @@ impl Impact {
         let paths: BTreeSet<&String> = oo.keys().chain(nn.keys()).collect();
         let mut diffs = String::new();
         let mut objects = Vec::new();
+        let mut rotated = Vec::new();
         for p in paths {
             let (a, b) = (oo.get(p).map(String::as_str), nn.get(p).map(String::as_str));
             if a != b {
+                rotated.push(matches!((a, b), (Some(x), Some(y)) if verbs::rotates(p, x, y)));
                 objects.push(FileChange {
                     path: p.clone(),
                     change: Change::between(a, b),
@@ -169,6 +174,7 @@ impl Impact {
             self.units.push(UnitChange {
                 unit: unit.to_string(),
                 change,
+                verbs: verbs::verbs(&objects, &rotated),
                 objects,
             });
             self.unit_impact(unit, o, n);
@@ -440,6 +446,7 @@ mod tests {
                     path: "clusters/fleet/b/machinedeployment-b-md-0.yaml".into(),
                     change: Change::Changed,
                 }],
+                verbs: vec![("update", "tree")],
             }]
         );
     }

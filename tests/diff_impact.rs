@@ -547,3 +547,51 @@ fn from_lock_takes_the_recorded_inputs() {
     ]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// Each changed object's verb: a class change to the workers' machine template spec
+/// makes the topology controller replace every Cluster's worker template (a new one
+/// under a new name), while the class unit's own template is updated by the tree.
+#[test]
+fn each_changed_object_has_a_verb_and_who_applies_it() {
+    let s = common::Scratch::new("impact-verbs");
+    let after = edited(
+        &s,
+        "a",
+        "class.yaml",
+        "extraMounts: []",
+        "extraMounts: [{containerPath: /x, hostPath: /x}]",
+    );
+    let (code, out, err) = diff(&after, &["--output-format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let objects: Vec<&serde_json::Value> = v["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|u| u["objects"].as_array().unwrap())
+        .collect();
+    let verbs = |verb: &str| objects.iter().filter(|o| o["verb"] == verb).count();
+    assert!(verbs("replace") >= 2, "{out}");
+    for o in objects.iter().filter(|o| o["verb"] == "replace") {
+        let p = o["path"].as_str().unwrap();
+        assert!(p.contains("/desired/dockermachinetemplate-"), "{p}");
+    }
+    assert!(
+        objects
+            .iter()
+            .any(|o| o["verb"] == "update" && o["appliedBy"] == "tree"),
+        "{out}"
+    );
+    for o in &objects {
+        let review = o["path"].as_str().unwrap().contains("/desired/");
+        let by = if review {
+            "topology controller"
+        } else {
+            "tree"
+        };
+        assert_eq!(o["appliedBy"], by, "{o}");
+        if o["status"] == "changed" {
+            assert!(o["verb"] == "update" || o["verb"] == "replace", "{o}");
+        }
+    }
+}

@@ -164,10 +164,15 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
                 .units
                 .iter()
                 .map(|u| {
+                    let mut objects = super::output::file_changes(&u.objects);
+                    for (o, (verb, by)) in objects.iter_mut().zip(&u.verbs) {
+                        o["verb"] = serde_json::Value::from(*verb);
+                        o["appliedBy"] = serde_json::Value::from(*by);
+                    }
                     serde_json::json!({
                         "unit": u.unit,
                         "status": u.change.as_str(),
-                        "objects": super::output::file_changes(&u.objects),
+                        "objects": objects,
                     })
                 })
                 .collect();
