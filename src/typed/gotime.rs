@@ -13,7 +13,18 @@ pub struct Instant {
     nanos: u32,
 }
 
+/// Seconds from 0001-01-01T00:00:00Z to the Unix epoch.
+const UNIX_EPOCH: i64 = 62_135_596_800;
+
 impl Instant {
+    /// The instant `secs` seconds after 1970-01-01T00:00:00Z.
+    pub fn from_unix(secs: i64) -> Instant {
+        Instant {
+            secs: secs + UNIX_EPOCH,
+            nanos: 0,
+        }
+    }
+
     pub fn is_zero(&self) -> bool {
         self.secs == 0 && self.nanos == 0
     }

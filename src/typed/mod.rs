@@ -34,7 +34,7 @@
 
 mod convert;
 pub mod duration;
-mod gotime;
+pub mod gotime;
 mod model;
 pub mod quantity;
 

@@ -140,47 +140,9 @@ fn decode_error(m: &Map<String, Value>) -> Option<String> {
     None
 }
 
-/// Go's `time.Parse(time.RFC3339, s)` (what metav1.Time reads): `YYYY-MM-DDTHH:MM:SS`,
-/// optional fraction, then `Z` or `±HH:MM`.
+/// Go's `time.Parse(time.RFC3339, s)` succeeds (what metav1.Time reads).
 fn is_rfc3339(s: &str) -> bool {
-    static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r"^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?(Z|[+-]([0-9]{2}):([0-9]{2}))$",
-        )
-        .expect("a valid expression")
-    });
-    let Some(c) = RE.captures(s) else {
-        return false;
-    };
-    let n = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<u32>().ok());
-    let (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(sec)) =
-        (n(1), n(2), n(3), n(4), n(5), n(6))
-    else {
-        return false;
-    };
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    let zone_ok = c.get(9).is_none() || (n(9).unwrap_or(99) < 24 && n(10).unwrap_or(99) < 60);
-    (1..=12).contains(&mo)
-        && d >= 1
-        && d <= days[(mo - 1) as usize]
-        && h < 24
-        && mi < 60
-        && sec < 60
-        && zone_ok
+    crate::typed::gotime::parse_rfc3339(s).is_ok()
 }
 
 /// The problems of the embedded resources in `v` (schema `s`, at `path`): each one's
