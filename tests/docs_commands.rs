@@ -187,19 +187,6 @@ fn matches(expected: &[String], got: &[&str]) -> bool {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), &t).unwrap();
-        }
-    }
-}
-
 /// Run the steps of `page` (relative to the crate root) in `dir`.
 fn run_page(page: &str, dir: &Path) {
     let text = std::fs::read_to_string(root().join(page)).unwrap();
@@ -304,7 +291,7 @@ fn run_page(page: &str, dir: &Path) {
 fn scratch_with_fixtures(tag: &str) -> Scratch {
     let s = Scratch::new(tag);
     for d in ["fixtures/quickstart", "fixtures/repository"] {
-        copy_dir(&root().join(d), &s.path().join(d));
+        common::copy_dir(&root().join(d), &s.path().join(d));
     }
     s
 }

@@ -482,18 +482,6 @@ fn pre_commit_hooks_call_real_commands() {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from).sort_by_file_name() {
-        let e = e.unwrap();
-        let rel = e.path().strip_prefix(from).unwrap();
-        if e.file_type().is_dir() {
-            fs::create_dir_all(to.join(rel)).unwrap();
-        } else {
-            fs::copy(e.path(), to.join(rel)).unwrap();
-        }
-    }
-}
-
 /// `--argocd` and the Flux options: the Applications and Kustomizations carry them, the
 /// lock records them, and `--from-lock` replays them (`--check` passes, then a run
 /// writes nothing).
@@ -501,7 +489,7 @@ fn copy_dir(from: &Path, to: &Path) {
 fn argocd_and_flux_options_are_written_recorded_and_replayed() {
     let d = Scratch::new("argocd");
     synthetic(&d.0);
-    copy_dir(
+    common::copy_dir(
         &crate_root().join("fixtures/repository"),
         &d.0.join("repository"),
     );

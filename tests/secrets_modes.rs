@@ -51,16 +51,6 @@ fn needles(vals: &BTreeMap<String, String>) -> Vec<String> {
     n
 }
 
-fn files(dir: &Path) -> BTreeMap<String, String> {
-    common::snapshot(dir)
-        .into_iter()
-        .filter_map(|(p, n)| match n {
-            common::Node::File(b) => Some((p, String::from_utf8(b).unwrap())),
-            _ => None,
-        })
-        .collect()
-}
-
 struct Run {
     ok: bool,
     stdout: String,
@@ -85,18 +75,6 @@ fn render(dir: &Path, inputs: &Path, extra: &[&str]) -> Run {
         ok: o.status.success(),
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
     }
 }
 
@@ -136,7 +114,7 @@ fn keep_warns_for_each_file_with_a_value_unless_explicit() {
     }
     assert_no_value("stderr", &r.stderr, &values(&text));
     // The files named do hold the values (what the warning is about).
-    let tree = files(&s.path().join("out"));
+    let tree = common::text_files(&s.path().join("out"));
     let vals = values(&text);
     let secret = &tree[&format!("{UNIT}/secret-vault-manager-bootstrap-credentials.yaml")];
     assert!(secret.contains(&vals["VAULT_B64ENCODED_CREDENTIALS"]));
@@ -198,7 +176,7 @@ fn flux_substitute_writes_placeholders_that_give_back_the_keep_tree() {
     let s = Scratch::new("secrets-flux");
     let inputs = s.path().join("providers.yaml");
     std::fs::write(&inputs, &text).unwrap();
-    copy_dir(&root.join("repository"), &s.path().join("repository"));
+    common::copy_dir(&root.join("repository"), &s.path().join("repository"));
     let keep = render(s.path(), &inputs, &["-o", "keep", "--secrets", "keep"]);
     assert!(keep.ok, "{}", keep.stderr);
     let mut args = FLUX.to_vec();
@@ -206,7 +184,7 @@ fn flux_substitute_writes_placeholders_that_give_back_the_keep_tree() {
     let r = render(s.path(), &inputs, &args);
     assert!(r.ok, "{}", r.stderr);
     assert!(!r.stderr.contains("holds a value"), "{}", r.stderr);
-    let tree = files(&s.path().join("out"));
+    let tree = common::text_files(&s.path().join("out"));
     for (path, body) in &tree {
         assert_no_value(path, body, &vals);
     }
@@ -237,7 +215,7 @@ fn flux_substitute_writes_placeholders_that_give_back_the_keep_tree() {
     );
     // Substituted, every object equals the keep rendering's (the ConfigMap but for
     // the annotation).
-    let keep_tree = files(&s.path().join("keep"));
+    let keep_tree = common::text_files(&s.path().join("keep"));
     let mut compared = 0;
     for (path, body) in &keep_tree {
         if !path.starts_with(UNIT) {
@@ -304,7 +282,7 @@ fn flux_substitute_writes_placeholders_that_give_back_the_keep_tree() {
     let lock = std::fs::read_to_string(s.path().join("out/capi-render.lock")).unwrap();
     assert!(lock.contains("secrets: flux-substitute"), "{lock}");
     // Dropping the mode would write the values: refused, nothing written.
-    let before = files(&s.path().join("out"));
+    let before = common::text_files(&s.path().join("out"));
     let dropped = render(s.path(), &inputs, FLUX);
     assert!(!dropped.ok);
     assert!(
@@ -314,7 +292,7 @@ fn flux_substitute_writes_placeholders_that_give_back_the_keep_tree() {
         "{}",
         dropped.stderr
     );
-    assert_eq!(files(&s.path().join("out")), before);
+    assert_eq!(common::text_files(&s.path().join("out")), before);
 }
 
 #[test]

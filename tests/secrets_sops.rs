@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use common::{bin, run, Scratch};
@@ -39,33 +38,11 @@ fn capi(dir: &Path, args: &[&str]) -> Out {
     }
 }
 
-fn tree(dir: &Path) -> BTreeMap<String, String> {
-    common::snapshot(dir)
-        .into_iter()
-        .filter_map(|(p, n)| match n {
-            common::Node::File(b) => Some((p, String::from_utf8(b).unwrap())),
-            _ => None,
-        })
-        .collect()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 /// The fixture's inputs in `dir`, its repository beside them (`--from-lock` reads
 /// inside `dir` only), its credential replaced by `cred` when given.
 fn inputs(dir: &Path, cred: Option<&str>) -> String {
     if !dir.join("repository").exists() {
-        copy_dir(
+        common::copy_dir(
             &common::root().join("fixtures/secrets/repository"),
             &dir.join("repository"),
         );
@@ -131,7 +108,7 @@ fn sops_encrypts_the_credential_and_keeps_its_file_until_it_changes() {
         "{}",
         o.stderr
     );
-    let first = tree(&s.path().join("out"));
+    let first = common::text_files(&s.path().join("out"));
     let b64 = capi_render::go::base64::encode(cred.as_bytes());
     for (p, t) in &first {
         assert!(
@@ -172,7 +149,7 @@ fn sops_encrypts_the_credential_and_keeps_its_file_until_it_changes() {
     // Again, and from the lock: nothing changes; --check passes.
     let o = capi(s.path(), &sops_args(&r));
     assert!(o.ok && o.stderr.contains("0 written"), "{}", o.stderr);
-    assert_eq!(tree(&s.path().join("out")), first);
+    assert_eq!(common::text_files(&s.path().join("out")), first);
     let mut cmd = bin();
     cmd.current_dir(s.path())
         .args(["render", "--from-lock", "out", "--check"]);
@@ -188,7 +165,7 @@ fn sops_encrypts_the_credential_and_keeps_its_file_until_it_changes() {
     assert_eq!(c.code, Some(1), "{}", c.stderr);
     let o = capi(s.path(), &sops_args(&r));
     assert!(o.ok, "{}", o.stderr);
-    let after = tree(&s.path().join("out"));
+    let after = common::text_files(&s.path().join("out"));
     let changed: Vec<&String> = after
         .keys()
         .filter(|k| first.get(*k) != after.get(*k))
@@ -203,7 +180,7 @@ fn sops_encrypts_the_credential_and_keeps_its_file_until_it_changes() {
     let o = capi(s.path(), &sops_args(&r2));
     assert!(o.ok, "{}", o.stderr);
     let v = capi_render::yaml::read::parse_value(
-        &tree(&s.path().join("out"))[&format!("{UNIT}/{SECRET}")],
+        &common::text_files(&s.path().join("out"))[&format!("{UNIT}/{SECRET}")],
     )
     .unwrap();
     assert_eq!(v["sops"]["age"][0]["recipient"], r2.as_str());
@@ -215,7 +192,7 @@ fn dropping_sops_is_refused_and_bad_flags_are_errors() {
     inputs(s.path(), None);
     let (_, r) = recipient();
     assert!(capi(s.path(), &sops_args(&r)).ok);
-    let before = tree(&s.path().join("out"));
+    let before = common::text_files(&s.path().join("out"));
     // Without --secrets sops the credential would land in Git: refused.
     let o = capi(
         s.path(),
@@ -232,7 +209,7 @@ fn dropping_sops_is_refused_and_bad_flags_are_errors() {
     );
     assert!(!o.ok, "{}", o.stderr);
     assert!(o.stderr.contains("--secrets sops"), "{}", o.stderr);
-    assert_eq!(tree(&s.path().join("out")), before);
+    assert_eq!(common::text_files(&s.path().join("out")), before);
 
     // Argo CD has no SOPS decryption of its own: said once.
     let o = capi(

@@ -84,7 +84,7 @@ pub fn seal(
             if !is_secret(obj) {
                 warnings.push(format!(
                     "{path}: {} holds a value of the provider's config Secret in plain text: --secrets sops encrypts Secrets only (what Flux decrypts); if the value is a credential, render with --secrets flux-substitute --flux",
-                    describe(obj)
+                    crate::model::object::describe(obj)
                 ));
                 continue;
             }
@@ -169,20 +169,15 @@ fn is_secret(o: &Value) -> bool {
         && o.get("kind").and_then(Value::as_str) == Some("Secret")
 }
 
-fn describe(o: &Value) -> String {
-    let s = |p: &str| o.pointer(p).and_then(Value::as_str).unwrap_or("");
-    format!(
-        "{} {}/{}",
-        s("/kind"),
-        s("/metadata/namespace"),
-        s("/metadata/name")
-    )
-}
-
 /// The lock's `sealed` records, read from its `providers` entries (a few, so the
-/// section is read with the YAML reader; the rest of the lock is not parsed again).
+/// section is read with the YAML reader; the rest of the lock is not parsed again). The
+/// section is found from the end, as the lock reader finds it (`rfind_providers`): the
+/// `outputs` before it are most of a large fleet's lock.
 pub fn read_records(text: &str) -> std::result::Result<Vec<SealedFile>, String> {
-    let Some(start) = text.find("\nproviders:\n").map(|i| i + 1) else {
+    let Some(start) = super::lock::rfind_providers(text.as_bytes())
+        .map(|i| i + 1)
+        .filter(|&i| text[i..].starts_with("providers:\n"))
+    else {
         return Ok(Vec::new());
     };
     let rest = &text[start + "providers:\n".len()..];

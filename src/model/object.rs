@@ -65,6 +65,14 @@ pub fn namespace(v: &Value) -> &str {
     str_at(v, &["metadata", "namespace"])
 }
 
+/// `Kind namespace/name` (`Kind name` without a namespace), as messages name an object.
+pub fn describe(v: &Value) -> String {
+    match namespace(v) {
+        "" => format!("{} {}", kind(v), name(v)),
+        ns => format!("{} {ns}/{}", kind(v), name(v)),
+    }
+}
+
 /// `GetKind()`: `kind` or `""`.
 pub fn kind(v: &Value) -> &str {
     str_at(v, &["kind"])

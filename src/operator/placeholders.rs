@@ -21,7 +21,6 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::model::pointer::Pointer as _;
 
 /// Flux's annotation (and label) that turns its substitution off for one object.
 pub const SUBSTITUTE_ANNOTATION: &str = "kustomize.toolkit.fluxcd.io/substitute";
@@ -98,17 +97,6 @@ pub fn containing(real: &[Value], vars: &BTreeMap<String, String>) -> Vec<usize>
         .collect()
 }
 
-fn describe(o: &Value) -> String {
-    let s = |p: &str| o.ptr(p).and_then(Value::as_str).unwrap_or("").to_string();
-    let ns = s("/metadata/namespace");
-    let name = if ns.is_empty() {
-        s("/metadata/name")
-    } else {
-        format!("{ns}/{}", s("/metadata/name"))
-    };
-    format!("{} {name}", s("/kind"))
-}
-
 /// The objects `flux-substitute` writes: the placeholder object where one carries a
 /// value (proved to give the `keep` object back under Flux's substitution), the
 /// `keep` object elsewhere, annotated to be left alone by Flux when it has a `$`.
@@ -128,7 +116,7 @@ pub fn flux_objects(
             if back.as_ref() != Some(&r) {
                 return Err(Error::new(format!(
                     "{}: Flux's substitution of its placeholders would not give back the rendered object (a variable used with a function such as ${{VAR^^}}, a value with a newline, or other `$` text beside a placeholder); render with --secrets keep",
-                    describe(&h)
+                    crate::model::object::describe(&h)
                 )));
             }
             out.push(h);

@@ -36,20 +36,15 @@ pub(super) fn validate_inputs(
     }
     let mut index =
         crate::validate::CrdIndex::from_objects(providers.iter().flat_map(|u| &u.objects));
-    let checked = |v: &Value| {
-        let api = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-        let group = api.split_once('/').map_or("", |(g, _)| g);
-        !CONSUMED_GROUPS.contains(&group)
-    };
+    use crate::model::object::{api_version, group_of, kind};
+    let checked = |v: &Value| !CONSUMED_GROUPS.contains(&group_of(api_version(v)));
     let missing: BTreeSet<(String, String)> = inputs
         .objects
         .iter()
         .map(|o| &o.value)
         .filter(|v| checked(v))
         .filter_map(|v| {
-            let api = v.get("apiVersion").and_then(Value::as_str)?;
-            let kind = v.get("kind").and_then(Value::as_str)?;
-            let group = api.split_once('/').map(|(g, _)| g)?;
+            let (group, kind) = (group_of(api_version(v)), kind(v));
             (group.contains('.') && !index.served_kind(group, kind))
                 .then(|| (group.to_string(), kind.to_string()))
         })

@@ -88,28 +88,19 @@ pub fn plain_sum(salt: &str, recipients: &[Recipient], plain: &Value) -> String 
         h.update(b"\n");
     }
     h.update(crate::yaml::to_yaml(plain).as_bytes());
-    hex(&h.finalize())
+    crate::model::hex(&h.finalize())
 }
 
 /// A fresh random salt for [`plain_sum`] (16 bytes, hex).
 pub fn new_salt() -> Result<String> {
     let mut b = [0u8; 16];
     random(&mut b)?;
-    Ok(hex(&b))
+    Ok(crate::model::hex(&b))
 }
 
 fn random(buf: &mut [u8]) -> Result<()> {
     getrandom::fill(buf)
         .map_err(|e| Error::new(format!("cannot read random bytes for SOPS encryption: {e}")))
-}
-
-fn hex(b: &[u8]) -> String {
-    use std::fmt::Write;
-    b.iter()
-        .fold(String::with_capacity(b.len() * 2), |mut s, x| {
-            let _ = write!(s, "{x:02x}");
-            s
-        })
 }
 
 /// The text sops hashes of a leaf (`sops.ToBytes`), `None` for a null (sops skips
@@ -234,7 +225,7 @@ pub fn encrypt_secret(secret: &Value, recipients: &[Recipient], now: &str) -> Re
     random(&mut data_key)?;
     let mut mac = sha2::Sha512::new();
     seal_walk(&mut out, &mut Vec::new(), false, &data_key, &mut mac)?;
-    let mac_hex: String = hex(&mac.finalize()).to_ascii_uppercase();
+    let mac_hex: String = crate::model::hex(&mac.finalize()).to_ascii_uppercase();
     let mac_enc = encrypt_value(&data_key, &mac_hex, "str", now)?;
     let mut age_keys = Vec::new();
     for r in recipients {

@@ -81,7 +81,7 @@ fn decrypt(sealed: &Value, id: &age::x25519::Identity) -> Value {
         }
     }
     walk(&mut plain, &mut Vec::new(), false, &mut mac, &open);
-    let want = hex(&mac.finalize()).to_ascii_uppercase();
+    let want = crate::model::hex(&mac.finalize()).to_ascii_uppercase();
     let at = sealed
         .pointer("/sops/lastmodified")
         .unwrap()

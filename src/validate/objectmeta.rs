@@ -223,9 +223,11 @@ fn embedded_resource(m: &Map<String, Value>, path: &str, out: &mut Vec<Problem>)
     ));
 }
 
-/// `schema.ParseGroupVersion`: `v`, or `group/version` with one slash.
+/// `schema.ParseGroupVersion`'s error.
 fn group_version_error(t: &str) -> Option<String> {
-    (t.matches('/').count() > 1).then(|| format!("unexpected GroupVersion string: {t}"))
+    crate::model::object::parse_group_version(t)
+        .is_none()
+        .then(|| format!("unexpected GroupVersion string: {t}"))
 }
 
 /// `IsDNS1035Label` (of the lowercased kind).

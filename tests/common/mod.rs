@@ -167,6 +167,30 @@ pub fn run(cmd: &mut Command, stdin: Option<&[u8]>) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// A copy of the directory `from` at `to` (created), files and directories.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// Every file below `dir` as UTF-8 text, by relative path ([`snapshot`]'s files).
+pub fn text_files(dir: &Path) -> BTreeMap<String, String> {
+    snapshot(dir)
+        .into_iter()
+        .filter_map(|(p, n)| match n {
+            Node::File(b) => Some((p, String::from_utf8(b).unwrap())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// One entry of a directory snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Node {

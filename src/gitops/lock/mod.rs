@@ -17,6 +17,7 @@ pub use super::command::{read_command, RenderCommand};
 use outputs::Span;
 pub use outputs::{Outputs, OutputsIter, Owned};
 pub use pieces::{assemble_pieces, assemble_runs, same_as_file, same_as_text, Run};
+pub(in crate::gitops) use read::rfind_providers;
 pub use read::{read_lock, read_outputs};
 
 mod outputs;

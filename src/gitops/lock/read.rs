@@ -189,7 +189,7 @@ fn outputs_on_all_cores(text: &str) -> Option<(&str, &str, Vec<Span>)> {
 /// one `v`, searched backwards with the vectorised `memrchr` and each hit checked. The
 /// `units` section after it (25 MB at 100,000 Clusters) has few `v`s, and `rfind`'s
 /// reverse search is not vectorised (24 ms there).
-fn rfind_providers(hay: &[u8]) -> Option<usize> {
+pub(in crate::gitops) fn rfind_providers(hay: &[u8]) -> Option<usize> {
     const KEY: &[u8] = b"\nproviders:";
     const V: usize = 5;
     memchr::memrchr_iter(KEY[V], hay).find_map(|i| {
