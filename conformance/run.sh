@@ -246,6 +246,9 @@ took topology.sh
 # v1beta2 topologies against CAPI v1.14.2's exp/topology/desiredstate (golden/topology-v1beta2).
 CAPI_CORPUS="$CAPI_CORPUS" "$here/topology-v1beta2.sh" "$mode" || fail=1
 took topology-v1beta2.sh
+# `diff`'s rollout impact against CAPI v1.14.2's up-to-date code (golden/impact).
+CAPI_CORPUS="$CAPI_CORPUS" "$here/impact.sh" "$mode" || fail=1
+took impact.sh
 
 [ "$fixture_diffs" = 0 ] && [ "$corpus_diffs" = 0 ] && [ "$fail" = 0 ] || { echo "conformance: FAILED"; exit 1; }
 echo "conformance: OK"

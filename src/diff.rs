@@ -15,6 +15,7 @@ use crate::gitops::check::{file_diff, Change, FileChange};
 use crate::gitops::kustomization::FILE as KUSTOMIZATION;
 use crate::gitops::layout::{plan_files, same_directory, unit_files};
 use crate::gitops::TreeOptions;
+use crate::impact::origin::{self, ClassFacts};
 use crate::impact::{report, ClusterImpact};
 use crate::model::{RenderSet, RenderedUnit, UnitKind};
 use crate::render::Rendering;
@@ -37,6 +38,12 @@ pub struct Impact {
     /// ClusterClasses (`<ns>/<name>`) whose unit changed, and those removed.
     classes_changed: BTreeSet<String>,
     classes_removed: BTreeSet<String>,
+    /// Every class (`<ns>/<name>`) as attribution needs it, before and after.
+    class_facts: BTreeMap<String, [Option<ClassFacts>; 2]>,
+    /// Providers whose version changed: `<unit> <old> → <new>`.
+    providers_changed: Vec<String>,
+    /// The types of the providers (after the change) with `InPlaceUpdates` on.
+    in_place_updates: BTreeSet<String>,
 }
 
 /// One changed unit: its directory, whether it was added, removed or changed, and the
@@ -66,6 +73,33 @@ impl Impact {
 
     /// Every unit was compared: add the warnings across Clusters.
     fn finish(mut self) -> Self {
+        let core = self.in_place_updates.contains("core");
+        let kcp = self.in_place_updates.contains("control-plane");
+        if core || kcp {
+            for c in &mut self.clusters {
+                crate::impact::in_place_updates(c, kcp && core, core);
+            }
+        }
+        // A changed Cluster with no origin among its own inputs and its class's: the
+        // providers' versions (the rules and conversions they bring) are.
+        if !self.providers_changed.is_empty() {
+            let provider_origins: Vec<origin::Origin> = self
+                .providers_changed
+                .iter()
+                .map(|p| origin::Origin {
+                    what: format!("provider {p}"),
+                    reaches: vec![origin::Target::All],
+                })
+                .collect();
+            for c in &mut self.clusters {
+                let attributed = c
+                    .parts()
+                    .any(|(_, p)| p.reasons.iter().any(|r| r.starts_with("from ")));
+                if !attributed && c.action == crate::impact::ClusterAction::Update {
+                    origin::attach(c, None, &provider_origins);
+                }
+            }
+        }
         let mut w: Vec<String> = self
             .clusters
             .iter()
@@ -88,11 +122,50 @@ impl Impact {
 fn desired_of(u: &RenderedUnit) -> Vec<serde_json::Value> {
     match &u.kind {
         UnitKind::Cluster => u.objects.iter().chain(&u.review).cloned().collect(),
+        UnitKind::Class => u.objects.clone(),
         UnitKind::Provider(p) | UnitKind::CertManager(p) => {
-            vec![serde_json::json!({"version": p.version, "contract": p.contract})]
+            vec![
+                serde_json::json!({"version": p.version, "contract": p.contract,
+                "type": p.provider_type, "inPlaceUpdates": in_place_updates(&u.objects)}),
+            ]
         }
         _ => Vec::new(),
     }
+}
+
+/// Whether a provider's manager runs with the `InPlaceUpdates` feature gate on: an
+/// in-place update extension may then update machines instead of replacing them.
+fn in_place_updates(objects: &[serde_json::Value]) -> bool {
+    objects
+        .iter()
+        .filter(|o| o.get("kind").and_then(|k| k.as_str()) == Some("Deployment"))
+        .flat_map(|o| {
+            o.pointer("/spec/template/spec/containers")
+                .and_then(|c| c.as_array())
+                .into_iter()
+                .flatten()
+        })
+        .flat_map(|c| {
+            c.get("args")
+                .and_then(|a| a.as_array())
+                .into_iter()
+                .flatten()
+        })
+        .filter_map(|a| a.as_str())
+        .any(|a| {
+            a.starts_with("--feature-gates=")
+                && a.split([',', '='])
+                    .collect::<Vec<_>>()
+                    .windows(2)
+                    .any(|w| w == ["InPlaceUpdates", "true"])
+        })
+}
+
+/// The Cluster among a Cluster unit's objects.
+fn cluster_object(side: Option<&[serde_json::Value]>) -> Option<&serde_json::Value> {
+    side?
+        .iter()
+        .find(|o| o.get("kind").and_then(|k| k.as_str()) == Some("Cluster"))
 }
 
 /// A unit's object files: tree path → text.
@@ -142,6 +215,16 @@ impl Impact {
     /// Compare one unit's objects before and after; a unit that changed, was added or
     /// was removed is added to the impact.
     fn add(&mut self, unit: &str, o: Option<&Side>, n: Option<&Side>) {
+        let fact = n.and_then(|s| s.1.first());
+        if fact.and_then(|f| f.get("inPlaceUpdates")) == Some(&serde_json::Value::Bool(true)) {
+            let ty = fact.and_then(|f| f.get("type")).and_then(|t| t.as_str());
+            self.in_place_updates.insert(ty.unwrap_or("").to_string());
+        }
+        if let Some(class) = unit.strip_prefix("classes/") {
+            let facts = |s: Option<&Side>| s.and_then(|s| origin::class_facts(&s.1));
+            self.class_facts
+                .insert(class.to_string(), [facts(o), facts(n)]);
+        }
         let empty = BTreeMap::new();
         let (oo, nn) = (o.map_or(&empty, |s| &s.0), n.map_or(&empty, |s| &s.0));
         let paths: BTreeSet<&String> = oo.keys().chain(nn.keys()).collect();
@@ -188,12 +271,20 @@ impl Impact {
             return;
         };
         match family {
-            "clusters" => self.clusters.push(crate::impact::cluster(
-                ns,
-                name,
-                o.map(|s| s.1.as_slice()),
-                n.map(|s| s.1.as_slice()),
-            )),
+            "clusters" => {
+                let (b, a) = (o.map(|s| s.1.as_slice()), n.map(|s| s.1.as_slice()));
+                let mut c = crate::impact::cluster(ns, name, b, a);
+                let (cb, ca) = (cluster_object(b), cluster_object(a));
+                let facts = self.class_facts.get(&c.class);
+                let origins = origin::origins(
+                    cb,
+                    ca,
+                    facts.and_then(|f| f[0].as_ref()),
+                    facts.and_then(|f| f[1].as_ref()),
+                );
+                origin::attach(&mut c, ca.or(cb), &origins);
+                self.clusters.push(c);
+            }
             "providers" => {
                 let fact = |s: Option<&Side>, k: &str| {
                     s.and_then(|s| s.1.first())
@@ -202,6 +293,10 @@ impl Impact {
                         .unwrap_or("")
                         .to_string()
                 };
+                let (v0, v1) = (fact(o, "version"), fact(n, "version"));
+                if !v0.is_empty() && !v1.is_empty() && v0 != v1 {
+                    self.providers_changed.push(format!("{unit} {v0} → {v1}"));
+                }
                 let (c0, c1) = (fact(o, "contract"), fact(n, "contract"));
                 if !c0.is_empty() && !c1.is_empty() && c0 != c1 {
                     self.warnings.push(format!(
@@ -487,6 +582,63 @@ mod tests {
         )
         .unwrap();
         assert!(i.warnings.is_empty(), "{:?}", i.warnings);
+    }
+
+    #[test]
+    fn in_place_updates_leave_a_rollout_to_run_time() {
+        let core = |gates: &str| RenderedUnit {
+            kind: UnitKind::Provider(crate::model::ProviderInfo {
+                provider_type: "core".into(),
+                kind: "CoreProvider".into(),
+                version: "v1.14.2".into(),
+                contract: "v1beta2".into(),
+                ..Default::default()
+            }),
+            namespace: "capi-system".into(),
+            name: "cluster-api".into(),
+            objects: vec![json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "capi-controller-manager", "namespace": "capi-system"},
+                "spec": {"template": {"spec": {"containers": [{"args": [
+                    "--leader-elect", format!("--feature-gates=MachinePool=true,{gates}")]}]}}}})],
+            review: Vec::new(),
+            after: Vec::new(),
+        };
+        let cluster = |version: &str| RenderedUnit {
+            kind: UnitKind::Cluster,
+            namespace: "fleet".into(),
+            name: "a".into(),
+            objects: vec![
+                json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
+                       "metadata": {"name": "a", "namespace": "fleet"}}),
+                json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachineDeployment",
+                       "metadata": {"name": "a-md-0", "namespace": "fleet"},
+                       "spec": {"replicas": 2, "template": {"spec": {"version": version}}}}),
+            ],
+            review: Vec::new(),
+            after: Vec::new(),
+        };
+        let run = |gates: &str| {
+            let i = impact(
+                &set(vec![cluster("v1.34.1"), core(gates)]),
+                &set(vec![cluster("v1.35.0"), core(gates)]),
+            )
+            .unwrap();
+            i.clusters[0].machine_deployments[0].clone()
+        };
+        let md = run("InPlaceUpdates=true");
+        assert_eq!(md.action, crate::impact::Action::Unknown, "{md:?}");
+        assert!(md
+            .reasons
+            .iter()
+            .any(|r| r.starts_with("InPlaceUpdates is on")));
+        assert_eq!(
+            run("InPlaceUpdates=false").action,
+            crate::impact::Action::Rollout
+        );
+        assert_eq!(
+            run("RuntimeSDK=true").action,
+            crate::impact::Action::Rollout
+        );
     }
 
     #[test]

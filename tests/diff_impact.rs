@@ -147,7 +147,54 @@ fn labels_and_replicas_change_in_place() {
         (md1["action"].as_str(), md1["machines"].as_u64()),
         (Some("in-place"), Some(3))
     );
-    assert_eq!(md1["reasons"], serde_json::json!(["spec.replicas: 2 → 5"]));
+    assert_eq!(
+        md1["reasons"],
+        serde_json::json!([
+            "spec.replicas: 2 → 5",
+            "from Cluster spec.topology.workers.machineDeployments[md-1].replicas"
+        ])
+    );
+}
+
+#[test]
+fn reasons_name_the_variable_and_the_patches_it_came_through() {
+    let s = common::Scratch::new("impact-origin");
+    // prod's registry (the `registry` patch: the control plane only) and its machine
+    // image (the `machine` patch: the control plane and the `*-worker` classes).
+    let after = edited(
+        &s,
+        "a",
+        "clusters.yaml",
+        "      value: mirror.example.com\n    - name: machine\n      value:\n        image: kindest/node:v1.31.2\n",
+        "      value: mirror.example.org\n    - name: machine\n      value:\n        image: kindest/node:v1.31.3\n",
+    );
+    let v = json(&after);
+    let prod = cluster(&v, "prod");
+    let reasons = |p: &Value| -> Vec<String> {
+        p["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| {
+                r.as_str()
+                    .filter(|r| r.starts_with("from "))
+                    .map(String::from)
+            })
+            .collect()
+    };
+    assert_eq!(
+        reasons(&prod["controlPlane"]),
+        ["from variable machine", "from variable registry"]
+    );
+    for md in prod["machineDeployments"].as_array().unwrap() {
+        assert_eq!(md["action"], "rollout", "{md}");
+        assert_eq!(reasons(md), ["from variable machine"], "{md}");
+    }
+    assert!(v["impact"]["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["name"] != "dev"));
 }
 
 #[test]
@@ -180,6 +227,12 @@ fn a_class_template_edit_rolls_every_cluster_and_is_refused_by_render_and_check(
     for c in ["dev", "prod"] {
         for md in cluster(&v, c)["machineDeployments"].as_array().unwrap() {
             assert_eq!(md["action"], "rollout", "{c}: {md}");
+            assert!(
+                md["reasons"].as_array().unwrap().contains(&Value::from(
+                    "from template DockerMachineTemplate quickstart-worker-machine"
+                )),
+                "{c}: {md}"
+            );
         }
     }
 

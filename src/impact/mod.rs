@@ -12,6 +12,7 @@
 
 pub mod html;
 pub mod markdown;
+pub mod origin;
 pub mod paths;
 pub mod report;
 pub mod rules;
@@ -300,7 +301,11 @@ fn part(owner: Owner, o: Option<&Value>, n: Option<&Value>, b: &Side, a: &Side) 
         let spec = changed(x.get("spec"), y.get("spec"));
         if !spec.is_empty() {
             let fields: Vec<String> = spec.iter().map(|p| format!("spec.{p}")).collect();
-            let what = if str_at(x, "metadata.name") == str_at(y, "metadata.name") {
+            let what = if owner == Owner::MachinePool {
+                // A MachinePool's bootstrap object and InfraMachinePool are objects, not
+                // templates: changed in place, the provider decides the rest.
+                "changes in place: the infrastructure provider decides what its machines do"
+            } else if str_at(x, "metadata.name") == str_at(y, "metadata.name") {
                 "changes: the topology controller rotates it to a new template"
             } else {
                 "rotated"
@@ -311,6 +316,11 @@ fn part(owner: Owner, o: Option<&Value>, n: Option<&Value>, b: &Side, a: &Side) 
                 str_at(x, "metadata.name"),
                 fields.join(", ")
             ));
+        }
+    }
+    if owner == Owner::ControlPlane && !str_at(n, "apiVersion").ends_with("/v1beta1") {
+        if let Some(why) = rules::init_machine_rolls(o, n) {
+            by.entry(Action::Rollout).or_default().push(why);
         }
     }
     by.remove(&Action::None);
@@ -324,8 +334,14 @@ fn part(owner: Owner, o: Option<&Value>, n: Option<&Value>, b: &Side, a: &Side) 
     };
     let only_replicas =
         action == Action::InPlace && reasons.iter().all(|x| x.starts_with("spec.replicas"));
+    let only_init = action == Action::Rollout
+        && reasons
+            .iter()
+            .all(|x| x.starts_with("spec.kubeadmConfigSpec.initConfiguration: "));
     let machines = if only_replicas {
         replicas(Some(n)).abs_diff(replicas(Some(o)))
+    } else if only_init {
+        1
     } else {
         replicas(Some(n))
     };
@@ -334,6 +350,33 @@ fn part(owner: Owner, o: Option<&Value>, n: Option<&Value>, b: &Side, a: &Side) 
         action,
         machines,
         reasons: reasons.clone(),
+    }
+}
+
+/// With the `InPlaceUpdates` feature gate on (`control_plane`: in the core and the
+/// control plane provider; `workers`: in the core provider), a rollout of the control
+/// plane or a MachineDeployment is decided at run time: an in-place update extension
+/// registered in the management cluster may update the machines instead of replacing
+/// them (Cluster API asks it when a machine is not up to date), which no offline tool
+/// can know.
+pub fn in_place_updates(c: &mut ClusterImpact, control_plane: bool, workers: bool) {
+    let why = "InPlaceUpdates is on: an in-place update extension may update these machines instead of replacing them (decided at run time)";
+    let mut mark = |p: &mut Part| {
+        if p.action == Action::Rollout
+            && !p
+                .reasons
+                .iter()
+                .any(|r| r.starts_with("created") || r.starts_with("deleted"))
+        {
+            p.action = Action::Unknown;
+            p.reasons.push(why.to_string());
+        }
+    };
+    if control_plane {
+        c.control_plane.iter_mut().for_each(&mut mark);
+    }
+    if workers {
+        c.machine_deployments.iter_mut().for_each(&mut mark);
     }
 }
 

@@ -11,17 +11,27 @@
 //!   whole template spec except `readinessGates` and the node timeouts. Both propagate
 //!   the template metadata, the timeouts and `minReadySeconds` in place; `rollout.after`
 //!   (`rolloutAfter`) replaces every machine.
-//! * KubeadmControlPlane: `controlplane/kubeadm/internal/filters.go` `UpToDate`:
-//!   `version`, the infrastructure template ref, `kubeadmConfigSpec` and `rollout.after`
-//!   (`rolloutAfter`); the machine template metadata and timeouts propagate in place.
+//! * KubeadmControlPlane: `controlplane/kubeadm/pkg/filters.go` `UpToDate` (v1.14;
+//!   `internal/filters.go` in v1.10): `version`, the infrastructure template ref,
+//!   `kubeadmConfigSpec` and `rollout.after` (`rolloutAfter`); the machine template
+//!   metadata and timeouts propagate in place. Not compared: `clusterConfiguration.dns`
+//!   (KCP updates CoreDNS in the workload cluster: in place) and
+//!   `joinConfiguration.discovery` (used by the next join only); in v1.14 also
+//!   `initConfiguration` (an existing init machine is compared as a join machine:
+//!   `PrepareKubeadmConfigsForDiff`), the control plane component health check timeout
+//!   and `controlPlaneEndpoint`.
 //! * MachinePool: the infrastructure provider replaces instances; a `version` change
 //!   always does, the bootstrap and infrastructure objects are the provider's decision.
 
-use super::paths::under;
+use serde_json::Value;
+
+use super::paths::{at, changed, under};
 use super::Action;
 
 /// The rules for one kind at one API version.
 pub struct Rules {
+    /// Paths that touch no machine although a broader path below would (checked first).
+    pub none: &'static [&'static str],
     pub in_place: &'static [&'static str],
     pub rollout: &'static [&'static str],
     /// Under this path, any change not `in_place` replaces machines (v1.10's whole
@@ -35,6 +45,7 @@ pub struct Rules {
 }
 
 const MD_V1BETA2: Rules = Rules {
+    none: &[],
     in_place: &[
         "spec.replicas",
         "spec.template.metadata",
@@ -60,6 +71,7 @@ const MD_V1BETA2: Rules = Rules {
 };
 
 const MD_V1BETA1: Rules = Rules {
+    none: &[],
     in_place: &[
         "spec.replicas",
         "spec.minReadySeconds",
@@ -80,8 +92,15 @@ const MD_V1BETA1: Rules = Rules {
 };
 
 const KCP_V1BETA2: Rules = Rules {
+    none: &[
+        "spec.kubeadmConfigSpec.initConfiguration",
+        "spec.kubeadmConfigSpec.joinConfiguration.discovery",
+        "spec.kubeadmConfigSpec.joinConfiguration.timeouts.controlPlaneComponentHealthCheckSeconds",
+        "spec.kubeadmConfigSpec.clusterConfiguration.controlPlaneEndpoint",
+    ],
     in_place: &[
         "spec.replicas",
+        "spec.kubeadmConfigSpec.clusterConfiguration.dns",
         "spec.machineTemplate.metadata",
         "spec.machineTemplate.spec.deletion",
         "spec.machineTemplate.spec.readinessGates",
@@ -99,8 +118,10 @@ const KCP_V1BETA2: Rules = Rules {
 };
 
 const KCP_V1BETA1: Rules = Rules {
+    none: &["spec.kubeadmConfigSpec.joinConfiguration.discovery"],
     in_place: &[
         "spec.replicas",
+        "spec.kubeadmConfigSpec.clusterConfiguration.dns",
         "spec.machineTemplate.metadata",
         "spec.machineTemplate.nodeDrainTimeout",
         "spec.machineTemplate.nodeVolumeDetachTimeout",
@@ -119,6 +140,7 @@ const KCP_V1BETA1: Rules = Rules {
 };
 
 const MP: Rules = Rules {
+    none: &[],
     in_place: &[
         "spec.replicas",
         "spec.minReadySeconds",
@@ -175,10 +197,58 @@ pub fn rules(owner: Owner, api_version: &str) -> &'static Rules {
     }
 }
 
+const INIT: &str = "spec.kubeadmConfigSpec.initConfiguration";
+const JOIN: &str = "spec.kubeadmConfigSpec.joinConfiguration";
+
+/// Cluster API v1.14 compares the first control plane machine (made by `kubeadm init`)
+/// as a join machine: its old `initConfiguration` (node registration, patches, skipped
+/// phases, timeouts but the control plane health check's, local API endpoint) against
+/// the new `joinConfiguration`, and only when those differ against the new
+/// `initConfiguration` (`PrepareKubeadmConfigsForDiff`). So a change under
+/// `initConfiguration` alone replaces that machine only when the old init settings
+/// differ from the new join settings; the reason when it does.
+pub fn init_machine_rolls(old: &Value, new: &Value) -> Option<String> {
+    if changed(at(old, INIT), at(new, INIT)).is_empty() {
+        return None;
+    }
+    let empty = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => true,
+        Some(Value::Object(m)) => m.is_empty(),
+        Some(Value::Array(a)) => a.is_empty(),
+        _ => false,
+    };
+    let same = |a: Option<&Value>, b: Option<&Value>| a == b || (empty(a) && empty(b));
+    let timeouts = |v: &Value, base: &str| {
+        let mut t = at(v, &format!("{base}.timeouts")).cloned();
+        if let Some(Value::Object(m)) = t.as_mut() {
+            m.remove("controlPlaneComponentHealthCheckSeconds");
+        }
+        t
+    };
+    let differs = ["nodeRegistration", "patches", "skipPhases"]
+        .iter()
+        .any(|f| {
+            !same(
+                at(old, &format!("{INIT}.{f}")),
+                at(new, &format!("{JOIN}.{f}")),
+            )
+        })
+        || !same(timeouts(old, INIT).as_ref(), timeouts(new, JOIN).as_ref())
+        || !same(
+            at(old, &format!("{INIT}.localAPIEndpoint")),
+            at(new, &format!("{JOIN}.controlPlane.localAPIEndpoint")),
+        );
+    differs.then(|| {
+        format!("{INIT}: the first control plane machine (kubeadm init) is replaced: its old initConfiguration differs from the new joinConfiguration")
+    })
+}
+
 /// What one changed field path of the owner does.
 pub fn classify(r: &Rules, path: &str) -> Action {
     let any = |list: &[&str]| list.iter().any(|p| under(path, p));
-    if any(r.in_place) {
+    if any(r.none) {
+        Action::None
+    } else if any(r.in_place) {
         Action::InPlace
     } else if any(r.rollout) || r.rollout_rest.is_some_and(|p| under(path, p)) {
         Action::Rollout
@@ -270,6 +340,47 @@ mod tests {
                 Action::InPlace
             );
         }
+    }
+
+    #[test]
+    fn kcp_leaves_dns_to_the_workload_cluster_and_discovery_to_the_next_join() {
+        for v in [
+            "controlplane.cluster.x-k8s.io/v1beta2",
+            "controlplane.cluster.x-k8s.io/v1beta1",
+        ] {
+            let r = rules(Owner::ControlPlane, v);
+            let dns = "spec.kubeadmConfigSpec.clusterConfiguration.dns.imageTag";
+            assert_eq!(classify(r, dns), Action::InPlace, "{v}");
+            let discovery = "spec.kubeadmConfigSpec.joinConfiguration.discovery.bootstrapToken";
+            assert_eq!(classify(r, discovery), Action::None, "{v}");
+            let join = "spec.kubeadmConfigSpec.joinConfiguration.nodeRegistration";
+            assert_eq!(classify(r, join), Action::Rollout, "{v}");
+        }
+        // v1.14 compares an init machine as a join machine; v1.10 compared its
+        // InitConfiguration.
+        let init = "spec.kubeadmConfigSpec.initConfiguration.nodeRegistration";
+        let v2 = rules(Owner::ControlPlane, "controlplane.cluster.x-k8s.io/v1beta2");
+        let v1 = rules(Owner::ControlPlane, "controlplane.cluster.x-k8s.io/v1beta1");
+        assert_eq!(classify(v2, init), Action::None);
+        assert_eq!(classify(v1, init), Action::Rollout);
+    }
+
+    #[test]
+    fn an_init_only_change_replaces_the_init_machine_when_init_and_join_differ() {
+        let kcp = |init: &str, join: &str| {
+            serde_json::json!({"spec": {"kubeadmConfigSpec": {
+                "initConfiguration": {"nodeRegistration": {"kubeletExtraArgs": [{"name": "a", "value": init}]}},
+                "joinConfiguration": {"nodeRegistration": {"kubeletExtraArgs": [{"name": "a", "value": join}]},
+                    "controlPlane": {}}
+            }}})
+        };
+        // Init and join alike before: the init machine still matches the join settings.
+        assert_eq!(init_machine_rolls(&kcp("0", "0"), &kcp("1", "0")), None);
+        // They differed before: the init machine is compared with the new init settings.
+        let why = init_machine_rolls(&kcp("5", "0"), &kcp("6", "0")).unwrap();
+        assert!(why.contains("kubeadm init"), "{why}");
+        // No init change at all.
+        assert_eq!(init_machine_rolls(&kcp("5", "0"), &kcp("5", "1")), None);
     }
 
     #[test]

@@ -3,6 +3,9 @@
 // conformance/topology-v1beta2.sh, which compares `capi-render render --stdout` with it.
 //
 //	desiredstateref [--capi-version v1.14.2] -f FILE [-f FILE]...
+//	desiredstateref --impact [--capi-version v1.14.2] -f FILE... --against FILE...
+//
+// (--impact: the rollout impact of a change, conformance/impact.sh's oracle; impact.go.)
 //
 // The files hold one topology Cluster, its ClusterClass and the class's templates (any
 // order; `---`-separated YAML). What runs is CAPI's code, pinned in go.mod:
@@ -73,12 +76,21 @@ import (
 )
 
 func main() {
-	var files []string
-	inputVersion := false
+	var files, against []string
+	inputVersion, impact := false, false
 	args := os.Args[1:]
 	for i := 0; i < len(args); i++ {
 		if args[i] == "-f" && i+1 < len(args) {
 			files = append(files, args[i+1])
+			i++
+			continue
+		}
+		if args[i] == "--impact" {
+			impact = true
+			continue
+		}
+		if args[i] == "--against" && i+1 < len(args) {
+			against = append(against, args[i+1])
 			i++
 			continue
 		}
@@ -90,9 +102,16 @@ func main() {
 			i++
 			continue
 		}
-		fail(fmt.Errorf("usage: desiredstateref [--capi-version v1.14.2] -f FILE [-f FILE]..."))
+		fail(fmt.Errorf("usage: desiredstateref [--capi-version v1.14.2] -f FILE [-f FILE]...\n" +
+			"       desiredstateref --impact [--capi-version v1.14.2] -f FILE... --against FILE..."))
 	}
-	out, err := run(files, inputVersion)
+	var out []byte
+	var err error
+	if impact {
+		out, err = runImpact(files, against, inputVersion)
+	} else {
+		out, err = run(files, inputVersion)
+	}
 	if err != nil {
 		fail(err)
 	}
@@ -141,6 +160,22 @@ func toTyped(u *unstructured.Unstructured, into interface{}) error {
 }
 
 func run(files []string, inputVersion bool) ([]byte, error) {
+	g, err := generate(files, inputVersion)
+	if err != nil {
+		return nil, err
+	}
+	return render(g.desired, g.v1beta1Out)
+}
+
+// generated is one input's desired state and what it was computed from.
+type generated struct {
+	cluster    *clusterv1.Cluster
+	desired    *scope.ClusterState
+	client     client.Client // the CRDs
+	v1beta1Out bool
+}
+
+func generate(files []string, inputVersion bool) (*generated, error) {
 	ctx := context.Background()
 	if err := feature.MutableGates.Set("ClusterTopology=true,MachinePool=true,MachineTaintPropagation=true,RuntimeSDK=false"); err != nil {
 		return nil, err
@@ -265,7 +300,7 @@ func run(files []string, inputVersion bool) ([]byte, error) {
 			return "", fmt.Errorf("no apiVersion for %s among the inputs", gk)
 		})
 	}
-	return render(desired, v1beta1Out)
+	return &generated{cluster: cluster, desired: desired, client: c, v1beta1Out: v1beta1Out}, nil
 }
 
 // toV1Beta1 converts a generated CAPI object to cluster.x-k8s.io/v1beta1 with the
