@@ -17,7 +17,8 @@
 # Cases: conformance/impact/cases.txt (edits: conformance/impact/edits/*.sed). Golden:
 # golden/impact/<case>.json, the oracle's output as it printed it. Compared: the action of
 # every part that is not `none` (`controlPlane`, `machineDeployment <name>`,
-# `machinePool <name>`), and `cluster: delete`. Known differences:
+# `machinePool <name>`), `cluster: delete`, and a chained upgrade's plans (or that
+# Cluster API cannot plan it). Known differences:
 # conformance/impact/differences/<case>.diff (the exact diff, oracle -> capi-render),
 # each explained in conformance/impact/differences.md; a listed difference that
 # disappears, or an unlisted one, fails the check.
@@ -69,11 +70,22 @@ project() { # oracle|capi file
   python3 - "$1" "$2" <<'EOF'
 import json, sys
 who, path = sys.argv[1], sys.argv[2]
-d = json.load(open(path))
+d = doc = json.load(open(path))
 if who == "capi":
     cs = (d.get("impact") or {}).get("clusters") or []
     d = cs[0] if cs else {"action": "update"}
 lines = []
+if who == "capi":
+    plan = d.get("upgradePlan")
+    planned = [w for w in (doc.get("warnings") or []) if "cannot plan the upgrade" in w]
+else:
+    plan = d.get("upgradePlan")
+    planned = [d["upgradeError"]] if d.get("upgradeError") else []
+if plan:
+    lines.append("upgradePlan controlPlane: " + " ".join(plan["controlPlane"]))
+    lines.append("upgradePlan workers: " + " ".join(plan["workers"]))
+if planned:
+    lines.append("upgradePlan: cannot plan")
 if d.get("action") == "delete":
     lines.append("cluster: delete")
 else:
@@ -92,7 +104,7 @@ norm() { sed -E 's/-[bcdfghjklmnpqrstvwxz2456789]{5}([^a-z0-9]|$)/-XXXXX\1/g' "$
 
 status=0; cases=0; names=()
 while IFS='|' read -r name base head flags; do
-  name=$(echo "$name" | xargs)
+  name=$(printf '%s' "$name" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')
   [ -z "$name" ] && continue; case "$name" in \#*) continue;; esac
   names+=("$name"); cases=$((cases + 1))
   read -r -a fl <<<"${flags:-}"

@@ -283,6 +283,9 @@ impl Impact {
                     facts.and_then(|f| f[1].as_ref()),
                 );
                 origin::attach(&mut c, ca.or(cb), &origins);
+                if let (Some(b), Some(a), Some(f)) = (b, a, facts.and_then(|f| f[1].as_ref())) {
+                    crate::impact::plan_upgrade(&mut c, b, a, &f.kubernetes_versions);
+                }
                 self.clusters.push(c);
             }
             "providers" => {

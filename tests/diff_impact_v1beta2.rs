@@ -70,3 +70,91 @@ fn v1beta2_version_bump_rolls_everything_and_replicas_labels_are_in_place() {
     );
     assert_eq!(s[2].1, Action::None, "{s:?}");
 }
+
+/// The corpus class (placeholders at their defaults) with `kubernetesVersions`, and the
+/// quick-start Cluster at `version`, in `dir`.
+fn chained_inputs(dir: &std::path::Path, version: &str, versions: &str) {
+    let class = std::fs::read_to_string(common::corpus_path(CLASS).unwrap()).unwrap();
+    let class = regex_free_defaults(&class).replacen(
+        "kind: ClusterClass\nmetadata:\n  name: quick-start\nspec:\n",
+        &format!("kind: ClusterClass\nmetadata:\n  name: quick-start\nspec:\n  kubernetesVersions: {versions}\n"),
+        1,
+    );
+    assert!(class.contains("kubernetesVersions"));
+    let cluster = std::fs::read_to_string(
+        common::root().join("fixtures/topology-v1beta2/cluster-quick-start.yaml"),
+    )
+    .unwrap()
+    .replace("version: v1.34.1\n", &format!("version: {version}\n"));
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("class.yaml"), class).unwrap();
+    std::fs::write(dir.join("cluster.yaml"), cluster).unwrap();
+}
+
+/// `${VAR:-default}` → `default`, as clusterctl fills the class's placeholders.
+fn regex_free_defaults(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let Some(end) = rest[i..].find('}') else {
+            break;
+        };
+        let inner = &rest[i + 2..i + end];
+        out.push_str(inner.split_once(":-").map_or("", |(_, d)| d));
+        rest = &rest[i + end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn a_chained_upgrade_shows_its_plan_and_a_missing_minor_is_a_warning() {
+    let Some(_) = common::corpus_path(CLASS) else {
+        return;
+    };
+    let s = common::Scratch::new("impact-chained");
+    let versions = "[v1.33.2, v1.34.1, v1.34.3, v1.35.0]";
+    chained_inputs(&s.path().join("a"), "v1.33.2", versions);
+    chained_inputs(&s.path().join("b"), "v1.35.0", versions);
+    let diff = |fmt: &str| {
+        let o = common::run(
+            common::bin()
+                .args(["diff", "-f"])
+                .arg(s.path().join("a"))
+                .arg("--against")
+                .arg(s.path().join("b"))
+                .args(["--output-format", fmt]),
+            None,
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let text = diff("text");
+    assert!(
+        text.contains("  upgrade plan: control plane v1.34.3 → v1.35.0; workers v1.35.0\n"),
+        "{text}"
+    );
+    assert!(!text.contains("skips a minor"), "{text}");
+    let v: Value = serde_json::from_str(&diff("json")).unwrap();
+    assert_eq!(
+        v["impact"]["clusters"][0]["upgradePlan"],
+        json!({"controlPlane": ["v1.34.3", "v1.35.0"], "workers": ["v1.35.0"]})
+    );
+
+    // Without v1.34 in the class, Cluster API cannot plan the upgrade.
+    chained_inputs(&s.path().join("a"), "v1.33.2", "[v1.33.2, v1.35.0]");
+    chained_inputs(&s.path().join("b"), "v1.35.0", "[v1.33.2, v1.35.0]");
+    let v: Value = serde_json::from_str(&diff("json")).unwrap();
+    assert!(v["impact"]["clusters"][0]["upgradePlan"].is_null());
+    let w = v["warnings"].as_array().unwrap();
+    assert!(
+        w.iter().any(|w| w.as_str().unwrap().contains("Cluster API cannot plan the upgrade v1.33.2 → v1.35.0 through its ClusterClass's kubernetesVersions: invalid ControlPlane upgrade plan: item 0; expecting a version with minor 33 or 34, found version v1.35.0")),
+        "{w:?}"
+    );
+}

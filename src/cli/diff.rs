@@ -264,5 +264,9 @@ fn cluster_json(c: &capi_render::impact::ClusterImpact) -> serde_json::Value {
         "controlPlane": c.control_plane.as_ref().map(part),
         "machineDeployments": c.machine_deployments.iter().map(part).collect::<Vec<_>>(),
         "machinePools": c.machine_pools.iter().map(part).collect::<Vec<_>>(),
+        "upgradePlan": c.upgrade_plan.as_ref().map(|p| serde_json::json!({
+            "controlPlane": p.control_plane,
+            "workers": p.workers,
+        })),
     })
 }

@@ -176,6 +176,7 @@ mod tests {
             machine_deployments: vec![],
             machine_pools: vec![],
             warnings: vec![],
+            upgrade_plan: None,
         }
     }
 

@@ -16,6 +16,7 @@ pub mod origin;
 pub mod paths;
 pub mod report;
 pub mod rules;
+pub mod upgrade;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -85,6 +86,8 @@ pub struct ClusterImpact {
     pub machine_deployments: Vec<Part>,
     pub machine_pools: Vec<Part>,
     pub warnings: Vec<String>,
+    /// The chained upgrade a version change takes (a class with `kubernetesVersions`).
+    pub upgrade_plan: Option<upgrade::Plan>,
 }
 
 impl ClusterImpact {
@@ -202,6 +205,7 @@ pub fn cluster(
         machine_deployments: Vec::new(),
         machine_pools: Vec::new(),
         warnings: Vec::new(),
+        upgrade_plan: None,
     };
     for key in keys {
         let (o, n) = (b.owners.get(key).copied(), a.owners.get(key).copied());
@@ -377,6 +381,62 @@ pub fn in_place_updates(c: &mut ClusterImpact, control_plane: bool, workers: boo
     }
     if workers {
         c.machine_deployments.iter_mut().for_each(&mut mark);
+    }
+}
+
+/// The Kubernetes versions of one side's objects: the Cluster's topology version, the
+/// control plane's and the oldest worker's (`None` without workers).
+pub fn versions(objects: &[Value]) -> (String, String, Option<String>) {
+    let s = Side::new(objects);
+    let topology = s
+        .cluster
+        .map(|c| str_at(c, "spec.topology.version").to_string())
+        .unwrap_or_default();
+    let mut cp = String::new();
+    let mut workers: Vec<(u64, u64, u64, String)> = Vec::new();
+    for ((k, _), o) in &s.owners {
+        if *k == owner_key(Owner::ControlPlane) {
+            cp = str_at(o, "spec.version").to_string();
+        } else {
+            let v = str_at(o, "spec.template.spec.version");
+            let mut it = v.trim_start_matches('v').split(['.', '-', '+']);
+            let mut n = || it.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+            workers.push((n(), n(), n(), v.to_string()));
+        }
+    }
+    workers.sort();
+    (topology, cp, workers.into_iter().next().map(|w| w.3))
+}
+
+/// The chained upgrade of a Cluster whose topology version changes, with its class's
+/// `kubernetesVersions` (empty: Cluster API upgrades one minor at a time, which the
+/// minor-skip warning covers): the plan, or a warning when Cluster API cannot plan it.
+pub fn plan_upgrade(
+    c: &mut ClusterImpact,
+    before: &[Value],
+    after: &[Value],
+    class_versions: &[String],
+) {
+    let (from, cp, min_workers) = versions(before);
+    let (to, _, _) = versions(after);
+    if class_versions.is_empty() || from == to || to.is_empty() || cp.is_empty() {
+        return;
+    }
+    let to = if to.starts_with('v') {
+        to
+    } else {
+        format!("v{to}")
+    };
+    match upgrade::plan(&to, &cp, min_workers.as_deref(), class_versions) {
+        Ok(p) => {
+            // The class lists the versions between: skipping minors is what it is for.
+            c.warnings.retain(|w| !w.contains("skips a minor version"));
+            c.upgrade_plan = Some(p);
+        }
+        Err(e) => c.warnings.push(format!(
+            "Cluster {}/{}: Cluster API cannot plan the upgrade {cp} → {to} through its ClusterClass's kubernetesVersions: {e}",
+            c.namespace, c.name
+        )),
     }
 }
 

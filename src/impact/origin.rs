@@ -37,6 +37,8 @@ pub struct ClassFacts {
     templates: BTreeMap<(String, String), (Value, Vec<Target>)>,
     /// The class's spec without its patches.
     rest: Value,
+    /// `spec.kubernetesVersions`: the versions of chained upgrades.
+    pub kubernetes_versions: Vec<String>,
 }
 
 /// An origin and what it reaches.
@@ -166,6 +168,10 @@ pub fn class_facts(objects: &[Value]) -> Option<ClassFacts> {
                 .insert(k, (o.get("spec").cloned().unwrap_or_default(), t));
         }
     }
+    f.kubernetes_versions = list(class, "spec.kubernetesVersions")
+        .iter()
+        .filter_map(|v| v.as_str().map(String::from))
+        .collect();
     let mut rest = class.get("spec").cloned().unwrap_or_default();
     if let Some(m) = rest.as_object_mut() {
         m.remove("patches");

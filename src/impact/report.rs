@@ -133,6 +133,15 @@ pub fn headline(clusters: &[ClusterImpact]) -> String {
     parts.join(" · ")
 }
 
+/// The steps of a plan: `v1.33.2 → v1.34.1`, `none` for none.
+fn steps(v: &[String]) -> String {
+    if v.is_empty() {
+        "none".to_string()
+    } else {
+        v.join(" → ")
+    }
+}
+
 /// One Cluster's section: `Cluster <ns>/<name>: <action>`, then a line per part with
 /// its action and machines and a line per reason.
 pub fn section(c: &ClusterImpact) -> String {
@@ -142,6 +151,13 @@ pub fn section(c: &ClusterImpact) -> String {
         c.name,
         c.action.as_str()
     );
+    if let Some(p) = &c.upgrade_plan {
+        s.push_str(&format!(
+            "  upgrade plan: control plane {}; workers {}\n",
+            steps(&p.control_plane),
+            steps(&p.workers)
+        ));
+    }
     for (owner, p) in c.parts() {
         let what = owner.label();
         s.push_str(&format!(

@@ -52,6 +52,7 @@ fn impact() -> ClusterImpact {
         machine_deployments: vec![part("md-0", Action::Rollout)],
         machine_pools: vec![],
         warnings: vec![],
+        upgrade_plan: None,
     }
 }
 

@@ -44,6 +44,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/blang/semver/v4"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,6 +60,7 @@ import (
 	kcpdesired "sigs.k8s.io/cluster-api/controlplane/kubeadm/pkg/desiredstate"
 	kcpconversion "sigs.k8s.io/cluster-api/controlplane/kubeadm/webhooks/conversion"
 	"sigs.k8s.io/cluster-api/core/reconcilers/machinedeployment/mdutil"
+	"sigs.k8s.io/cluster-api/exp/topology/desiredstate"
 	"sigs.k8s.io/cluster-api/exp/topology/scope"
 )
 
@@ -68,8 +70,15 @@ type partImpact struct {
 	Reasons []string `json:"reasons,omitempty"`
 }
 
+type upgradePlan struct {
+	ControlPlane []string `json:"controlPlane"`
+	Workers      []string `json:"workers"`
+}
+
 type clusterImpact struct {
 	Action             string       `json:"action"`
+	UpgradePlan        *upgradePlan `json:"upgradePlan,omitempty"`
+	UpgradeError       string       `json:"upgradeError,omitempty"`
 	ControlPlane       *partImpact  `json:"controlPlane,omitempty"`
 	MachineDeployments []partImpact `json:"machineDeployments"`
 	MachinePools       []partImpact `json:"machinePools"`
@@ -135,7 +144,49 @@ func runImpact(base, head []string, inputVersion bool) ([]byte, error) {
 		out.MachinePools = append(out.MachinePools, machinePool(name, bs.Object, hs.Object,
 			!sameSpec(bs.BootstrapObject, hs.BootstrapObject) || !sameSpec(bs.InfrastructureMachinePoolObject, hs.InfrastructureMachinePoolObject)))
 	}
+	out.UpgradePlan, out.UpgradeError = plan(ctx, b, h)
 	return marshal(out)
+}
+
+// plan: the chained upgrade of a version change through the class's kubernetesVersions,
+// by the topology controller's own functions, from the control plane's and the oldest
+// worker's version on the base side.
+func plan(ctx context.Context, b, h *generated) (*upgradePlan, string) {
+	versions := h.class.Spec.KubernetesVersions
+	desired := h.cluster.Spec.Topology.Version
+	if len(versions) == 0 || b.cluster.Spec.Topology.Version == desired || b.desired.ControlPlane == nil {
+		return nil, ""
+	}
+	cp, _, _ := unstructured.NestedString(b.desired.ControlPlane.Object.Object, "spec", "version")
+	minWorkers := ""
+	consider := func(v string) {
+		if v == "" {
+			return
+		}
+		if minWorkers == "" {
+			minWorkers = v
+			return
+		}
+		a, errA := semver.ParseTolerant(v)
+		m, errM := semver.ParseTolerant(minWorkers)
+		if errA == nil && errM == nil && a.LT(m) {
+			minWorkers = v
+		}
+	}
+	for _, md := range b.desired.MachineDeployments {
+		consider(md.Object.Spec.Template.Spec.Version)
+	}
+	for _, mp := range b.desired.MachinePools {
+		consider(mp.Object.Spec.Template.Spec.Version)
+	}
+	cpPlan, wPlan, err := desiredstate.GetUpgradePlanFromClusterClassVersions(versions)(ctx, desired, cp, minWorkers)
+	if err == nil {
+		wPlan, err = desiredstate.DefaultAndValidateUpgradePlans(desired, cp, minWorkers, cpPlan, wPlan)
+	}
+	if err != nil {
+		return nil, err.Error()
+	}
+	return &upgradePlan{ControlPlane: append([]string{}, cpPlan...), Workers: append([]string{}, wPlan...)}, ""
 }
 
 func marshal(v interface{}) ([]byte, error) {

@@ -170,6 +170,7 @@ func run(files []string, inputVersion bool) ([]byte, error) {
 // generated is one input's desired state and what it was computed from.
 type generated struct {
 	cluster    *clusterv1.Cluster
+	class      *clusterv1.ClusterClass
 	desired    *scope.ClusterState
 	client     client.Client // the CRDs
 	v1beta1Out bool
@@ -300,7 +301,7 @@ func generate(files []string, inputVersion bool) (*generated, error) {
 			return "", fmt.Errorf("no apiVersion for %s among the inputs", gk)
 		})
 	}
-	return &generated{cluster: cluster, desired: desired, client: c, v1beta1Out: v1beta1Out}, nil
+	return &generated{cluster: cluster, class: clusterClass, desired: desired, client: c, v1beta1Out: v1beta1Out}, nil
 }
 
 // toV1Beta1 converts a generated CAPI object to cluster.x-k8s.io/v1beta1 with the
