@@ -198,6 +198,40 @@ fn reasons_name_the_variable_and_the_patches_it_came_through() {
 }
 
 #[test]
+fn a_class_patch_change_rolls_every_cluster_and_names_the_patch() {
+    let s = common::Scratch::new("impact-class-patch");
+    // The `machine` patch (the control plane and the `*-worker` classes) preloads an image.
+    let after = edited(
+        &s,
+        "a",
+        "class.yaml",
+        "        path: /spec/template/spec/preLoadImages\n        value: []\n",
+        "        path: /spec/template/spec/preLoadImages\n        value: [registry.example.com/app:v1]\n",
+    );
+    let v = json(&after);
+    for c in ["dev", "prod"] {
+        for p in parts(cluster(&v, c)) {
+            assert_eq!(p.1, "rollout", "{c}: {p:?}");
+        }
+        let cp = &cluster(&v, c)["controlPlane"];
+        assert!(
+            cp["reasons"]
+                .as_array()
+                .unwrap()
+                .contains(&Value::from("from ClusterClass patch machine")),
+            "{c}: {cp}"
+        );
+    }
+    let warnings = v["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w.as_str().unwrap().starts_with(
+            "ClusterClass default/quickstart changes roll 2 Clusters (10 machines replaced): default/dev, default/prod"
+        )),
+        "{warnings:?}"
+    );
+}
+
+#[test]
 fn a_class_template_edit_rolls_every_cluster_and_is_refused_by_render_and_check() {
     let s = common::Scratch::new("impact-class");
     let after = edited(
