@@ -38,8 +38,9 @@ pub struct Impact {
     /// ClusterClasses (`<ns>/<name>`) whose unit changed, and those removed.
     classes_changed: BTreeSet<String>,
     classes_removed: BTreeSet<String>,
-    /// Every class (`<ns>/<name>`) as attribution needs it, before and after.
-    class_facts: BTreeMap<String, [Option<ClassFacts>; 2]>,
+    /// Every class (`<ns>/<name>`) as attribution needs it, before and after, and the
+    /// origins of its change.
+    class_facts: BTreeMap<String, ([Option<ClassFacts>; 2], Vec<origin::Origin>)>,
     /// Providers whose version changed: `<unit> <old> → <new>`.
     providers_changed: Vec<String>,
     /// The types of the providers (after the change) with `InPlaceUpdates` on.
@@ -222,8 +223,9 @@ impl Impact {
         }
         if let Some(class) = unit.strip_prefix("classes/") {
             let facts = |s: Option<&Side>| s.and_then(|s| origin::class_facts(&s.1));
-            self.class_facts
-                .insert(class.to_string(), [facts(o), facts(n)]);
+            let f = [facts(o), facts(n)];
+            let origins = origin::class_origins(f[0].as_ref(), f[1].as_ref());
+            self.class_facts.insert(class.to_string(), (f, origins));
         }
         let empty = BTreeMap::new();
         let (oo, nn) = (o.map_or(&empty, |s| &s.0), n.map_or(&empty, |s| &s.0));
@@ -275,13 +277,11 @@ impl Impact {
                 let (b, a) = (o.map(|s| s.1.as_slice()), n.map(|s| s.1.as_slice()));
                 let mut c = crate::impact::cluster(ns, name, b, a);
                 let (cb, ca) = (cluster_object(b), cluster_object(a));
-                let facts = self.class_facts.get(&c.class);
-                let origins = origin::origins(
-                    cb,
-                    ca,
-                    facts.and_then(|f| f[0].as_ref()),
-                    facts.and_then(|f| f[1].as_ref()),
-                );
+                let class = self.class_facts.get(&c.class);
+                let facts = class.map(|c| &c.0);
+                let mut origins =
+                    origin::cluster_origins(cb, ca, facts.and_then(|f| f[1].as_ref()));
+                origins.extend(class.iter().flat_map(|c| c.1.iter().cloned()));
                 origin::attach(&mut c, ca.or(cb), &origins);
                 if let (Some(b), Some(a), Some(f)) = (b, a, facts.and_then(|f| f[1].as_ref())) {
                     crate::impact::plan_upgrade(&mut c, b, a, &f.kubernetes_versions);
@@ -339,14 +339,24 @@ type Feed = std::sync::mpsc::Receiver<Result<(String, Side)>>;
 /// unit with its directory gets.
 fn unit_objects(u: RenderedUnit) -> Result<(String, Side, Error)> {
     let dup = same_directory(&u.kind, &u.namespace, &u.name);
-    let desired = desired_of(&u);
     let uf = unit_files(&u)?;
     let files = uf
         .files
         .into_iter()
         .filter(|(p, _)| p.rsplit_once('/').map(|(_, f)| f) != Some(KUSTOMIZATION))
         .collect();
-    Ok((u.dir(), (files, desired), dup))
+    let dir = u.dir();
+    // The unit is laid out: its objects move into the impact's side, uncopied.
+    let desired = match u.kind {
+        UnitKind::Cluster => {
+            let mut o = u.objects;
+            o.extend(u.review);
+            o
+        }
+        UnitKind::Class => u.objects,
+        _ => desired_of(&u),
+    };
+    Ok((dir, (files, desired), dup))
 }
 
 /// Render one side into `tx` in directory order: its providers (rendered already)

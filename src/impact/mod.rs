@@ -417,9 +417,12 @@ pub fn plan_upgrade(
     after: &[Value],
     class_versions: &[String],
 ) {
+    if class_versions.is_empty() {
+        return;
+    }
     let (from, cp, min_workers) = versions(before);
     let (to, _, _) = versions(after);
-    if class_versions.is_empty() || from == to || to.is_empty() || cp.is_empty() {
+    if from == to || to.is_empty() || cp.is_empty() {
         return;
     }
     let to = if to.starts_with('v') {

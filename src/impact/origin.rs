@@ -275,6 +275,17 @@ pub fn origins(
     class_before: Option<&ClassFacts>,
     class_after: Option<&ClassFacts>,
 ) -> Vec<Origin> {
+    let mut out = cluster_origins(before, after, class_after);
+    out.extend(class_origins(class_before, class_after));
+    out
+}
+
+/// The origins in the Cluster itself: its variables and its topology's other fields.
+pub fn cluster_origins(
+    before: Option<&Value>,
+    after: Option<&Value>,
+    class_after: Option<&ClassFacts>,
+) -> Vec<Origin> {
     let mut out = Vec::new();
     if let (Some(b), Some(a)) = (before, after) {
         let (vb, va) = (cluster_variables(b), cluster_variables(a));
@@ -302,6 +313,16 @@ pub fn origins(
             });
         }
     }
+    out
+}
+
+/// The origins in a ClusterClass (the same for every Cluster of it: computed once per
+/// class): its patches, templates and other fields.
+pub fn class_origins(
+    class_before: Option<&ClassFacts>,
+    class_after: Option<&ClassFacts>,
+) -> Vec<Origin> {
+    let mut out = Vec::new();
     if let (Some(cb), Some(ca)) = (class_before, class_after) {
         let names: BTreeSet<&String> = cb.patches.keys().chain(ca.patches.keys()).collect();
         for n in names {
