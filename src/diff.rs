@@ -153,13 +153,8 @@ fn in_place_updates(objects: &[serde_json::Value]) -> bool {
                 .flatten()
         })
         .filter_map(|a| a.as_str())
-        .any(|a| {
-            a.starts_with("--feature-gates=")
-                && a.split([',', '='])
-                    .collect::<Vec<_>>()
-                    .windows(2)
-                    .any(|w| w == ["InPlaceUpdates", "true"])
-        })
+        .filter_map(|a| a.strip_prefix("--feature-gates="))
+        .any(|gates| gates.split(',').any(|g| g == "InPlaceUpdates=true"))
 }
 
 /// The Cluster among a Cluster unit's objects.

@@ -74,8 +74,7 @@ fn v1beta2_version_bump_rolls_everything_and_replicas_labels_are_in_place() {
 /// The corpus class (placeholders at their defaults) with `kubernetesVersions`, and the
 /// quick-start Cluster at `version`, in `dir`.
 fn chained_inputs(dir: &std::path::Path, version: &str, versions: &str) {
-    let class = std::fs::read_to_string(common::corpus_path(CLASS).unwrap()).unwrap();
-    let class = regex_free_defaults(&class).replacen(
+    let class = corpus_text(CLASS).replacen(
         "kind: ClusterClass\nmetadata:\n  name: quick-start\nspec:\n",
         &format!("kind: ClusterClass\nmetadata:\n  name: quick-start\nspec:\n  kubernetesVersions: {versions}\n"),
         1,
@@ -89,23 +88,6 @@ fn chained_inputs(dir: &std::path::Path, version: &str, versions: &str) {
     std::fs::create_dir_all(dir).unwrap();
     std::fs::write(dir.join("class.yaml"), class).unwrap();
     std::fs::write(dir.join("cluster.yaml"), cluster).unwrap();
-}
-
-/// `${VAR:-default}` → `default`, as clusterctl fills the class's placeholders.
-fn regex_free_defaults(s: &str) -> String {
-    let mut out = String::new();
-    let mut rest = s;
-    while let Some(i) = rest.find("${") {
-        out.push_str(&rest[..i]);
-        let Some(end) = rest[i..].find('}') else {
-            break;
-        };
-        let inner = &rest[i + 2..i + end];
-        out.push_str(inner.split_once(":-").map_or("", |(_, d)| d));
-        rest = &rest[i + end + 1..];
-    }
-    out.push_str(rest);
-    out
 }
 
 #[test]

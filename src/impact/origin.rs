@@ -209,9 +209,8 @@ fn cluster_variables(c: &Value) -> BTreeMap<String, Value> {
 
 /// The changed paths of two `spec.topology`s (without variables), each with what it
 /// reaches; workers are compared by name.
-fn topology_changes(b: &Value, a: &Value) -> Vec<(String, Target)> {
+fn topology_changes(mut tb: Value, mut ta: Value) -> Vec<(String, Target)> {
     let mut out = Vec::new();
-    let (mut tb, mut ta) = (b.clone(), a.clone());
     for key in ["machineDeployments", "machinePools"] {
         let by_name = |v: &mut Value| -> BTreeMap<String, Value> {
             let Some(Value::Array(ws)) = v.pointer_mut(&format!("/workers/{key}")).map(Value::take)
@@ -306,7 +305,7 @@ pub fn cluster_origins(
         let mut topo_a = at(a, "spec.topology").cloned().unwrap_or_default();
         strip_variables(&mut topo_b);
         strip_variables(&mut topo_a);
-        for (path, t) in topology_changes(&topo_b, &topo_a) {
+        for (path, t) in topology_changes(topo_b, topo_a) {
             out.push(Origin {
                 reaches: vec![t],
                 what: format!("Cluster {path}"),

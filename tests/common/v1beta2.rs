@@ -9,14 +9,19 @@ pub fn parse(text: &str) -> Vec<Value> {
     capi_render::yaml::parse_documents(text).unwrap()
 }
 
-/// A corpus file with its `${VAR:-default}` defaults applied (the test has checked
-/// `common::corpus()` first).
-pub fn corpus_objects(rel: &str) -> Vec<Value> {
+/// A corpus file's text with its `${VAR:-default}` defaults applied (the test has
+/// checked `common::corpus()` first).
+pub fn corpus_text(rel: &str) -> String {
     let p = super::corpus_dir().join(rel);
     let text = std::fs::read_to_string(&p)
         .unwrap_or_else(|e| panic!("{}: {e} (set CAPI_CORPUS)", p.display()));
     let defaults = Regex::new(r"\$\{[A-Z_]+:-([^}]*)\}").unwrap();
-    parse(&defaults.replace_all(&text, "$1"))
+    defaults.replace_all(&text, "$1").into_owned()
+}
+
+/// A corpus file's objects with its defaults applied ([`corpus_text`]).
+pub fn corpus_objects(rel: &str) -> Vec<Value> {
+    parse(&corpus_text(rel))
 }
 
 pub fn fixture(rel: &str) -> Vec<Value> {
