@@ -34,16 +34,8 @@ diffs_dir="$here/impact/differences"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# The oracle is conformance/topology-v1beta2.sh's (one build, cached by source hash).
-src="$here/oracle/v1beta2"
-hash=$( (cd "$src" && cat go.mod go.sum $(find cmd -name '*.go' | sort)) | sha256sum | cut -c1-16)
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/capi-render/oracle-v1beta2
-oracle="$cache/desiredstateref-$hash"
-if [ ! -x "$oracle" ]; then
-  echo "building the v1beta2 oracle" >&2
-  mkdir -p "$cache"
-  (cd "$src" && go build -o "$oracle.tmp" ./cmd/desiredstateref) && mv "$oracle.tmp" "$oracle"
-fi
+# The v1beta2 oracle, shared with topology-v1beta2.sh (one build, cached by source hash).
+oracle=$("$here/oracle-v1beta2.sh")
 (cd "$root" && cargo build --release --quiet)
 capi="${CARGO_TARGET_DIR:-$root/target}/release/capi-render"
 

@@ -40,15 +40,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # --- tools ----------------------------------------------------------------------------
-src="$here/oracle/v1beta2"
-hash=$( (cd "$src" && cat go.mod go.sum $(find cmd -name '*.go' | sort)) | sha256sum | cut -c1-16)
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/capi-render/oracle-v1beta2
-oracle="$cache/desiredstateref-$hash"
-if [ ! -x "$oracle" ]; then
-  echo "building the v1beta2 oracle (CAPI $(sed -n 's/^[[:space:]]*sigs.k8s.io\/cluster-api \(v[^ ]*\)$/\1/p' "$src/go.mod"))" >&2
-  mkdir -p "$cache"
-  (cd "$src" && go build -o "$oracle.tmp" ./cmd/desiredstateref) && mv "$oracle.tmp" "$oracle"
-fi
+oracle=$("$here/oracle-v1beta2.sh")
 (cd "$root" && cargo build --release --quiet)
 capi="${CARGO_TARGET_DIR:-$root/target}/release/capi-render"
 
