@@ -32,7 +32,7 @@ pub fn cluster_section(c: &ClusterImpact) -> String {
         .map(|(_, p)| p.machines)
         .sum();
     let what = if rolls > 0 {
-        format!(" · {rolls} machines replaced")
+        format!(" · {} replaced", super::machines(rolls))
     } else {
         String::new()
     };

@@ -277,7 +277,7 @@ fn part(owner: Owner, o: Option<&Value>, n: Option<&Value>, b: &Side, a: &Side) 
                 name,
                 action: Action::Rollout,
                 machines: m,
-                reasons: vec![format!("created: {m} machines")],
+                reasons: vec![format!("created: {}", machines(m))],
             };
         }
         (o, None) => {
@@ -286,7 +286,7 @@ fn part(owner: Owner, o: Option<&Value>, n: Option<&Value>, b: &Side, a: &Side) 
                 name,
                 action: Action::Rollout,
                 machines: m,
-                reasons: vec![format!("deleted: {m} machines")],
+                reasons: vec![format!("deleted: {}", machines(m))],
             };
         }
     };
@@ -449,6 +449,11 @@ fn minor(v: &str) -> Option<(u64, u64)> {
     Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
 }
 
+/// `1 machine`, `3 machines`: a count of machines as the reports write it.
+pub fn machines(n: u64) -> String {
+    format!("{n} machine{}", if n == 1 { "" } else { "s" })
+}
+
 /// The Cluster's own warnings: deleted (with its machines), a Kubernetes minor
 /// skipped, workers ahead of the control plane.
 fn warnings(c: &ClusterImpact, b: &Side, a: &Side) -> Vec<String> {
@@ -456,8 +461,8 @@ fn warnings(c: &ClusterImpact, b: &Side, a: &Side) -> Vec<String> {
     let mut out = Vec::new();
     if c.action == ClusterAction::Delete {
         out.push(format!(
-            "Cluster {id} is deleted: the workload cluster and its {} machines are destroyed",
-            c.machines()
+            "Cluster {id} is deleted: the workload cluster and its {} are destroyed",
+            machines(c.machines())
         ));
     }
     let version = |s: &Side| {

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use super::rules::Owner;
-use super::{Action, ClusterAction, ClusterImpact};
+use super::{machines, Action, ClusterAction, ClusterImpact};
 
 /// Warnings about classes: `changed` and `removed` hold the `<namespace>/<name>` of the
 /// ClusterClasses whose unit changed or was removed.
@@ -27,11 +27,12 @@ pub fn class_warnings(
             .iter()
             .map(|c| format!("{}/{}", c.namespace, c.name))
             .collect();
-        let machines: u64 = rolled.iter().map(|c| rolling_machines(c)).sum();
+        let m: u64 = rolled.iter().map(|c| rolling_machines(c)).sum();
         out.push(format!(
-            "ClusterClass {class} changes roll {} Cluster{} ({machines} machines replaced): {}; Cluster API recommends a new ClusterClass and rebasing Clusters onto it one at a time to canary such a change",
+            "ClusterClass {class} changes roll {} Cluster{} ({} replaced): {}; Cluster API recommends a new ClusterClass and rebasing Clusters onto it one at a time to canary such a change",
             names.len(),
             if names.len() == 1 { "" } else { "s" },
+            machines(m),
             names.join(", ")
         ));
     }
@@ -85,7 +86,11 @@ pub fn headline(clusters: &[ClusterImpact]) -> String {
         (!rolled.is_empty()).then(|| {
             let verb = if rolled.len() == 1 { "rolls" } else { "roll" };
             let m: u64 = rolled.iter().sum();
-            format!("{} {verb} ({m} machines)", plural(rolled.len(), one, many))
+            format!(
+                "{} {verb} ({})",
+                plural(rolled.len(), one, many),
+                machines(m)
+            )
         })
     };
     parts.extend(rolls(
@@ -123,8 +128,9 @@ pub fn headline(clusters: &[ClusterImpact]) -> String {
     if !deleted.is_empty() {
         let m: u64 = deleted.iter().map(|c| c.machines()).sum();
         parts.push(format!(
-            "{} deleted ({m} machines)",
-            plural(deleted.len(), "Cluster", "Clusters")
+            "{} deleted ({})",
+            plural(deleted.len(), "Cluster", "Clusters"),
+            machines(m)
         ));
     }
     if parts.is_empty() {
@@ -161,10 +167,10 @@ pub fn section(c: &ClusterImpact) -> String {
     for (owner, p) in c.parts() {
         let what = owner.label();
         s.push_str(&format!(
-            "  {what} {}: {} ({} machines)\n",
+            "  {what} {}: {} ({})\n",
             p.name,
             p.action.as_str(),
-            p.machines
+            machines(p.machines)
         ));
         for r in &p.reasons {
             s.push_str(&format!("    {r}\n"));

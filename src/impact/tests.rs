@@ -184,3 +184,17 @@ fn headline_and_sections_summarise_the_fleet() {
         vec!["ClusterClass ns/qs is removed while Clusters use it: ns/c, ns/d"]
     );
 }
+
+#[test]
+fn one_machine_is_written_in_the_singular() {
+    let one = cluster(
+        "ns",
+        "c",
+        Some(&desired("v1.31.2", 1, "img", json!({"tier": "a"}))),
+        Some(&desired("v1.32.0", 1, "img", json!({"tier": "a"}))),
+    );
+    let h = report::headline(std::slice::from_ref(&one));
+    assert!(h.ends_with("1 MachineDeployment rolls (1 machine)"), "{h}");
+    assert!(report::section(&one).contains("  MachineDeployment md-0: rollout (1 machine)\n"));
+    assert_eq!(super::machines(0), "0 machines");
+}
