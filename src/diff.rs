@@ -122,7 +122,13 @@ impl Impact {
 /// `{version, contract}`, for the contract-change warning); none for other units.
 fn desired_of(u: &RenderedUnit) -> Vec<serde_json::Value> {
     match &u.kind {
-        UnitKind::Cluster => u.objects.iter().chain(&u.review).cloned().collect(),
+        UnitKind::Cluster => {
+            let mut d: Vec<_> = u.objects.iter().chain(&u.review).cloned().collect();
+            if !u.pending.is_empty() {
+                d.push(crate::impact::pending_fact(&u.pending));
+            }
+            d
+        }
         UnitKind::Class => u.objects.clone(),
         UnitKind::Provider(p) | UnitKind::CertManager(p) => {
             vec![
@@ -243,22 +249,24 @@ impl Impact {
         let changed = objects.len();
         let change = Change::between(o, n);
         let status = change.as_str();
-        if changed > 0 || change != Change::Changed {
-            self.diff.push_str(&format!(
-                "# {unit}: {status}, {changed} object{} differ{}\n",
-                if changed == 1 { "" } else { "s" },
-                if changed == 1 { "s" } else { "" }
-            ));
-            self.diff.push_str(&diffs);
-            self.changed_units.push(unit.to_string());
-            self.units.push(UnitChange {
-                unit: unit.to_string(),
-                change,
-                verbs: verbs::verbs(&objects, &rotated),
-                objects,
-            });
-            self.unit_impact(unit, o, n);
+        if changed == 0 && change == Change::Changed {
+            self.pending_class_change(unit, n);
+            return;
         }
+        self.diff.push_str(&format!(
+            "# {unit}: {status}, {changed} object{} differ{}\n",
+            if changed == 1 { "" } else { "s" },
+            if changed == 1 { "s" } else { "" }
+        ));
+        self.diff.push_str(&diffs);
+        self.changed_units.push(unit.to_string());
+        self.units.push(UnitChange {
+            unit: unit.to_string(),
+            change,
+            verbs: verbs::verbs(&objects, &rotated),
+            objects,
+        });
+        self.unit_impact(unit, o, n);
     }
 
     /// A changed unit's rollout impact (a Cluster) or its class (a ClusterClass unit).
@@ -314,6 +322,26 @@ impl Impact {
         }
     }
 
+    /// A Cluster whose objects are the same on both sides but were rendered without
+    /// its class's external patches, when that class changed: what the runtime
+    /// extension makes of the change is not known, so its parts are `unknown`.
+    fn pending_class_change(&mut self, unit: &str, n: Option<&Side>) {
+        let Some(("clusters", rest)) = unit.split_once('/') else {
+            return;
+        };
+        let side = n.map(|s| s.1.as_slice());
+        let Some((ns, name)) = rest.split_once('/') else {
+            return;
+        };
+        if crate::impact::pending_of(side).is_empty() {
+            return;
+        }
+        let c = crate::impact::cluster(ns, name, side, side);
+        if self.classes_changed.contains(&c.class) {
+            self.clusters.push(c);
+        }
+    }
+
     /// A change `render -o` would refuse (a template spec changed under its name), as
     /// a warning.
     fn refused(&mut self, path: &str, a: Option<&str>, b: Option<&str>) {
@@ -346,6 +374,9 @@ fn unit_objects(u: RenderedUnit) -> Result<(String, Side, Error)> {
         UnitKind::Cluster => {
             let mut o = u.objects;
             o.extend(u.review);
+            if !u.pending.is_empty() {
+                o.push(crate::impact::pending_fact(&u.pending));
+            }
             o
         }
         UnitKind::Class => u.objects,
@@ -515,6 +546,7 @@ mod tests {
             ],
             review: Vec::new(),
             after: Vec::new(),
+            pending: Vec::new(),
         }
     }
 
@@ -571,6 +603,7 @@ mod tests {
                 "spec": {"template": {"spec": {"containers": [{"image": format!("capd:{version}")}]}}}})],
             review: Vec::new(),
             after: Vec::new(),
+            pending: Vec::new(),
         };
         let i = impact(
             &set(vec![provider("v1.10.10", "v1beta1")]),
@@ -610,6 +643,7 @@ mod tests {
                     "--leader-elect", format!("--feature-gates=MachinePool=true,{gates}")]}]}}}})],
             review: Vec::new(),
             after: Vec::new(),
+            pending: Vec::new(),
         };
         let cluster = |version: &str| RenderedUnit {
             kind: UnitKind::Cluster,
@@ -624,6 +658,7 @@ mod tests {
             ],
             review: Vec::new(),
             after: Vec::new(),
+            pending: Vec::new(),
         };
         let run = |gates: &str| {
             let i = impact(
@@ -707,6 +742,7 @@ mod tests {
                 "stringData": {"token": v}})],
             review: Vec::new(),
             after: Vec::new(),
+            pending: Vec::new(),
         };
         let i = impact(
             &set(vec![secret("old-token-value")]),

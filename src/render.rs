@@ -54,6 +54,9 @@ pub struct Rendering {
     mode: ClusterMode,
     /// The core provider reads Clusters as v1beta2 ([`core_version`]).
     v1beta2_core: bool,
+    /// External patches are left out of the desired objects, not refused
+    /// ([`Rendering::defer_external_patches`]).
+    defer_external: bool,
     /// The input files that hold topology Clusters and nothing else, with how many
     /// (the lock records them: [`crate::load::Item::Deferred`] next time).
     pub clusters_only: std::collections::BTreeMap<String, usize>,
@@ -132,6 +135,14 @@ impl Rendering {
     /// The namespaces unit, the providers and the class units, in order.
     pub fn provider_units(&self) -> &[RenderedUnit] {
         &self.providers
+    }
+
+    /// For `diff` without the runtime extensions: a Cluster whose ClusterClass has
+    /// external patches renders (managed mode) with those patches left out and named in
+    /// [`RenderedUnit::pending`], instead of failing the run; its rollout impact is then
+    /// `unknown`.
+    pub fn defer_external_patches(&mut self) {
+        self.defer_external = self.mode == ClusterMode::Managed;
     }
 
     /// The same, to change (`render --secrets sops` seals their Secrets).
@@ -213,6 +224,7 @@ pub fn prepare(
         namespaces,
         mode: opts.clusters,
         v1beta2_core,
+        defer_external: false,
         clusters_only,
     })
 }
@@ -261,6 +273,7 @@ fn cert_manager_unit(opts: &RenderOptions) -> crate::Result<(RenderedUnit, Input
         objects,
         review: Vec::new(),
         after: Vec::new(),
+        pending: Vec::new(),
     };
     Ok((unit, file))
 }
@@ -515,7 +528,7 @@ impl Rendering {
         }
         crate::progress::start("clusters", self.clusters.len());
         let namespaces = &self.namespaces;
-        let mode = self.mode;
+        let (mode, defer) = (self.mode, self.defer_external);
         let prefixes = self.prefixes();
         let facts_of = |job: &ClusterJob, class_ns: Option<usize>| ClusterFacts {
             fingerprint: job_fingerprint(&prefixes, job, class_ns),
@@ -557,7 +570,8 @@ impl Rendering {
                         let at =
                             || format!("Cluster {}/{}", namespaces[job.namespace].name, job.name);
                         crate::limits::memory::check(&job.file, at)?;
-                        let (unit, class_ns) = render_cluster(job, namespaces, &by_name, mode)?;
+                        let (unit, class_ns) =
+                            render_cluster(job, namespaces, &by_name, mode, defer)?;
                         let unit = map(unit)?;
                         crate::limits::memory::check(&job.file, at)?;
                         Ok(Produced::Made {
@@ -629,6 +643,7 @@ fn render_cluster(
     namespaces: &[Namespace],
     by_name: &std::collections::HashMap<&str, usize>,
     mode: ClusterMode,
+    defer: bool,
 ) -> crate::Result<(RenderedUnit, Option<usize>)> {
     use crate::topology::{class_unit, obj};
     let own = &namespaces[job.namespace];
@@ -657,8 +672,14 @@ fn render_cluster(
         k.map(|k| &namespaces[k])
     });
     let space = class_ns.map_or(own, |k| pick(k).unwrap_or(&empty));
-    let objs =
-        crate::topology::render_cluster_with(c, &space.objects, &space.classes).map_err(wrap)?;
+    let mut pending = Vec::new();
+    let objs = crate::topology::render_cluster_deferring(
+        c,
+        &space.objects,
+        &space.classes,
+        defer.then_some(&mut pending),
+    )
+    .map_err(wrap)?;
     crate::progress::step();
     let mut unit = RenderedUnit::new(UnitKind::Cluster, ns, name, Vec::new());
     match mode {
@@ -671,6 +692,7 @@ fn render_cluster(
                 .collect();
             unit.objects = vec![c.clone()];
             unit.review = objs;
+            unit.pending = pending;
         }
     }
     Ok((unit, class_ns.flatten()))

@@ -140,3 +140,94 @@ fn a_chained_upgrade_shows_its_plan_and_a_missing_minor_is_a_warning() {
         "{w:?}"
     );
 }
+
+/// The e2e quick-start-runtimesdk class (one external patch) and its Cluster in `dir`,
+/// with `edit` applied to the Cluster's text and `class_edit` to the class's.
+fn runtimesdk_inputs(dir: &std::path::Path, edit: (&str, &str), class_edit: (&str, &str)) {
+    let class = corpus_text(&format!("{E2E}/clusterclass-quick-start-runtimesdk.yaml"))
+        .replace(class_edit.0, class_edit.1);
+    let cluster = std::fs::read_to_string(
+        common::root().join("fixtures/topology-v1beta2/cluster-runtimesdk.yaml"),
+    )
+    .unwrap()
+    .replace(edit.0, edit.1);
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("class.yaml"), class).unwrap();
+    std::fs::write(dir.join("cluster.yaml"), cluster).unwrap();
+}
+
+#[test]
+fn a_class_with_external_patches_is_decided_at_run_time() {
+    let Some(_) = common::corpus_path(E2E) else {
+        return;
+    };
+    let s = common::Scratch::new("impact-runtimesdk");
+    let (a, b) = (s.path().join("a"), s.path().join("b"));
+    let same = ("", "");
+    runtimesdk_inputs(&a, same, same);
+    let diff = || {
+        let o = common::run(
+            common::bin()
+                .args(["diff", "-f"])
+                .arg(&a)
+                .arg("--against")
+                .arg(&b)
+                .args(["--output-format", "json"]),
+            None,
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["impact"]["clusters"].clone()
+    };
+    let why = "ClusterClass default/quick-start-runtimesdk patch \"test-patch\" calls runtime extension handlers generate-patches.k8s-upgrade-with-runtimesdk, validate-topology.k8s-upgrade-with-runtimesdk, discover-variables.k8s-upgrade-with-runtimesdk, which capi-render does not call offline";
+
+    // Labels: in place by the objects at hand, but the extension may patch anything.
+    let labels = "      replicas: 1\n      metadata:\n        labels:\n          tier: gold\n";
+    runtimesdk_inputs(&b, ("      replicas: 1\n", labels), same);
+    let c = diff();
+    let cp = &c[0]["controlPlane"];
+    assert_eq!(
+        (cp["action"].as_str(), cp["machines"].as_u64()),
+        (Some("unknown"), Some(1)),
+        "{c}"
+    );
+    assert!(cp["reasons"].as_array().unwrap().contains(&json!(why)), "{c}");
+
+    // The class alone changes (another generate handler): the Cluster's objects at
+    // hand are the same, what the extension returns is not known.
+    runtimesdk_inputs(
+        &b,
+        same,
+        (
+            "generate-patches.k8s-upgrade-with-runtimesdk",
+            "generate-patches.other",
+        ),
+    );
+    let c = diff();
+    assert_eq!(c.as_array().map(Vec::len), Some(1), "{c}");
+    assert_eq!(c[0]["name"], "rsdk");
+    assert_eq!(c[0]["controlPlane"]["action"], "unknown", "{c}");
+
+    // A version bump rolls the control plane whatever the extension patches.
+    runtimesdk_inputs(&b, ("version: v1.34.1", "version: v1.35.0"), same);
+    let c = diff();
+    assert_eq!(c[0]["controlPlane"]["action"], "rollout", "{c}");
+
+    // render itself still refuses the class: it never writes a desired state without
+    // the extension's patches.
+    let o = common::run(
+        common::bin().args(["render", "--stdout", "-f"]).arg(&a),
+        None,
+    );
+    assert_ne!(o.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("needs a runtime extension"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

@@ -94,6 +94,7 @@ fn provider(
         objects,
         review: Vec::new(),
         after: Vec::new(),
+        pending: Vec::new(),
     }
 }
 

@@ -131,8 +131,13 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
             }
             None => (None, a.before.clone(), a.after.clone()),
         };
-        let before = super::prepare_inputs(&before_paths, &opts).map_err(|e| e.wrap(labels[0]))?;
-        let after = super::prepare_inputs(&after_paths, &opts).map_err(|e| e.wrap(labels[1]))?;
+        let mut before =
+            super::prepare_inputs(&before_paths, &opts).map_err(|e| e.wrap(labels[0]))?;
+        let mut after =
+            super::prepare_inputs(&after_paths, &opts).map_err(|e| e.wrap(labels[1]))?;
+        // A class that needs a runtime extension: its rollouts are decided at run time.
+        before.defer_external_patches();
+        after.defer_external_patches();
         // Both sides stream in directory order; only the changed units' diffs stay.
         capi_render::diff::impact_streaming(before, after, labels)
     })();

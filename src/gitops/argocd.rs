@@ -237,6 +237,7 @@ mod tests {
             ],
             review: Vec::new(),
             after: Vec::new(),
+            pending: Vec::new(),
         });
         let apps = applications(&[core, docker, cluster], &settings(), "capi/rendered").unwrap();
         let wave =

@@ -433,6 +433,7 @@ pub(super) mod tests {
             objects,
             review: Vec::new(),
             after: Vec::new(),
+            pending: Vec::new(),
         }
     }
 
@@ -460,6 +461,7 @@ pub(super) mod tests {
                 ],
                 review: Vec::new(),
                 after: Vec::new(),
+                pending: Vec::new(),
             },
         ];
         let units: Vec<UnitSummary> = units.iter().map(UnitSummary::of).collect();

@@ -212,6 +212,7 @@ mod tests {
                 ],
                 review: Vec::new(),
                 after: Vec::new(),
+                pending: Vec::new(),
             }],
             warnings: vec![],
         }

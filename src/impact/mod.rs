@@ -196,6 +196,12 @@ pub fn cluster(
         (true, true) => ClusterAction::Update,
     };
     let keys: BTreeSet<&(u8, String)> = b.owners.keys().chain(a.owners.keys()).collect();
+    let mut pending = pending_of(before);
+    for l in pending_of(after) {
+        if !pending.contains(&l) {
+            pending.push(l);
+        }
+    }
     let mut out = ClusterImpact {
         namespace: namespace.to_string(),
         name: name.to_string(),
@@ -216,6 +222,7 @@ pub fn cluster(
         if owner != Owner::ControlPlane {
             p.name = key.1.clone();
         }
+        defer(&mut p, n.or(o), &pending);
         match owner {
             Owner::ControlPlane => out.control_plane = Some(p),
             Owner::MachineDeployment => out.machine_deployments.push(p),
@@ -492,3 +499,42 @@ fn warnings(c: &ClusterImpact, b: &Side, a: &Side) -> Vec<String> {
 
 #[cfg(test)]
 mod tests;
+
+/// The kind of the fact object a Cluster unit's desired objects end with when its
+/// ClusterClass's external patches were left out ([`pending_fact`]); no object of the
+/// API has an empty kind, so no rule reads it.
+const PENDING_KIND: &str = "";
+
+/// The fact `diff` adds to a Cluster's desired objects: what they leave out (one line
+/// per external patch and its runtime extension).
+pub fn pending_fact(lines: &[String]) -> Value {
+    serde_json::json!({"kind": PENDING_KIND, "pending": lines})
+}
+
+/// The lines of a side's [`pending_fact`], if it has one.
+pub fn pending_of(side: Option<&[Value]>) -> Vec<String> {
+    side.into_iter()
+        .flatten()
+        .filter(|o| o.get("kind").and_then(Value::as_str) == Some(PENDING_KIND))
+        .filter_map(|o| o.get("pending").and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect()
+}
+
+/// A part of a Cluster whose desired objects (`obj` its own) leave out external
+/// patches: unless the objects at hand already roll it, the runtime extension decides
+/// what happens to its machines, so it is `unknown`, with the patches as its reasons. A
+/// rollout stays one: the extension patches the new objects as well, it cannot keep
+/// the old ones.
+fn defer(p: &mut Part, obj: Option<&Value>, pending: &[String]) {
+    if pending.is_empty() || p.action == Action::Rollout {
+        return;
+    }
+    if p.action == Action::None {
+        p.machines = replicas(obj);
+    }
+    p.action = Action::Unknown;
+    p.reasons.extend(pending.iter().cloned());
+}

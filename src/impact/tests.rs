@@ -198,3 +198,40 @@ fn one_machine_is_written_in_the_singular() {
     assert!(report::section(&one).contains("  MachineDeployment md-0: rollout (1 machine)\n"));
     assert_eq!(super::machines(0), "0 machines");
 }
+
+#[test]
+fn parts_of_a_cluster_rendered_without_its_external_patches_are_unknown() {
+    let why = "ClusterClass ns/qs patch \"ext\" calls runtime extension handlers gen.x, which capi-render does not call offline".to_string();
+    let with = |mut objs: Vec<Value>| {
+        objs.push(super::pending_fact(std::slice::from_ref(&why)));
+        objs
+    };
+    // Labels only: in place without the extension's patches, unknown with them.
+    let labels = cluster(
+        "ns",
+        "c",
+        Some(&with(base())),
+        Some(&with(desired("v1.31.2", 2, "img", json!({"tier": "b"})))),
+    );
+    let md = &labels.machine_deployments[0];
+    assert_eq!((md.action, md.machines), (Action::Unknown, 2), "{md:?}");
+    assert_eq!(md.reasons.last(), Some(&why));
+    // The control plane, unchanged in the objects at hand, is unknown with its replicas.
+    let cp = labels.control_plane.as_ref().unwrap();
+    assert_eq!((cp.action, cp.machines), (Action::Unknown, 3));
+    assert_eq!(cp.reasons, [why.clone()]);
+    // A version bump rolls whatever the extension patches.
+    let bumped = cluster(
+        "ns",
+        "c",
+        Some(&with(base())),
+        Some(&with(desired("v1.32.0", 2, "img", json!({"tier": "a"})))),
+    );
+    assert!(bumped.parts().all(|(_, p)| p.action == Action::Rollout));
+    // Without the fact nothing is deferred.
+    assert_eq!(super::pending_of(Some(&base())), Vec::<String>::new());
+    assert_eq!(
+        impact(&desired("v1.31.2", 2, "img", json!({"tier": "b"}))).machine_deployments[0].action,
+        Action::InPlace
+    );
+}

@@ -82,6 +82,10 @@ pub struct RenderedUnit {
     /// The directories of the units this one must be applied after, beyond what its
     /// kinds imply (a Cluster's class unit).
     pub after: Vec<String>,
+    /// What a Cluster's desired objects (`review`) leave out: the external patches of its
+    /// ClusterClass, one line each naming the patch and its runtime extension, when they
+    /// were not called (`diff` without the extension: its rollout impact is `unknown`).
+    pub pending: Vec<String>,
 }
 
 impl RenderedUnit {
@@ -94,6 +98,7 @@ impl RenderedUnit {
             objects,
             review: Vec::new(),
             after: Vec::new(),
+            pending: Vec::new(),
         }
     }
 

@@ -555,6 +555,7 @@ pub fn render_resolved_with(
                 objects: all,
                 review: Vec::new(),
                 after: Vec::new(),
+                pending: Vec::new(),
             },
             image_moves: p.image_moves,
             replaced_images,
@@ -651,6 +652,7 @@ mod tests {
             ],
             review: Vec::new(),
             after: Vec::new(),
+            pending: Vec::new(),
         }
     }
 

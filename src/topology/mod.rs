@@ -401,11 +401,25 @@ pub fn render_cluster_with(
     inputs: &[Value],
     cache: &ClassCache,
 ) -> Result<Vec<Value>> {
+    render_cluster_deferring(cluster, inputs, cache, None)
+}
+
+/// [`render_cluster_with`]; with `pending`, the external patches of a class the
+/// current controller renders (a v1beta2 Cluster, or any under a v1.11+ core) are left
+/// out rather than refused, and described there
+/// ([`v1beta2::strip_external_patches`]). clusterctl v1.10.10's semantics refuse them
+/// either way (the RuntimeSDK gate is off there).
+pub fn render_cluster_deferring(
+    cluster: &Value,
+    inputs: &[Value],
+    cache: &ClassCache,
+    pending: Option<&mut Vec<String>>,
+) -> Result<Vec<Value>> {
     if v1beta2::is_cluster(cluster) {
-        return v1beta2::render_cluster(cluster, inputs);
+        return v1beta2::render_cluster_deferring(cluster, inputs, pending);
     }
     if cache.v1beta2_core {
-        return v1beta2::render_v1beta1_cluster(cluster, inputs);
+        return v1beta2::render_v1beta1_cluster(cluster, inputs, pending);
     }
     let entry = cache.entry(cluster, inputs);
     if entry.only_v1beta2 {

@@ -435,6 +435,7 @@ mod tests {
                 objects: vec![],
                 review: Vec::new(),
                 after: Vec::new(),
+                pending: Vec::new(),
             }],
             warnings: vec![],
         };

@@ -19,6 +19,7 @@ fn unit(value: &str) -> RenderedUnit {
         ],
         review: Vec::new(),
         after: Vec::new(),
+        pending: Vec::new(),
     }
 }
 

@@ -41,6 +41,16 @@ pub fn is_v1beta2_topology_object(o: &Value) -> bool {
 /// ClusterClasses (v1beta2 or v1beta1) and templates in `inputs`, in the order of
 /// [`super::render_cluster`].
 pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
+    render_cluster_deferring(cluster, inputs, None)
+}
+
+/// [`render_cluster`]; with `pending`, a ClusterClass's external patches are left out
+/// instead of refused, and each is described there ([`strip_external_patches`]).
+pub fn render_cluster_deferring(
+    cluster: &Value,
+    inputs: &[Value],
+    mut pending: Option<&mut Vec<String>>,
+) -> Result<Vec<Value>> {
     let c1 = cluster::to_v1beta1(cluster)?;
     let class = obj::str_at(&c1, &["spec", "topology", "class"]);
     let class_ns = obj::class_namespace(&c1);
@@ -49,7 +59,11 @@ pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
         let ours = obj::name(o) == class && obj::namespace(o) == class_ns;
         if is_cluster_class(o) {
             if ours {
-                engine_inputs.push(class::to_v1beta1(o)?);
+                let mut cc = class::to_v1beta1(o)?;
+                if let Some(p) = pending.as_deref_mut() {
+                    p.extend(strip_external_patches(&mut cc));
+                }
+                engine_inputs.push(cc);
             }
         } else if !input::is_cluster_class(o) || ours {
             engine_inputs.push(o.clone());
@@ -94,9 +108,13 @@ pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
 /// ([`hub`]), rendered as [`render_cluster`], the generated CAPI objects written back as
 /// v1beta1 ([`spoke`]); a reference's apiVersion is its kind's among the inputs and the
 /// rendered objects.
-pub fn render_v1beta1_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
+pub fn render_v1beta1_cluster(
+    cluster: &Value,
+    inputs: &[Value],
+    pending: Option<&mut Vec<String>>,
+) -> Result<Vec<Value>> {
     let c2 = hub::cluster(cluster)?;
-    let out = render_cluster(&c2, inputs)?;
+    let out = render_cluster_deferring(&c2, inputs, pending)?;
     let mut versions = std::collections::HashMap::new();
     for o in inputs.iter().chain(&out) {
         let av = obj::api_version(o);
@@ -139,6 +157,43 @@ pub fn v1beta1_cluster_error(cluster: &Value) -> Error {
         obj::namespace(cluster),
         obj::name(cluster)
     ))
+}
+
+/// Remove a ClusterClass's external patches (converted to v1beta1: `spec.patches[]`
+/// with `external`), returning one line for each: the class, the patch and the
+/// runtime extension handlers it names.
+pub fn strip_external_patches(cc: &mut Value) -> Vec<String> {
+    let id = format!("{}/{}", obj::namespace(cc), obj::name(cc));
+    let Some(patches) = cc
+        .pointer_mut("/spec/patches")
+        .and_then(Value::as_array_mut)
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    patches.retain(|p| {
+        let Some(ext) = p.get("external").filter(|v| !v.is_null()) else {
+            return true;
+        };
+        // v1beta2's names, then v1beta1's.
+        let handlers: Vec<&str> = [
+            "generatePatchesExtension",
+            "validateTopologyExtension",
+            "generateExtension",
+            "validateExtension",
+            "discoverVariablesExtension",
+        ]
+        .iter()
+            .filter_map(|k| ext.get(*k).and_then(Value::as_str))
+            .collect();
+        out.push(format!(
+            "ClusterClass {id} patch {:?} calls runtime extension handlers {}, which capi-render does not call offline",
+            obj::str_at(p, &["name"]),
+            handlers.join(", ")
+        ));
+        false
+    });
+    out
 }
 
 /// HEAD accepts external (RuntimeSDK) patches, which capi-render cannot call: the
@@ -195,5 +250,28 @@ mod tests {
         );
         assert!(m.contains("needs a runtime extension"), "{m}");
         assert!(external_patches(&json!({"spec": {"patches": 3}})).is_ok());
+    }
+
+    #[test]
+    fn external_patches_are_stripped_and_described() {
+        let mut cc = json!({"metadata": {"name": "qs", "namespace": "ns"},
+            "spec": {"patches": [
+                {"name": "inline", "definitions": []},
+                {"name": "lb", "external": {"generatePatchesExtension": "gen.ext", "validateTopologyExtension": "val.ext"}},
+                {"name": "old", "external": {"generateExtension": "g.old"}}]}});
+        let p = strip_external_patches(&mut cc);
+        assert_eq!(
+            p,
+            [
+                "ClusterClass ns/qs patch \"lb\" calls runtime extension handlers gen.ext, val.ext, which capi-render does not call offline",
+                "ClusterClass ns/qs patch \"old\" calls runtime extension handlers g.old, which capi-render does not call offline"
+            ]
+        );
+        assert_eq!(
+            cc["spec"]["patches"],
+            json!([{"name": "inline", "definitions": []}])
+        );
+        assert!(external_patches(&cc).is_ok());
+        assert!(strip_external_patches(&mut json!({"spec": {}})).is_empty());
     }
 }
