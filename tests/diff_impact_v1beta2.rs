@@ -196,7 +196,10 @@ fn a_class_with_external_patches_is_decided_at_run_time() {
         (Some("unknown"), Some(1)),
         "{c}"
     );
-    assert!(cp["reasons"].as_array().unwrap().contains(&json!(why)), "{c}");
+    assert!(
+        cp["reasons"].as_array().unwrap().contains(&json!(why)),
+        "{c}"
+    );
 
     // The class alone changes (another generate handler): the Cluster's objects at
     // hand are the same, what the extension returns is not known.

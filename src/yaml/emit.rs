@@ -127,7 +127,10 @@ fn reread_errors(v: &Value, lines: &mut usize) -> Result<()> {
         Value::Array(a) => a.iter().try_for_each(|x| reread_errors(x, lines)),
         Value::Object(m) => m.iter().try_for_each(|(k, x)| {
             scan_quoted(k, lines)?;
-            if k.contains(NEL) || json_text_len(k) > 1022 {
+            // A key of at most 170 bytes is at most 1,022 bytes of JSON text.
+            if (k.as_bytes().contains(&0x85) && k.contains(NEL))
+                || (k.len() > 170 && json_text_len(k) > 1022)
+            {
                 // The key is no simple key (multi-line or too long): the parser
                 // then finds `:` where it expects `,` or `}`.
                 return Err(Error::new(match *lines {
@@ -144,16 +147,24 @@ fn reread_errors(v: &Value, lines: &mut usize) -> Result<()> {
 /// Count the NELs of one quoted scalar; a `---` or `...` right after a NEL and
 /// followed by a blank is a document marker, which go-yaml's scanner rejects.
 fn scan_quoted(s: &str, lines: &mut usize) -> Result<()> {
-    let chars: Vec<char> = s.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
+    // NEL is `C2 85` in UTF-8: a string without the byte 0x85 has none (the common
+    // case, checked without decoding).
+    if !s.as_bytes().contains(&0x85) {
+        return Ok(());
+    }
+    for (i, c) in s.char_indices() {
         if c != NEL {
             continue;
         }
         *lines += 1;
-        let marker = chars
-            .get(i + 1..i + 4)
-            .is_some_and(|m| m == ['-'; 3] || m == ['.'; 3]);
-        if marker && chars.get(i + 4).is_some_and(|c| *c == ' ' || *c == NEL) {
+        let rest = &s[i + NEL.len_utf8()..];
+        let marker = rest.starts_with("---") || rest.starts_with("...");
+        if marker
+            && rest[3..]
+                .chars()
+                .next()
+                .is_some_and(|c| c == ' ' || c == NEL)
+        {
             return Err(Error::new(format!(
                 "yaml: line {}: found unexpected document indicator",
                 *lines + 1
@@ -163,7 +174,7 @@ fn scan_quoted(s: &str, lines: &mut usize) -> Result<()> {
     Ok(())
 }
 
-/// Characters of `s` once encoding/json has escaped it (HTML-safe escaping).
+/// The length of `s` as JSON text, escapes counted as Go's encoding/json writes them.
 fn json_text_len(s: &str) -> usize {
     s.chars()
         .map(|c| match c {
