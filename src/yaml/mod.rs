@@ -15,6 +15,7 @@ pub mod locate;
 mod merge;
 mod plain;
 pub mod read;
+mod reread;
 pub mod resolve;
 pub mod split;
 mod style;
