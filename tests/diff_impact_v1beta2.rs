@@ -85,9 +85,34 @@ fn chained_inputs(dir: &std::path::Path, version: &str, versions: &str) {
     )
     .unwrap()
     .replace("version: v1.34.1\n", &format!("version: {version}\n"));
+    write_inputs(dir, &class, &cluster);
+}
+
+/// `dir` with `class.yaml` and `cluster.yaml`.
+fn write_inputs(dir: &std::path::Path, class: &str, cluster: &str) {
     std::fs::create_dir_all(dir).unwrap();
     std::fs::write(dir.join("class.yaml"), class).unwrap();
     std::fs::write(dir.join("cluster.yaml"), cluster).unwrap();
+}
+
+/// `diff -f A --against B --output-format FMT`'s stdout; it must exit 1 (changes).
+fn diff_output(a: &std::path::Path, b: &std::path::Path, fmt: &str) -> String {
+    let o = common::run(
+        common::bin()
+            .args(["diff", "-f"])
+            .arg(a)
+            .arg("--against")
+            .arg(b)
+            .args(["--output-format", fmt]),
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
 }
 
 #[test]
@@ -99,24 +124,7 @@ fn a_chained_upgrade_shows_its_plan_and_a_missing_minor_is_a_warning() {
     let versions = "[v1.33.2, v1.34.1, v1.34.3, v1.35.0]";
     chained_inputs(&s.path().join("a"), "v1.33.2", versions);
     chained_inputs(&s.path().join("b"), "v1.35.0", versions);
-    let diff = |fmt: &str| {
-        let o = common::run(
-            common::bin()
-                .args(["diff", "-f"])
-                .arg(s.path().join("a"))
-                .arg("--against")
-                .arg(s.path().join("b"))
-                .args(["--output-format", fmt]),
-            None,
-        );
-        assert_eq!(
-            o.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        String::from_utf8(o.stdout).unwrap()
-    };
+    let diff = |fmt: &str| diff_output(&s.path().join("a"), &s.path().join("b"), fmt);
     let text = diff("text");
     assert!(
         text.contains("  upgrade plan: control plane v1.34.3 → v1.35.0; workers v1.35.0\n"),
@@ -151,9 +159,7 @@ fn runtimesdk_inputs(dir: &std::path::Path, edit: (&str, &str), class_edit: (&st
     )
     .unwrap()
     .replace(edit.0, edit.1);
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("class.yaml"), class).unwrap();
-    std::fs::write(dir.join("cluster.yaml"), cluster).unwrap();
+    write_inputs(dir, &class, &cluster);
 }
 
 #[test]
@@ -166,22 +172,7 @@ fn a_class_with_external_patches_is_decided_at_run_time() {
     let same = ("", "");
     runtimesdk_inputs(&a, same, same);
     let diff = || {
-        let o = common::run(
-            common::bin()
-                .args(["diff", "-f"])
-                .arg(&a)
-                .arg("--against")
-                .arg(&b)
-                .args(["--output-format", "json"]),
-            None,
-        );
-        assert_eq!(
-            o.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let v: Value = serde_json::from_str(&diff_output(&a, &b, "json")).unwrap();
         v["impact"]["clusters"].clone()
     };
     let why = "ClusterClass default/quick-start-runtimesdk patch \"test-patch\" calls runtime extension handlers generate-patches.k8s-upgrade-with-runtimesdk, validate-topology.k8s-upgrade-with-runtimesdk, discover-variables.k8s-upgrade-with-runtimesdk, which capi-render does not call offline";

@@ -147,12 +147,18 @@ mod tests {
         assert_eq!(lines, 2);
         let mut lines = 0;
         let e = scan_quoted("a\u{85}b\u{85}--- c", &mut lines).unwrap_err();
-        assert_eq!(e.to_string(), "yaml: line 3: found unexpected document indicator");
+        assert_eq!(
+            e.to_string(),
+            "yaml: line 3: found unexpected document indicator"
+        );
         let mut lines = 0;
         assert!(scan_quoted("\u{85}...\u{85}", &mut lines).is_err());
         // A key with a NEL, or too long for a simple key, is refused by the parser.
         let e = reread_errors(&json!({"k\u{85}": 1}), &mut 0).unwrap_err();
-        assert_eq!(e.to_string(), "yaml: line 1: did not find expected ',' or '}'");
+        assert_eq!(
+            e.to_string(),
+            "yaml: line 1: did not find expected ',' or '}'"
+        );
         assert!(reread_errors(&json!({"k".repeat(1022): 1}), &mut 0).is_ok());
         assert!(reread_errors(&json!({"k".repeat(1023): 1}), &mut 0).is_err());
         assert!(reread_errors(&json!({"<".repeat(171): 1}), &mut 0).is_err());
