@@ -122,13 +122,10 @@ impl Impact {
 /// `{version, contract}`, for the contract-change warning); none for other units.
 fn desired_of(u: &RenderedUnit) -> Vec<serde_json::Value> {
     match &u.kind {
-        UnitKind::Cluster => {
-            let mut d: Vec<_> = u.objects.iter().chain(&u.review).cloned().collect();
-            if !u.pending.is_empty() {
-                d.push(crate::impact::pending_fact(&u.pending));
-            }
-            d
-        }
+        UnitKind::Cluster => with_pending(
+            u.objects.iter().chain(&u.review).cloned().collect(),
+            &u.pending,
+        ),
         UnitKind::Class => u.objects.clone(),
         UnitKind::Provider(p) | UnitKind::CertManager(p) => {
             vec![
@@ -138,6 +135,15 @@ fn desired_of(u: &RenderedUnit) -> Vec<serde_json::Value> {
         }
         _ => Vec::new(),
     }
+}
+
+/// A Cluster's desired objects, ending with the fact of what they leave out
+/// ([`crate::impact::pending_fact`]) when they leave out external patches.
+fn with_pending(mut objects: Vec<serde_json::Value>, pending: &[String]) -> Vec<serde_json::Value> {
+    if !pending.is_empty() {
+        objects.push(crate::impact::pending_fact(pending));
+    }
+    objects
 }
 
 /// Whether a provider's manager runs with the `InPlaceUpdates` feature gate on: an
@@ -374,10 +380,7 @@ fn unit_objects(u: RenderedUnit) -> Result<(String, Side, Error)> {
         UnitKind::Cluster => {
             let mut o = u.objects;
             o.extend(u.review);
-            if !u.pending.is_empty() {
-                o.push(crate::impact::pending_fact(&u.pending));
-            }
-            o
+            with_pending(o, &u.pending)
         }
         UnitKind::Class => u.objects,
         _ => desired_of(&u),
