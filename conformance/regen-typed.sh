@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Regenerate the typed round-trip reference data from the real Go code
-# (k8s.io/api, apimachinery, apiextensions-apiserver v0.32.3; see oracle/go.mod).
+# Regenerate the typed round-trip reference data from the real Go code, once per k8s.io
+# release a reference tool is built on:
+#   v0.32.3  clusterctl v1.10.10 (oracle/go.mod; the model also has Cluster API's v1beta1 kinds)
+#   v0.35.8  cluster-api-operator v0.29.0   (oracle/typed-k8s/v0.35.8/go.mod)
+#   v0.36.3  clusterctl v1.14.2             (oracle/typed-k8s/v0.36.3/go.mod)
+# The later two build the same typegen and typedref sources (-tags k8sonly) in a copy made
+# outside the checkout, with that release's go.mod and go.sum.
 #
-#   conformance/regen-typed.sh golden     update in place: src/typed/model.json and
-#                                         golden/typed/*.json
-#   conformance/regen-typed.sh OUTDIR     write OUTDIR/typed-model.json and OUTDIR/typed/*.json
+#   conformance/regen-typed.sh golden     update in place: src/typed/model*.json and
+#                                         golden/typed*/*.json
+#   conformance/regen-typed.sh OUTDIR     write OUTDIR/typed-model*.json and OUTDIR/typed*/*.json
 #   conformance/regen-typed.sh --check    regenerate into a temporary directory and diff it
 #                                         against the tracked files (exit 1 on any difference)
 #
@@ -16,44 +21,65 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 [ $# -eq 1 ] || { echo "usage: $0 golden|OUTDIR|--check" >&2; exit 2; }
 
+releases="v0.32.3 v0.35.8 v0.36.3"
+# suffix RELEASE: "" for v0.32.3 (the original file names), "-<release>" for the others
+suffix() { [ "$1" = v0.32.3 ] && echo "" || echo "-$1"; }
+
 if [ "$1" = "--check" ]; then
   tmp="$(mktemp -d)"
   trap 'rm -rf "$tmp"' EXIT
   "$0" "$tmp"
   status=0
-  diff -u "$root/src/typed/model.json" "$tmp/typed-model.json" || status=1
-  for f in "$tmp"/typed/*.json; do
-    diff -u "$root/golden/typed/$(basename "$f")" "$f" || status=1
+  for r in $releases; do
+    s="$(suffix "$r")"
+    diff -u "$root/src/typed/model$s.json" "$tmp/typed-model$s.json" || status=1
+    for f in "$tmp/typed$s"/*.json; do
+      diff -u "$root/golden/typed$s/$(basename "$f")" "$f" || status=1
+    done
   done
-  [ $status -eq 0 ] && echo "typed goldens and model are up to date"
+  [ $status -eq 0 ] && echo "typed goldens and models are up to date"
   exit $status
 fi
 
 if [ "$1" = "golden" ]; then
-  model_out="$root/src/typed/model.json"
-  golden_out="$root/golden/typed"
+  model_dir="$root/src/typed"; model_prefix=model
+  golden_dir="$root/golden"
 else
   mkdir -p "$1"
   out="$(cd "$1" && pwd)"
-  model_out="$out/typed-model.json"
-  golden_out="$out/typed"
+  model_dir="$out"; model_prefix=typed-model
+  golden_dir="$out"
 fi
-mkdir -p "$golden_out"
 
 bin="$(mktemp -d)"
 trap 'rm -rf "$bin"' EXIT
-(cd "$here/oracle" && go build -o "$bin/typegen" ./cmd/typegen && go build -o "$bin/typedref" ./cmd/typedref)
-
-"$bin/typegen" > "$model_out"
-for f in "$root"/fixtures/typed/*.yaml; do
-  name="$(basename "$f" .yaml)"
-  "$bin/typedref" objects "$f" "$golden_out/$name.json"
-done
-"$bin/typedref" quantity "$root/fixtures/typed/quantities.json" "$golden_out/quantities.json"
-
 corpus="${CAPI_CORPUS:-$root/../shared/corpus}"
-if [ -d "$corpus" ]; then
-  "$bin/typedref" corpus "$corpus" "$golden_out/corpus.json"
-else
-  echo "note: corpus $corpus absent; corpus.json not regenerated" >&2
-fi
+for r in $releases; do
+  s="$(suffix "$r")"
+  mkdir -p "$bin/$r"
+  if [ "$r" = v0.32.3 ]; then
+    (cd "$here/oracle" && go build -o "$bin/$r/typegen" ./cmd/typegen && go build -o "$bin/$r/typedref" ./cmd/typedref)
+  else
+    src="$bin/$r/src"
+    mkdir -p "$src/cmd/typegen" "$src/cmd/typedref"
+    cp "$here/oracle/typed-k8s/$r/go.mod" "$here/oracle/typed-k8s/$r/go.sum" "$src/"
+    cp "$here/oracle/cmd/typedref"/*.go "$src/cmd/typedref/"
+    for f in "$here/oracle/cmd/typegen"/*.go; do
+      [ "$(basename "$f")" = capi_roots.go ] || cp "$f" "$src/cmd/typegen/"
+    done
+    (cd "$src" && go build -tags k8sonly -o "$bin/$r/typegen" ./cmd/typegen \
+      && go build -tags k8sonly -o "$bin/$r/typedref" ./cmd/typedref)
+  fi
+  golden_out="$golden_dir/typed$s"
+  mkdir -p "$golden_out"
+  "$bin/$r/typegen" > "$model_dir/$model_prefix$s.json"
+  for f in "$root"/fixtures/typed/*.yaml; do
+    "$bin/$r/typedref" objects "$f" "$golden_out/$(basename "$f" .yaml).json"
+  done
+  "$bin/$r/typedref" quantity "$root/fixtures/typed/quantities.json" "$golden_out/quantities.json"
+  if [ -d "$corpus" ]; then
+    "$bin/$r/typedref" corpus "$corpus" "$golden_out/corpus.json"
+  else
+    echo "note: corpus $corpus absent; typed$s/corpus.json not regenerated" >&2
+  fi
+done

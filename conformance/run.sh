@@ -123,10 +123,11 @@ took gotmpl.sh
 CLUSTERCTL="$clusterctl" CAPI_CORPUS="$CAPI_CORPUS" "$here/topology-variables.sh" "$mode" || fail=1
 took topology-variables.sh
 
-# The typed model is generated data that lives in src/typed/, not in golden/.
-model_new="$work/golden/typed-model.json"
+# The typed models are generated data that live in src/typed/, not in golden/.
 if [ "$mode" = update ]; then
-  [ -f "$model_new" ] && mv "$model_new" "$root/src/typed/model.json"
+  for model_new in "$work/golden"/typed-model*.json; do
+    [ -f "$model_new" ] && mv "$model_new" "$root/src/typed/$(basename "$model_new" | sed 's/^typed-//')"
+  done
   rm -rf "$root/golden/clusterctl" "$root/golden/clusterctl-v1.14" "$root/golden/clusterctl-providers"; mkdir -p "$root/golden"
   cp -r "$work/golden/." "$root/golden/"
   # Goldens that their own scripts rewrite (and check for staleness in check mode).
@@ -136,10 +137,12 @@ if [ "$mode" = update ]; then
   exit 0
 fi
 
-if [ -f "$model_new" ]; then
-  if ! cmp -s "$model_new" "$root/src/typed/model.json"; then note "FAIL: src/typed/model.json differs from typegen's output"; fail=1; fi
+for model_new in "$work/golden"/typed-model*.json; do
+  [ -f "$model_new" ] || continue
+  model_old="$root/src/typed/$(basename "$model_new" | sed 's/^typed-//')"
+  if ! cmp -s "$model_new" "$model_old"; then note "FAIL: $model_old differs from typegen's output"; fail=1; fi
   rm -f "$model_new"
-fi
+done
 # topology*, impact: their scripts below regenerate and compare them.
 if ! diff -r -x topology-variables -x topology -x topology-v1beta2 -x impact "$root/golden" "$work/golden" >"$work/golden.diff"; then
   note "FAIL: committed golden files differ from what the real tools produce now:"; head -50 "$work/golden.diff" >&2; fail=1

@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::model::object;
 use crate::provider::{Provider, ProviderType};
 use crate::repository::LocalRepository;
+use crate::typed::K8s;
 
 /// `config.CertManagerDefaultVersion` of clusterctl v1.10.10 (v1.14.2's:
 /// [`crate::config::Clusterctl::cert_manager_version`]).
@@ -175,8 +176,9 @@ pub fn read(config: &Config) -> Result<Option<Release>> {
 pub fn objects(
     release: &Release,
     images: Option<&BTreeMap<String, ImageMeta>>,
+    k8s: K8s,
 ) -> Result<Vec<Value>> {
-    Ok(objects_and_moves(release, images)?.0)
+    Ok(objects_and_moves(release, images, k8s)?.0)
 }
 
 /// The objects, and each Deployment and DaemonSet image as written and as overridden.
@@ -186,11 +188,12 @@ pub type ObjectsAndMoves = (Vec<Value>, Vec<(String, String)>);
 pub fn objects_and_moves(
     release: &Release,
     images: Option<&BTreeMap<String, ImageMeta>>,
+    k8s: K8s,
 ) -> Result<ObjectsAndMoves> {
     let mut objs = crate::yaml::parse_documents(&release.text)
         .map_err(|e| e.wrap("failed to parse yaml for cert-manager manifest"))?;
     let moves =
-        crate::components::filters::fix_images::fix_images(&mut objs, images, IMAGE_COMPONENT)
+        crate::components::filters::fix_images::fix_images(&mut objs, images, IMAGE_COMPONENT, k8s)
             .map_err(|e| e.wrap("failed to apply image override to the cert-manager manifest"))?;
     for o in &mut objs {
         label(o, &release.version);
@@ -217,8 +220,9 @@ fn label(o: &mut Value, version: &str) {
 pub fn images(
     release: &Release,
     images: Option<&BTreeMap<String, ImageMeta>>,
+    k8s: K8s,
 ) -> Result<Vec<String>> {
-    let objs = objects(release, images)?;
+    let objs = objects(release, images, k8s)?;
     Ok(crate::components::filters::fix_images::inspect_images(
         &objs,
     ))
@@ -259,7 +263,7 @@ mod tests {
                 tag: String::new(),
             },
         );
-        let objs = objects(&r, Some(&m)).unwrap();
+        let objs = objects(&r, Some(&m), K8s::V0_32).unwrap();
         assert_eq!(objs.len(), 2);
         assert_eq!(
             objs[0]["metadata"],
@@ -268,11 +272,11 @@ mod tests {
                 "annotations": {VERSION_ANNOTATION: "v1.19.1"}})
         );
         assert_eq!(
-            images(&r, Some(&m)).unwrap(),
+            images(&r, Some(&m), K8s::V0_32).unwrap(),
             ["mirror.local/jetstack/cert-manager-controller:v1.19.1"]
         );
         assert_eq!(
-            images(&r, None).unwrap(),
+            images(&r, None, K8s::V0_32).unwrap(),
             ["quay.io/jetstack/cert-manager-controller:v1.19.1"]
         );
     }

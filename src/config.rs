@@ -27,6 +27,7 @@ pub struct ImageMeta {
 }
 
 pub use crate::model::clusterctl::Clusterctl;
+pub use crate::model::k8s::K8s;
 
 /// The clusterctl configuration as capi-render sees it.
 #[derive(Debug, Clone, Default)]
@@ -49,6 +50,10 @@ pub struct Config {
     cert_manager: CertManagerSettings,
     /// The clusterctl release followed (`--clusterctl-version`; [`Config::set_clusterctl`]).
     pub clusterctl: Clusterctl,
+    /// The k8s.io release of the typed round trips when it is not `clusterctl`'s
+    /// ([`Config::k8s`]): cluster-api-operator v0.29.0's clusterctl library is built on
+    /// v0.35.8 (`operator::release`).
+    pub k8s_override: Option<K8s>,
     /// `images:` as the file has them, with every field any release reads.
     images_as_written: Option<BTreeMap<String, ImageMeta>>,
 }
@@ -118,6 +123,12 @@ fn str_field(m: &Value, key: &str) -> String {
 }
 
 impl Config {
+    /// The k8s.io release whose Go types the typed round trips go through.
+    pub fn k8s(&self) -> K8s {
+        self.k8s_override
+            .unwrap_or_else(|| K8s::for_clusterctl(self.clusterctl))
+    }
+
     /// Follow clusterctl release `c`: its image override fields (v1.10 knows
     /// `repository` and `tag` only, v1.14 `name` too).
     pub fn set_clusterctl(&mut self, c: Clusterctl) {

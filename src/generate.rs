@@ -383,7 +383,8 @@ pub fn list_images(
     let found = release.is_some();
     if let Some(r) = release {
         images.extend(
-            crate::certmanager::images(&r, config.images.as_ref()).map_err(|e| r.error(e))?,
+            crate::certmanager::images(&r, config.images.as_ref(), config.k8s())
+                .map_err(|e| r.error(e))?,
         );
     }
     images.extend(provider_images);

@@ -241,7 +241,8 @@ fn cert_manager_unit(opts: &RenderOptions) -> crate::Result<(RenderedUnit, Input
             crate::certmanager::FILE
         ))
     })?;
-    let objects = crate::certmanager::objects(&release, config.images.as_ref())
+    let k8s = config.k8s();
+    let objects = crate::certmanager::objects(&release, config.images.as_ref(), k8s)
         .map_err(|e| release.error(e))?;
     let under_repository = match (&opts.repository, &config.repository) {
         (Some(given), Some(abs)) => release

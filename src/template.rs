@@ -68,11 +68,8 @@ pub fn new_template(
     let mut objs =
         crate::yaml::parse_documents(&processed).map_err(|e| e.wrap("failed to parse yaml"))?;
     if !target_namespace.is_empty() {
-        fix_target_namespace(&mut objs, target_namespace)
+        fix_target_namespace(&mut objs, target_namespace, config.k8s())
             .map_err(|e| e.wrap("failed to set the TargetNamespace in the template"))?;
-        if config.clusterctl.omits_zero_creation_timestamp() {
-            crate::components::filters::zero_times::omit_round_trip_zero_times(&mut objs);
-        }
     }
     t.objs = objs;
     Ok(t)
@@ -149,9 +146,15 @@ fn topology_string(topo: &Value, path: &[&str]) -> Result<String> {
 }
 
 /// The class key of a v1beta1 Cluster: `class`, in `classNamespace` or the Cluster's own.
+/// The conversion checks the Cluster against clusterctl v1.10's v1beta1 type (the one our
+/// models have; v1.14's reads the fields used here alike).
 fn v1beta1_class_key(o: &Value) -> Result<Option<(String, String)>> {
-    crate::components::filters::typed_round_trip(o, "cluster.x-k8s.io/v1beta1")
-        .map_err(|e| e.wrap("failed to convert object to Cluster"))?;
+    crate::components::filters::typed_round_trip(
+        o,
+        "cluster.x-k8s.io/v1beta1",
+        crate::typed::K8s::V0_32,
+    )
+    .map_err(|e| e.wrap("failed to convert object to Cluster"))?;
     let Some(topo) = o
         .get("spec")
         .and_then(|s| s.get("topology"))

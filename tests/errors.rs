@@ -64,7 +64,7 @@ fn provider_typo_suggests_the_closest_and_lists_the_repository() {
     let h = hint(&e);
     assert!(h.contains("did you mean \"synth\"?"), "{h}");
     assert!(
-        h.contains("InfrastructureProviders there: badimage, beta2, synth"),
+        h.contains("InfrastructureProviders there: badimage, beta2, newfields, synth"),
         "{h}"
     );
 }

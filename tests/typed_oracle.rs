@@ -1,22 +1,32 @@
 //! The typed round trip against goldens written by the Go reference
-//! (`conformance/oracle/cmd/typedref`, apimachinery v0.32.3; regenerate with
-//! `conformance/regen-typed.sh golden`).
+//! (`conformance/oracle/cmd/typedref`, built once per k8s.io release a reference tool is
+//! built on; regenerate with `conformance/regen-typed.sh golden`): `golden/typed/` for
+//! v0.32.3 (clusterctl v1.10.10), `golden/typed-v0.35.8/` (cluster-api-operator v0.29.0),
+//! `golden/typed-v0.36.3/` (clusterctl v1.14.2), each against our model of that release.
 //!
-//! * `golden/typed/<name>.json` — one record per document of `fixtures/typed/<name>.yaml`:
+//! * `golden/typed*/<name>.json` — one record per document of `fixtures/typed/<name>.yaml`:
 //!   the round-tripped object (typed JSON: integers vs floats distinguished), the error,
 //!   or `skipped` for kinds clusterctl does not round trip.
-//! * `golden/typed/corpus.json` — sha256 of the typed JSON of every round-tripped object
+//! * `golden/typed*/corpus.json` — sha256 of the typed JSON of every round-tripped object
 //!   in every `*components*.yaml` of the corpus (`$CAPI_CORPUS`, default
 //!   `../shared/corpus`); skipped with a note when the corpus is absent.
 
 use std::path::{Path, PathBuf};
 
 use capi_render::typed;
+use capi_render::typed::K8s;
 use capi_render::yaml::parse_documents;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 mod common;
+
+/// Each release's golden directory and our model of it.
+const RELEASES: [(&str, K8s); 3] = [
+    ("typed", K8s::V0_32),
+    ("typed-v0.35.8", K8s::V0_35),
+    ("typed-v0.36.3", K8s::V0_36),
+];
 
 fn crate_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -26,12 +36,13 @@ fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// Compare one fixture file with its golden; returns (cases, failures).
-fn check_fixture(name: &str) -> (usize, Vec<String>) {
+/// Compare one fixture file with its golden in `dir`, round-tripped in `release`'s types;
+/// returns (cases, failures).
+fn check_fixture(name: &str, dir: &str, release: K8s) -> (usize, Vec<String>) {
     let root = crate_root();
     let input = read(&root.join(format!("fixtures/typed/{name}.yaml")));
     let golden: Value =
-        serde_json::from_str(&read(&root.join(format!("golden/typed/{name}.json"))))
+        serde_json::from_str(&read(&root.join(format!("golden/{dir}/{name}.json"))))
             .expect("golden");
     let golden = golden.as_array().expect("golden array");
     let docs = parse_documents(&input).expect("fixture parses");
@@ -44,12 +55,12 @@ fn check_fixture(name: &str) -> (usize, Vec<String>) {
         if want.get("skipped").is_some() {
             if typed::is_supported(av, kind) {
                 failures.push(format!(
-                    "{name}[{idx}]: Go skipped {av} {kind}, we support it"
+                    "{dir}/{name}[{idx}]: Go skipped {av} {kind}, we support it"
                 ));
             }
             continue;
         }
-        let got = typed::round_trip(doc);
+        let got = typed::round_trip_in(release, doc);
         match (got, want.get("result"), want.get("error")) {
             (Ok(v), Some(w), _) => {
                 if &v != w {
@@ -62,15 +73,20 @@ fn check_fixture(name: &str) -> (usize, Vec<String>) {
             }
             (Err(e), _, Some(w)) => {
                 if Some(e.message()) != w.as_str() {
-                    failures.push(format!("{name}[{idx}]: error {:?}, want {w}", e.message()));
+                    failures.push(format!(
+                        "{dir}/{name}[{idx}]: error {:?}, want {w}",
+                        e.message()
+                    ));
                 }
             }
-            (Ok(_), None, Some(w)) => failures.push(format!("{name}[{idx}]: no error, want {w}")),
+            (Ok(_), None, Some(w)) => {
+                failures.push(format!("{dir}/{name}[{idx}]: no error, want {w}"))
+            }
             (Err(e), Some(_), _) => failures.push(format!(
                 "{name}[{idx}]: error {:?}, want a result",
                 e.message()
             )),
-            _ => failures.push(format!("{name}[{idx}]: bad golden record")),
+            _ => failures.push(format!("{dir}/{name}[{idx}]: bad golden record")),
         }
     }
     (golden.len(), failures)
@@ -89,13 +105,15 @@ fn fixtures_match_go() {
         })
         .collect();
     names.sort();
-    assert!(names.len() >= 6, "fixtures: {names:?}");
-    for name in &names {
-        let (n, f) = check_fixture(name);
-        total += n;
-        failures.extend(f);
+    assert!(names.len() >= 7, "fixtures: {names:?}");
+    for (dir, release) in RELEASES {
+        for name in &names {
+            let (n, f) = check_fixture(name, dir, release);
+            total += n;
+            failures.extend(f);
+        }
     }
-    assert!(total >= 50, "only {total} golden cases");
+    assert!(total >= 150, "only {total} golden cases");
     assert!(
         failures.is_empty(),
         "{} of {total} cases differ:\n{}",
@@ -173,8 +191,29 @@ fn corpus_matches_go() {
     let Some(corpus) = common::corpus() else {
         return;
     };
-    let golden: Value = serde_json::from_str(&read(&crate_root().join("golden/typed/corpus.json")))
-        .expect("golden");
+    let mut total = 0;
+    let mut failures = Vec::new();
+    for (dir, release) in RELEASES {
+        let (n, f) = check_corpus(&corpus, dir, release);
+        assert!(n > 300, "{dir}: only {n} corpus objects");
+        total += n;
+        failures.extend(f);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {total} corpus objects differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The corpus digests of `golden/<dir>/corpus.json` against our round trip in `release`'s
+/// types; returns (objects, failures).
+fn check_corpus(corpus: &Path, dir: &str, release: K8s) -> (usize, Vec<String>) {
+    let golden: Value = serde_json::from_str(&read(
+        &crate_root().join(format!("golden/{dir}/corpus.json")),
+    ))
+    .expect("golden");
     let files = golden.as_object().expect("object");
     let mut total = 0;
     let mut failures = Vec::new();
@@ -189,10 +228,14 @@ fn corpus_matches_go() {
             total += 1;
             let i = rec["index"].as_u64().unwrap_or(u64::MAX) as usize;
             let Some(doc) = docs.get(i) else {
-                failures.push(format!("{rel}[{i}]: no such document"));
+                failures.push(format!("{dir} {rel}[{i}]: no such document"));
                 continue;
             };
-            match (typed::round_trip(doc), rec.get("sha256"), rec.get("error")) {
+            match (
+                typed::round_trip_in(release, doc),
+                rec.get("sha256"),
+                rec.get("error"),
+            ) {
                 (Ok(v), Some(want), _) => {
                     let mut s = String::new();
                     typed_json(&v, &mut s);
@@ -201,28 +244,31 @@ fn corpus_matches_go() {
                         .map(|b| format!("{b:02x}"))
                         .collect();
                     if Some(got.as_str()) != want.as_str() {
-                        failures.push(format!("{rel}[{i}] {}: digest differs", rec["kind"]));
+                        failures.push(format!("{dir} {rel}[{i}] {}: digest differs", rec["kind"]));
                     }
                 }
                 (Err(e), _, Some(w)) if Some(e.message()) == w.as_str() => {}
-                (got, _, _) => failures.push(format!("{rel}[{i}]: got {got:?}, golden {rec}")),
+                (got, _, _) => {
+                    failures.push(format!("{dir} {rel}[{i}]: got {got:?}, golden {rec}"))
+                }
             }
         }
     }
-    assert!(total > 300, "only {total} corpus objects");
-    assert!(
-        failures.is_empty(),
-        "{} of {total} corpus objects differ:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    (total, failures)
 }
 
 #[test]
 fn quantities_match_go() {
-    let golden: Value =
-        serde_json::from_str(&read(&crate_root().join("golden/typed/quantities.json")))
-            .expect("golden");
+    // resource.Quantity is the same in every release: one set of goldens, the others equal.
+    let text = read(&crate_root().join("golden/typed/quantities.json"));
+    for (dir, _) in RELEASES {
+        let other = read(&crate_root().join(format!("golden/{dir}/quantities.json")));
+        assert!(
+            text == other,
+            "golden/{dir}/quantities.json differs from v0.32.3's"
+        );
+    }
+    let golden: Value = serde_json::from_str(&text).expect("golden");
     let mut n = 0;
     for case in golden.as_array().expect("array") {
         let input = case["in"].as_str().expect("in");
@@ -250,8 +296,10 @@ fn any_object_through_any_type_does_not_panic() {
         }
         for doc in parse_documents(&read(&p)).expect("parses") {
             for (av, kind) in typed::supported_kinds() {
-                let _ = typed::round_trip_as(&doc, &av, &kind);
-                n += 1;
+                for (_, release) in RELEASES {
+                    let _ = typed::round_trip_as(release, &doc, &av, &kind);
+                    n += 1;
+                }
             }
         }
     }

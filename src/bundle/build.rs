@@ -309,8 +309,9 @@ pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)>
     }
     if let Some(cm) = crate::certmanager::read(&res.config)? {
         let override_images = overrides.as_ref().or(res.config.images.as_ref());
-        let (objs, moves) =
-            crate::certmanager::objects_and_moves(&cm, override_images).map_err(|e| cm.error(e))?;
+        let k8s = res.config.k8s();
+        let (objs, moves) = crate::certmanager::objects_and_moves(&cm, override_images, k8s)
+            .map_err(|e| cm.error(e))?;
         if opts.image_registry.is_some() {
             all_images.extend(images::mirror_sources(&objs, &moves).0);
         } else {

@@ -111,7 +111,8 @@ pub fn render(
     let mut objs =
         crate::yaml::parse_documents(&processed).map_err(|e| e.wrap("failed to parse yaml"))?;
     let label = provider.manifest_label();
-    let image_moves = fix_images(&mut objs, config.images.as_ref(), &label)
+    let k8s = config.k8s();
+    let image_moves = fix_images(&mut objs, config.images.as_ref(), &label, k8s)
         .map_err(|e| e.wrap("failed to apply image overrides"))?;
     let images = inspect_images(&objs);
     let default_ns = default_target_namespace(&objs)
@@ -127,12 +128,9 @@ pub fn render(
         ));
     }
     add_namespace_if_missing(&mut objs, &target, config.clusterctl);
-    fix_target_namespace(&mut objs, &target)
+    fix_target_namespace(&mut objs, &target, k8s)
         .map_err(|e| e.wrap("failed to set the TargetNamespace on the components"))?;
     add_common_labels(&mut objs, &label);
-    if config.clusterctl.omits_zero_creation_timestamp() {
-        filters::zero_times::omit_round_trip_zero_times(&mut objs);
-    }
     let objs = order_objects(objs);
     Ok(Components {
         provider: provider.clone(),

@@ -62,12 +62,6 @@ impl Clusterctl {
             Clusterctl::V1_14 => "v1.21.1",
         }
     }
-
-    /// apimachinery v0.36 (clusterctl v1.14) tags `ObjectMeta.CreationTimestamp`
-    /// `omitzero`: a typed round trip omits the zero time instead of printing `null`.
-    pub fn omits_zero_creation_timestamp(self) -> bool {
-        self == Clusterctl::V1_14
-    }
 }
 
 #[cfg(test)]

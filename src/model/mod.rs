@@ -5,6 +5,7 @@
 pub mod clusterctl;
 pub mod compact;
 pub mod hash;
+pub mod k8s;
 pub mod object;
 pub mod par;
 pub mod pointer;

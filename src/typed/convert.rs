@@ -15,7 +15,7 @@
 use serde_json::{Map, Value};
 
 use super::gotime::parse_rfc3339;
-use super::model::{Kind, Model, Special, Ty};
+use super::model::{Field, Kind, Model, Special, Ty};
 use super::quantity::{self, ERR_FORMAT_WRONG};
 use crate::go::base64::{decode as base64_decode, encode as base64_encode};
 use crate::go::json::{normalize_number, normalize_numbers, number_text};
@@ -100,6 +100,13 @@ impl Out {
     }
 }
 
+/// Whether a field with this value is left out: `json:"-"`, an empty `omitempty` field,
+/// or a zero `omitzero` one (the model has `omitzero` only on metav1.Time, whose zero
+/// value converts to `null`; `build.rs` refuses it elsewhere).
+fn left_out(f: &Field, o: &Out) -> bool {
+    f.name == "-" || (f.omitempty && o.zero) || (f.omitzero && o.val.is_null())
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Converter,
@@ -112,6 +119,8 @@ struct JsonCtx<'v> {
     /// (field name, name of the struct holding it)
     stack: Vec<(&'v str, &'static str)>,
     saved: Option<ConvErr>,
+    /// [`Model::json_appends_nested_field`].
+    append_nested: bool,
 }
 
 /// Fields a struct may have for [`Walker::conv_struct`]'s search by key.
@@ -121,7 +130,16 @@ impl JsonCtx<'_> {
     fn add_context(&self, e: ConvErr) -> ConvErr {
         match (e, self.stack.last()) {
             (ConvErr::Type(mut t), Some((_, strct))) => {
-                let fields: Vec<&str> = self.stack.iter().map(|(f, _)| *f).collect();
+                let mut fields: Vec<&str> = self.stack.iter().map(|(f, _)| *f).collect();
+                // An error of a nested Unmarshal (a JSONSchemaPropsOrArray's schema)
+                // already names the field within it.
+                let inner = match &t.context {
+                    Some((_, inner)) if self.append_nested && !inner.is_empty() => inner.clone(),
+                    _ => String::new(),
+                };
+                if !inner.is_empty() {
+                    fields.push(&inner);
+                }
                 t.context = Some((strct.to_string(), fields.join(".")));
                 ConvErr::Type(t)
             }
@@ -306,7 +324,7 @@ impl<'m> Walker<'m> {
                 continue;
             }
             let o = self.zero(&f.ty, mode);
-            if f.name == "-" || (f.omitempty && o.zero) {
+            if left_out(f, &o) {
                 continue;
             }
             out.insert(f.name.to_string(), o.val);
@@ -398,7 +416,7 @@ impl<'m> Walker<'m> {
             }
             let v = if sparse { found[fi] } else { m.get(f.name) };
             let o = self.conv(v, &f.ty).map_err(|e| e.at(f.name.to_string()))?;
-            if f.name == "-" || (f.omitempty && o.zero) {
+            if left_out(f, &o) {
                 continue;
             }
             out.insert(f.name.to_string(), o.val);
@@ -602,7 +620,10 @@ impl<'m> Walker<'m> {
     /// One `util/json.Unmarshal` into `ty` followed by `json.Marshal` and apimachinery's
     /// number-preserving unmarshal.
     fn json_unmarshal(&self, v: &Value, ty: &Ty) -> R<Value> {
-        let mut ctx = JsonCtx::default();
+        let mut ctx = JsonCtx {
+            append_nested: self.m.json_appends_nested_field,
+            ..JsonCtx::default()
+        };
         match self.jdecode(v, ty, &mut ctx) {
             Err(e) => Err(ctx.add_context(e)),
             Ok(o) => match ctx.saved {
@@ -765,7 +786,7 @@ impl<'m> Walker<'m> {
                 continue;
             }
             let o = d.unwrap_or_else(|| self.zero(&f.ty, Mode::Json));
-            if f.omitempty && o.zero {
+            if left_out(f, &o) {
                 continue;
             }
             out.insert(f.name.to_string(), o.val);

@@ -1,9 +1,12 @@
 //! Side effects of clusterctl's typed round trips (R7.3, R7.5, R7.8).
 //!
 //! clusterctl converts some objects to Go structs and back with apimachinery's
-//! `runtime.DefaultUnstructuredConverter` (k8s.io/api, apimachinery,
-//! apiextensions-apiserver v0.32.3). [`round_trip`] reproduces
-//! `ToUnstructured(FromUnstructured(obj))` on our object model:
+//! `runtime.DefaultUnstructuredConverter`, as does cluster-api-operator. [`round_trip_as`]
+//! reproduces `ToUnstructured(FromUnstructured(obj))` on our object model with the Go
+//! types (k8s.io/api, apimachinery, apiextensions-apiserver) of the release the tool is
+//! built on ([`K8s`]): v0.32.3 for clusterctl v1.10.10, v0.35.8 for cluster-api-operator
+//! v0.29.0, v0.36.3 for clusterctl v1.14.2. A field the release does not have is dropped
+//! (v0.36's pod `schedulingGroup` by v0.35, v0.35's `workloadRef` by v0.36, both by v0.32):
 //!
 //! * unknown and misspelled fields are dropped, at every depth;
 //! * fields without `omitempty` appear with their zero value (`""`, `0`, `false`,
@@ -19,7 +22,9 @@
 //!   `1024Mi` → `1Gi`, but texts ParseQuantity keeps, such as `1e3` or `+1Mi`, stay);
 //! * `IntOrString` keeps int-versus-string; `[]byte` (caBundle) is base64-decoded and
 //!   re-encoded (padding and line breaks normalised; `""` disappears when omitempty);
-//! * `metav1.Time` is parsed as RFC 3339 and printed in UTC (zero time → `null`);
+//! * `metav1.Time` is parsed as RFC 3339 and printed in UTC (zero time → `null`); a
+//!   field tagged `omitzero` (v0.34 and later: `ObjectMeta.CreationTimestamp`) is left out
+//!   when zero, so v0.35 and v0.36 print no `creationTimestamp: null`;
 //! * raw JSON (`JSON`, `RawExtension`, `FieldsV1`) is kept, with integral floats turned
 //!   into integers (it went through JSON text);
 //! * `JSONSchemaPropsOrBool/-OrArray/-OrStringArray` decode their schema with
@@ -38,68 +43,48 @@ pub mod gotime;
 mod model;
 pub mod quantity;
 
+pub use model::K8s;
+
 use crate::model::pointer::Pointer as _;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
 
-fn omit_zero_creation_timestamp(meta: Option<&mut Value>) {
-    if let Some(Value::Object(m)) = meta {
-        if m.get("creationTimestamp").is_some_and(Value::is_null) {
-            m.remove("creationTimestamp");
-        }
-    }
-}
-
-/// The one difference apimachinery v0.34 and later make to a round trip of the kinds
-/// we model: `ObjectMeta.CreationTimestamp` is tagged `omitempty,omitzero`, so the zero
-/// time is omitted instead of printed as `creationTimestamp: null`. Applied to a
-/// round-tripped object's own metadata, its pod template's, and ephemeral volume claim
-/// templates' (the nested `ObjectMeta`s of the modelled kinds).
-pub fn omit_zero_creation_timestamps(t: &mut Value) {
-    omit_zero_creation_timestamp(t.get_mut("metadata"));
-    if let Some(tpl) = t.get_mut("spec").and_then(|s| s.get_mut("template")) {
-        omit_zero_creation_timestamp(tpl.get_mut("metadata"));
-        if let Some(Value::Array(vols)) = tpl.get_mut("spec").and_then(|s| s.get_mut("volumes")) {
-            for v in vols {
-                omit_zero_creation_timestamp(
-                    v.get_mut("ephemeral")
-                        .and_then(|e| e.get_mut("volumeClaimTemplate"))
-                        .and_then(|c| c.get_mut("metadata")),
-                );
-            }
-        }
-    }
-}
-
-/// The (apiVersion, kind) pairs clusterctl round-trips, in the model's order.
+/// The (apiVersion, kind) pairs clusterctl v1.10 round-trips, in the model's order (the
+/// later releases' kinds are these less Cluster API's).
 pub fn supported_kinds() -> Vec<(String, String)> {
-    model::model()
+    model::model(K8s::V0_32)
         .roots
         .iter()
         .map(|(a, k, _)| (a.to_string(), k.to_string()))
         .collect()
 }
 
-/// Whether [`round_trip_as`] knows this apiVersion and kind.
+/// Whether [`round_trip_as`] knows this apiVersion and kind in clusterctl v1.10's model.
 pub fn is_supported(api_version: &str, kind: &str) -> bool {
-    model::model()
+    model::model(K8s::V0_32)
         .roots
         .iter()
         .any(|(a, k, _)| *a == api_version && *k == kind)
 }
 
-/// Round trip an object typed by its own `apiVersion` and `kind`.
+/// Round trip an object typed by its own `apiVersion` and `kind`, in clusterctl v1.10's
+/// types (the topology code of `topology plan`, which only v1.10 has).
 pub fn round_trip(obj: &Value) -> Result<Value> {
-    let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-    let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
-    round_trip_as(obj, api_version, kind)
+    round_trip_in(K8s::V0_32, obj)
 }
 
-/// Round trip an object through the Go type registered for `api_version`/`kind`
-/// (one of [`supported_kinds`]). The error message is FromUnstructured's.
-pub fn round_trip_as(obj: &Value, api_version: &str, kind: &str) -> Result<Value> {
-    let m = model::model();
+/// Round trip an object typed by its own `apiVersion` and `kind`, in `release`'s types.
+pub fn round_trip_in(release: K8s, obj: &Value) -> Result<Value> {
+    let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+    round_trip_as(release, obj, api_version, kind)
+}
+
+/// Round trip an object through `release`'s Go type registered for `api_version`/`kind`.
+/// The error message is FromUnstructured's.
+pub fn round_trip_as(release: K8s, obj: &Value, api_version: &str, kind: &str) -> Result<Value> {
+    let m = model::model(release);
     let idx = m
         .roots
         .iter()
@@ -137,7 +122,7 @@ pub fn round_trip_as(obj: &Value, api_version: &str, kind: &str) -> Result<Value
 pub fn json_decode_check(obj: &Value) -> Result<()> {
     let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
-    let m = model::model();
+    let m = model::model(K8s::V0_32);
     let Some(idx) = m
         .roots
         .iter()

@@ -12,6 +12,7 @@ use super::{kind, name, typed_round_trip};
 use crate::config::ImageMeta;
 use crate::error::{Error, Result};
 use crate::image::alter_image;
+use crate::typed::K8s;
 
 fn pod_spec_mut(o: &mut Value) -> Option<&mut serde_json::Map<String, Value>> {
     o.get_mut("spec")?
@@ -60,6 +61,7 @@ pub fn fix_images(
     objs: &mut [Value],
     images: Option<&BTreeMap<String, ImageMeta>>,
     component: &str,
+    k8s: K8s,
 ) -> Result<Vec<(String, String)>> {
     let alter = |img: &str| alter_image(images, component, img);
     let mut moves = Vec::new();
@@ -69,7 +71,7 @@ pub fn fix_images(
             "DaemonSet" => "deamonSet",
             _ => continue,
         };
-        let mut typed = typed_round_trip(o, "apps/v1")?;
+        let mut typed = typed_round_trip(o, "apps/v1", k8s)?;
         let n = name(&typed).to_string();
         let wrap = |e: Error| e.wrap(format!("failed to fix containers in {what} {n}"));
         if let Some(spec) = pod_spec_mut(&mut typed) {
@@ -151,7 +153,7 @@ mod tests {
             },
         );
         let mut objs = vec![deployment(&["gcr.io/a/b:1"], &["gcr.io/a/init:2"])];
-        let moves = fix_images(&mut objs, Some(&m), "cluster-api").unwrap();
+        let moves = fix_images(&mut objs, Some(&m), "cluster-api", K8s::V0_32).unwrap();
         assert_eq!(
             inspect_images(&objs),
             ["mirror.io/x/b:1", "mirror.io/x/init:2"]
@@ -169,7 +171,7 @@ mod tests {
     #[test]
     fn short_image_names_fail_with_the_container_named() {
         let mut objs = vec![deployment(&["nginx:1.0"], &[])];
-        let e = fix_images(&mut objs, None, "p").unwrap_err();
+        let e = fix_images(&mut objs, None, "p", K8s::V0_32).unwrap_err();
         assert!(e.message().starts_with(
             "failed to fix containers in deployment d: failed to fix containers: failed to fix image for container c: couldn't parse image name"
         ), "{e}");

@@ -7,11 +7,11 @@ pub mod common_labels;
 pub mod fix_images;
 pub mod order;
 pub mod target_namespace;
-pub mod zero_times;
 
 use serde_json::Value;
 
 use crate::model::object::{api_version, group_of, version_of};
+use crate::typed::K8s;
 
 pub use crate::model::object::{
     kind, metadata_mut, name, namespace, nested_string_map as string_map, set_metadata_field,
@@ -29,8 +29,9 @@ pub fn version(o: &Value) -> &str {
 
 /// clusterctl's `scheme.Scheme.Convert(obj, &typed)` followed by the conversion back:
 /// the object must carry the typed struct's `target` apiVersion; its content then
-/// goes through [`crate::typed::round_trip_as`].
-pub fn typed_round_trip(o: &Value, target: &str) -> crate::Result<Value> {
+/// goes through [`crate::typed::round_trip_as`] in `k8s`'s Go types (the release the
+/// clusterctl or operator followed is built on).
+pub fn typed_round_trip(o: &Value, target: &str, k8s: K8s) -> crate::Result<Value> {
     let k = kind(o);
     let av = api_version(o);
     if av != target {
@@ -50,6 +51,6 @@ pub fn typed_round_trip(o: &Value, target: &str) -> crate::Result<Value> {
             format!("no kind \"{k}\" is registered for version \"{av}\" in scheme \"pkg/runtime/scheme.go:100\"")
         }));
     }
-    crate::typed::round_trip_as(o, target, k)
+    crate::typed::round_trip_as(k8s, o, target, k)
         .map_err(|e| crate::typed::scheme_convert_error(target, k, &e))
 }

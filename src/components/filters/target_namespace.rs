@@ -8,6 +8,7 @@ use super::{
     kind, metadata_mut, name, namespace, set_metadata_field, string_map, typed_round_trip, version,
 };
 use crate::error::{Error, Result};
+use crate::typed::K8s;
 
 /// Kinds clusterctl treats as cluster-scoped, by kind name only (group ignored).
 pub const CLUSTER_SCOPED_KINDS: [&str; 16] = [
@@ -41,18 +42,18 @@ pub fn is_namespaced(kind: &str) -> bool {
 /// megabyte each and a dozen small objects, and the two CRDs then convert side by side.
 /// On an error the caller drops the list, so objects after the failing one being moved
 /// too is not seen.
-pub fn fix_target_namespace(objs: &mut [Value], target: &str) -> Result<()> {
+pub fn fix_target_namespace(objs: &mut [Value], target: &str, k8s: K8s) -> Result<()> {
     let weights = objs.iter().map(|o| round_trip_weight(kind(o)));
     let (typed, crds) = weights.fold((0, 0), |(t, c), w| {
         (t + usize::from(w > 0), c + usize::from(w > 1))
     });
     if typed < PARALLEL_MIN_ROUND_TRIPS && crds < 2 {
-        return objs.iter_mut().try_for_each(|o| fix_one(o, target));
+        return objs.iter_mut().try_for_each(|o| fix_one(o, target, k8s));
     }
     let results = crate::model::par::map_mut_largest_first(
         objs,
         |o| round_trip_weight(kind(o)),
-        |o| fix_one(o, target),
+        |o| fix_one(o, target, k8s),
     );
     results.into_iter().collect()
 }
@@ -60,12 +61,6 @@ pub fn fix_target_namespace(objs: &mut [Value], target: &str) -> Result<()> {
 /// From this many typed round trips on, [`fix_target_namespace`] uses the thread pool
 /// (below it, and with fewer than two CRDs, waking the pool costs more than it saves).
 const PARALLEL_MIN_ROUND_TRIPS: usize = 8;
-
-/// Whether the components pipeline converts an object of this kind to its typed struct
-/// and back: here, or in [`super::fix_images`] (Deployments and DaemonSets).
-pub fn is_round_tripped(kind: &str) -> bool {
-    needs_round_trip(kind) || matches!(kind, "Deployment" | "DaemonSet")
-}
 
 /// How much of [`fix_one`]'s work an object of this kind is, roughly: a CRD's typed round
 /// trip (its schema: tens of thousands of nodes) 2, another round trip 1, no round trip
@@ -90,7 +85,7 @@ fn needs_round_trip(kind: &str) -> bool {
     )
 }
 
-fn fix_one(o: &mut Value, target: &str) -> Result<()> {
+fn fix_one(o: &mut Value, target: &str, k8s: K8s) -> Result<()> {
     let k = kind(o).to_string();
     if k == "Namespace" {
         set_metadata_field(o, "name", Value::String(target.to_string()));
@@ -101,7 +96,7 @@ fn fix_one(o: &mut Value, target: &str) -> Result<()> {
     }
     match k.as_str() {
         "ClusterRoleBinding" | "RoleBinding" => {
-            let mut t = typed_round_trip(o, "rbac.authorization.k8s.io/v1")?;
+            let mut t = typed_round_trip(o, "rbac.authorization.k8s.io/v1", k8s)?;
             set_subject_namespaces(&mut t, target);
             *o = t;
         }
@@ -118,7 +113,7 @@ fn fix_one(o: &mut Value, target: &str) -> Result<()> {
             } else {
                 "admissionregistration.k8s.io"
             };
-            let mut t = typed_round_trip(o, &format!("{g}/{v}"))?;
+            let mut t = typed_round_trip(o, &format!("{g}/{v}"), k8s)?;
             if k == "CustomResourceDefinition" {
                 set_crd_conversion_namespace(&mut t, &v, target);
             } else {
@@ -275,7 +270,7 @@ mod tests {
             json!({"kind": "ClusterRole", "metadata": {"name": "r"}}),
             json!({"kind": "Service"}),
         ];
-        fix_target_namespace(&mut objs, "new").unwrap();
+        fix_target_namespace(&mut objs, "new", K8s::V0_32).unwrap();
         assert_eq!(objs[0]["metadata"], json!({"name": "new"}));
         assert_eq!(objs[1]["metadata"]["namespace"], "new");
         assert!(objs[2]["metadata"].get("namespace").is_none());
@@ -288,7 +283,7 @@ mod tests {
             json!({"kind": "Certificate", "metadata": {"namespace": "a"},
             "spec": {"dnsNames": ["svc.a.svc", "x.a.a.svc", "nomatch"]}}),
         ];
-        fix_target_namespace(&mut objs, "b").unwrap();
+        fix_target_namespace(&mut objs, "b", K8s::V0_32).unwrap();
         assert_eq!(
             objs[0]["spec"]["dnsNames"],
             json!(["svc.b.svc", "x.b.a.svc", "nomatch"])
@@ -302,12 +297,12 @@ mod tests {
                 json!({"kind": "Certificate", "metadata": {"name": "c"}, "spec": {"dnsNames": dns}}),
             ]
         };
-        let e = fix_target_namespace(&mut cert(json!("a.b")), "t").unwrap_err();
+        let e = fix_target_namespace(&mut cert(json!("a.b")), "t", K8s::V0_32).unwrap_err();
         assert_eq!(
             e.message(),
             "failed to get .spec.dnsNames from Certificate t/c: .spec.dnsNames accessor error: a.b is of the type string, expected []interface{}"
         );
-        let e = fix_target_namespace(&mut cert(json!(["ok", 1.5])), "t").unwrap_err();
+        let e = fix_target_namespace(&mut cert(json!(["ok", 1.5])), "t", K8s::V0_32).unwrap_err();
         assert!(e.message().ends_with("contains non-string value in the slice: 1.5 is of the type float64, expected string"), "{e}");
     }
 
@@ -316,7 +311,7 @@ mod tests {
         let mut objs = vec![json!({"apiVersion": "admissionregistration.k8s.io/v1",
             "kind": "MutatingWebhookConfiguration",
             "metadata": {"name": "m", "annotations": {"cert-manager.io/inject-ca-from": "a/b/c"}}})];
-        let e = fix_target_namespace(&mut objs, "t").unwrap_err();
+        let e = fix_target_namespace(&mut objs, "t", K8s::V0_32).unwrap_err();
         assert_eq!(e.message(), "object MutatingWebhookConfiguration m does not have a correct value for cert-manager.io/inject-ca-from");
     }
 
@@ -325,7 +320,9 @@ mod tests {
         let mut objs = vec![json!({"apiVersion": "admissionregistration.k8s.io/v2",
             "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "m"}})];
         assert_eq!(
-            fix_target_namespace(&mut objs, "t").unwrap_err().message(),
+            fix_target_namespace(&mut objs, "t", K8s::V0_32)
+                .unwrap_err()
+                .message(),
             "failed to patch v2 ValidatingWebhookConfiguration"
         );
     }
@@ -369,10 +366,10 @@ mod tests {
             "{n} objects take the pool"
         );
         let mut pooled = objs.clone();
-        fix_target_namespace(&mut pooled, "t").unwrap();
+        fix_target_namespace(&mut pooled, "t", K8s::V0_32).unwrap();
         let mut alone = objs.clone();
         for o in &mut alone {
-            fix_one(o, "t").unwrap();
+            fix_one(o, "t", K8s::V0_32).unwrap();
         }
         assert_eq!(pooled, alone);
         assert_ne!(pooled, objs);
@@ -393,7 +390,7 @@ mod tests {
         objs[23]["apiVersion"] = json!("admissionregistration.k8s.io/v2");
         objs[7]["apiVersion"] = json!("admissionregistration.k8s.io/v3");
         objs[31]["apiVersion"] = json!("admissionregistration.k8s.io/v4");
-        let e = fix_target_namespace(&mut objs, "t").unwrap_err();
+        let e = fix_target_namespace(&mut objs, "t", K8s::V0_32).unwrap_err();
         assert_eq!(
             e.message(),
             "failed to patch v3 ValidatingWebhookConfiguration"

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::typed_v034;
+use super::typed;
 use crate::components::filters::{kind, name};
 use crate::config::ImageMeta;
 use crate::error::{Error, Result};
@@ -82,7 +82,7 @@ pub fn apply_image_overrides(
             "DaemonSet" => "daemonset",
             _ => continue,
         };
-        let mut typed = typed_v034::round_trip(o)?;
+        let mut typed = typed::round_trip(o)?;
         let n = name(o).to_string();
         let wrap = |e: Error, part: &str| {
             Error::new(format!(

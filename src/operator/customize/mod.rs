@@ -27,14 +27,13 @@
 //! so `strategy: {}`, `resources: {}`, `status: {}`
 //! appear and unknown fields vanish. A Deployment left untouched (several
 //! Deployments, no matching name) is emitted as it came, not round-tripped. We
-//! reproduce this with [`typed_v034::round_trip`]: once before customising (the check
+//! reproduce this with [`typed::round_trip`]: once before customising (the check
 //! and the typed starting point), and once after assigning the spec's values as JSON,
 //! which normalises them as the typed assignment would (quantities, empty lists
 //! dropped…). The image step round-trips every Deployment and DaemonSet again when it
-//! runs. The operator builds with k8s.io v0.35.8, our type model is clusterctl's
-//! v0.32.3: [`typed_v034`] applies the one visible difference (a zero
-//! `creationTimestamp` is omitted, not `null`); pod-spec fields newer than v0.32 are
-//! dropped by our round trip.
+//! runs. The operator builds with k8s.io v0.35.8, and [`typed`] round-trips through
+//! that release's types (a zero `creationTimestamp` omitted, the pod-spec fields v0.35
+//! has kept).
 //!
 //! **Map order (R6.4.13).** Go iterates `controller.groupKindConcurrency`,
 //! `additionalArgs` and `deployment.containers[].args` in random order. We take keys
@@ -67,7 +66,7 @@ mod podspec;
 pub mod select;
 pub mod set_arg;
 pub mod spec;
-pub mod typed_v034;
+pub mod typed;
 
 use std::collections::BTreeMap;
 
@@ -129,7 +128,7 @@ pub fn customize_objects(
             out.push(o);
             continue;
         }
-        let mut d = typed_v034::round_trip(&o)?;
+        let mut d = typed::round_trip(&o)?;
         let (ds, ms, main) = match select::select(&o, multiple, spec) {
             Selection::Untouched => {
                 out.push(o);
@@ -148,7 +147,7 @@ pub fn customize_objects(
         if main && paused {
             paused::pause(&mut d);
         }
-        out.push(typed_v034::round_trip(&d)?);
+        out.push(typed::round_trip(&d)?);
     }
     Ok(out)
 }

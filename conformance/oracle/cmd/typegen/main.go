@@ -5,7 +5,7 @@
 // Model format:
 //
 //	{"roots": [{"apiVersion": "apps/v1", "kind": "Deployment", "type": "<id>"}, ...],
-//	 "types": {"<id>": [{"n": "<json name>", "o": <omitempty>, "i": <inline>, "t": "<desc>"}, ...]}}
+//	 "types": {"<id>": [{"n": "<json name>", "o": <omitempty>, "z": <omitzero>, "i": <inline>, "t": "<desc>"}, ...]}}
 //
 // Field order is Go declaration order. A type descriptor <desc> is one of
 //
@@ -34,10 +34,13 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
-	clusterv1 "sigs.k8s.io/cluster-api/api/v1beta1"
-	kcpv1 "sigs.k8s.io/cluster-api/controlplane/kubeadm/api/v1beta1"
-	expv1 "sigs.k8s.io/cluster-api/exp/api/v1beta1"
 )
+
+// rootDef is a Go type the model starts from, with the apiVersion it is registered as.
+type rootDef struct {
+	apiVersion string
+	obj        interface{}
+}
 
 type root struct {
 	APIVersion string `json:"apiVersion"`
@@ -48,8 +51,12 @@ type root struct {
 type field struct {
 	Name      string `json:"n"`
 	OmitEmpty bool   `json:"o,omitempty"`
-	Inline    bool   `json:"i,omitempty"`
-	Type      string `json:"t"`
+	// OmitZero: the `omitzero` option (apimachinery v0.34's ObjectMeta.CreationTimestamp):
+	// runtime.DefaultUnstructuredConverter and encoding/json leave the field out when it
+	// holds its type's zero value.
+	OmitZero bool   `json:"z,omitempty"`
+	Inline   bool   `json:"i,omitempty"`
+	Type     string `json:"t"`
 }
 
 type model struct {
@@ -137,21 +144,23 @@ func (g *gen) desc(t reflect.Type) string {
 	return ""
 }
 
-// fieldName mirrors runtime.fieldInfoFromField.
-func fieldName(f reflect.StructField) (string, bool) {
+// fieldName mirrors runtime.fieldInfoFromField: the JSON name, omitempty and omitzero.
+func fieldName(f reflect.StructField) (string, bool, bool) {
 	tag := f.Tag.Get("json")
 	if tag == "" {
-		return strings.ToLower(f.Name[:1]) + f.Name[1:], false
+		return strings.ToLower(f.Name[:1]) + f.Name[1:], false, false
 	}
 	items := strings.Split(tag, ",")
-	omit := false
-	for _, it := range items {
-		if it == "omitempty" {
+	omit, zero := false, false
+	for _, it := range items[1:] {
+		switch it {
+		case "omitempty":
 			omit = true
-			break
+		case "omitzero":
+			zero = true
 		}
 	}
-	return items[0], omit
+	return items[0], omit, zero
 }
 
 func (g *gen) walk(t reflect.Type) {
@@ -161,8 +170,8 @@ func (g *gen) walk(t reflect.Type) {
 		if !f.IsExported() {
 			fail("%s.%s is unexported", typeID(t), f.Name)
 		}
-		name, omit := fieldName(f)
-		fd := field{Name: name, OmitEmpty: omit, Inline: name == "", Type: g.desc(f.Type)}
+		name, omit, zero := fieldName(f)
+		fd := field{Name: name, OmitEmpty: omit, OmitZero: zero, Inline: name == "", Type: g.desc(f.Type)}
 		if fd.Inline && f.Type.Kind() != reflect.Struct {
 			fail("%s.%s: inline field of kind %s", typeID(t), f.Name, f.Type.Kind())
 		}
@@ -178,10 +187,7 @@ func fail(format string, args ...interface{}) {
 
 func main() {
 	g := &gen{m: model{Types: map[string][]field{}}}
-	roots := []struct {
-		apiVersion string
-		obj        interface{}
-	}{
+	roots := []rootDef{
 		{"apps/v1", appsv1.Deployment{}},
 		{"apps/v1", appsv1.DaemonSet{}},
 		{"rbac.authorization.k8s.io/v1", rbacv1.ClusterRoleBinding{}},
@@ -192,19 +198,10 @@ func main() {
 		{"admissionregistration.k8s.io/v1beta1", admv1beta1.ValidatingWebhookConfiguration{}},
 		{"apiextensions.k8s.io/v1", apiextv1.CustomResourceDefinition{}},
 		{"apiextensions.k8s.io/v1beta1", apiextv1beta1.CustomResourceDefinition{}},
-		// clusterctl converts template Clusters to find their ClusterClass (R8.4).
-		{"cluster.x-k8s.io/v1beta1", clusterv1.Cluster{}},
-		// `topology plan`'s dry-run client stores the kinds of clusterctl's scheme typed
-		// (topology.md R0.3): the objects the topology controller creates.
-		{"cluster.x-k8s.io/v1beta1", clusterv1.MachineDeployment{}},
-		{"cluster.x-k8s.io/v1beta1", clusterv1.MachineHealthCheck{}},
-		{"cluster.x-k8s.io/v1beta1", expv1.MachinePool{}},
-		{"controlplane.cluster.x-k8s.io/v1beta1", kcpv1.KubeadmControlPlane{}},
-		// Input templates of a kind in clusterctl's scheme are decoded as the dry-run
-		// client stores them (a wrong JSON type is clusterctl's panic).
-		{"controlplane.cluster.x-k8s.io/v1beta1", kcpv1.KubeadmControlPlaneTemplate{}},
-		{"v1", corev1.Secret{}},
 	}
+	// Cluster API's v1beta1 kinds, in the model of clusterctl v1.10 only (see capi_roots.go).
+	roots = append(roots, capiRoots()...)
+	roots = append(roots, rootDef{"v1", corev1.Secret{}})
 	for _, r := range roots {
 		t := reflect.TypeOf(r.obj)
 		d := g.desc(t)
