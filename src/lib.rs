@@ -43,6 +43,7 @@ pub mod provider;
 pub mod redact;
 pub mod render;
 pub mod repository;
+pub mod runtime;
 pub mod sops;
 pub mod suggest;
 pub mod template;
