@@ -11,6 +11,7 @@ use serde_json::Value;
 mod class_units;
 pub mod core_version;
 mod crd_check;
+mod extensions;
 mod inputs;
 pub mod namespaces;
 use class_units::class_units;
@@ -60,6 +61,8 @@ pub struct Rendering {
     /// The input files that hold topology Clusters and nothing else, with how many
     /// (the lock records them: [`crate::load::Item::Deferred`] next time).
     pub clusters_only: std::collections::BTreeMap<String, usize>,
+    /// The Runtime SDK, when the run calls extensions ([`Rendering::call_extensions`]).
+    runtime: Option<Arc<crate::topology::patches::external::Runtime>>,
 }
 
 /// One topology Cluster to render (compact, namespace set), where it came from, and
@@ -226,6 +229,7 @@ pub fn prepare(
         v1beta2_core,
         defer_external: false,
         clusters_only,
+        runtime: None,
     })
 }
 
@@ -531,6 +535,7 @@ impl Rendering {
         let namespaces = &self.namespaces;
         let (mode, defer) = (self.mode, self.defer_external);
         let prefixes = self.prefixes();
+        let calls = self.runtime.clone();
         let facts_of = |job: &ClusterJob, class_ns: Option<usize>| ClusterFacts {
             fingerprint: job_fingerprint(&prefixes, job, class_ns),
             cluster: job.hash.clone(),
@@ -552,7 +557,9 @@ impl Rendering {
                 let ns = &namespaces[job.namespace];
                 let facts = facts_of(job, job.class_namespace);
                 let dir = unit_dir(&UnitKind::Cluster, &ns.name, &job.name);
-                keep(&dir, &facts.fingerprint).then(|| {
+                // A run that calls extensions renders every Cluster: what an extension
+                // answers is only known by asking it.
+                (calls.is_none() && keep(&dir, &facts.fingerprint)).then(|| {
                     crate::progress::step();
                     Box::new(KeptUnit {
                         namespace: ns.name.clone(),
@@ -573,11 +580,20 @@ impl Rendering {
                         crate::limits::memory::check(&job.file, at)?;
                         let (unit, class_ns) =
                             render_cluster(job, namespaces, &by_name, mode, defer)?;
+                        let mut facts = facts_of(job, class_ns);
+                        if let Some(rt) = &calls {
+                            facts.fingerprint = extensions::with_answers(
+                                &facts.fingerprint,
+                                rt,
+                                &unit.namespace,
+                                &unit.name,
+                            );
+                        }
                         let unit = map(unit)?;
                         crate::limits::memory::check(&job.file, at)?;
                         Ok(Produced::Made {
                             unit,
-                            fingerprint: Some(facts_of(job, class_ns)),
+                            fingerprint: Some(facts),
                         })
                     }
                 }

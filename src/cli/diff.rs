@@ -87,6 +87,8 @@ pub struct DiffArgs {
     pub oci_layout: Option<PathBuf>,
     #[command(flatten)]
     pub clusters: super::ClustersArg,
+    #[command(flatten)]
+    pub extensions: super::runtime::ExtensionArgs,
 }
 
 pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {
@@ -135,9 +137,16 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
             super::prepare_inputs(&before_paths, &opts).map_err(|e| e.wrap(labels[0]))?;
         let mut after =
             super::prepare_inputs(&after_paths, &opts).map_err(|e| e.wrap(labels[1]))?;
-        // A class that needs a runtime extension: its rollouts are decided at run time.
-        before.defer_external_patches();
-        after.defer_external_patches();
+        if a.extensions.runtime_extension.is_empty() {
+            // A class that needs a runtime extension: its rollouts are decided at run time.
+            before.defer_external_patches();
+            after.defer_external_patches();
+        } else {
+            super::runtime::call_extensions(&mut before, &a.extensions)
+                .map_err(|e| e.wrap(labels[0]))?;
+            super::runtime::call_extensions(&mut after, &a.extensions)
+                .map_err(|e| e.wrap(labels[1]))?;
+        }
         // Both sides stream in directory order; only the changed units' diffs stay.
         capi_render::diff::impact_streaming(before, after, labels)
     })();
@@ -244,6 +253,7 @@ fn recorded(
             clusters: c.clusters.as_str().to_string(),
             capi_version: c.capi_version.clone(),
         },
+        extensions: a.extensions.clone(),
     };
     Ok((
         args,

@@ -13,6 +13,7 @@ pub mod output;
 pub mod prune;
 pub mod render;
 pub mod repository;
+pub mod runtime;
 pub mod shown;
 pub mod topology;
 pub mod ui;

@@ -174,6 +174,8 @@ pub struct RenderArgs {
     /// local paths must lie inside.
     #[arg(skip)]
     pub reads_inside: Option<PathBuf>,
+    #[command(flatten)]
+    pub extensions: super::runtime::ExtensionArgs,
 }
 
 /// The tree options the flags ask for.
@@ -327,6 +329,7 @@ fn from_lock(
         secrets: (c.secrets != SecretsMode::Keep).then(|| c.secrets.as_str().to_string()),
         sops_age_recipient: c.sops_age.clone(),
         sops_flux_secret: c.sops_flux_secret.clone(),
+        extensions: a.extensions.clone(),
     };
     Ok((
         args,
@@ -404,7 +407,10 @@ fn prepare_deferring(
         no_validate: a.no_validate,
         ..RenderOptions::default()
     };
-    let r = super::prepare_deferring(&a.files, &opts, deferral)?;
+    let mut r = super::prepare_deferring(&a.files, &opts, deferral)?;
+    if !a.extensions.runtime_extension.is_empty() {
+        super::runtime::call_extensions(&mut r, &a.extensions)?;
+    }
     // Writes warn (--check compares, and says nothing new).
     if a.secrets.is_none() && !a.check {
         for w in keep_warnings(&r, a.output.as_deref()) {

@@ -150,7 +150,8 @@ impl Registry {
             );
         }
         let url = format!("{}{}", ext.url.trim_end_matches('/'), hook.path(&h.handler));
-        let body = serde_json::to_vec(&Value::Object(request)).unwrap_or_default();
+        // Go's encoding (an integral float is written as an integer, as a decoded value is).
+        let body = crate::go::json::marshal(&Value::Object(request)).into_bytes();
         let exchanged = t
             .post(&url, &body, Duration::from_secs(timeout as u64))
             .and_then(|b| decode(&b).map(|v| (v, b)));

@@ -22,6 +22,18 @@ pub struct Blueprint {
     /// Builtin variables as HEAD's controller builds them for v1beta2 Clusters
     /// (`v1beta2::builtins`); false for clusterctl v1.10.10's.
     pub head_builtins: bool,
+    /// The Runtime SDK, when the render calls extensions ([`super::patches::external`]).
+    pub runtime: Option<std::sync::Arc<super::patches::external::Runtime>>,
+    /// The variables each external patch's extension defined (DiscoverVariables), by
+    /// patch name.
+    pub discovered: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+impl Blueprint {
+    /// The names of the variables defined from an external patch.
+    pub fn external_definitions(&self, patch: &str) -> &[String] {
+        self.discovered.get(patch).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// Find the object a ClusterClass ref names among `objects` (apiVersion, kind,
@@ -178,6 +190,8 @@ impl Blueprint {
             md_classes: workers(cc, objects, "machineDeployments")?,
             mp_classes: workers(cc, objects, "machinePools")?,
             head_builtins: false,
+            runtime: None,
+            discovered: Default::default(),
         })
     }
 

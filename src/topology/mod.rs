@@ -18,6 +18,7 @@ pub mod clone;
 pub mod desired;
 pub mod desired_view;
 pub mod diff;
+pub mod discover;
 pub mod dryrun;
 pub mod flatten;
 pub mod input;
@@ -91,18 +92,47 @@ impl PreparedClass {
         head_builtins: bool,
         dry_run: bool,
     ) -> Option<Self> {
+        Self::for_cluster_with(cluster, inputs, head_builtins, dry_run, None)
+    }
+
+    /// [`PreparedClass::for_cluster`]; with `runtime`, the class's external patches
+    /// discover their variables ([`discover`]) and its Clusters call them.
+    pub fn for_cluster_with(
+        cluster: &Value,
+        inputs: &[Value],
+        head_builtins: bool,
+        dry_run: bool,
+        runtime: Option<&std::sync::Arc<patches::external::Runtime>>,
+    ) -> Option<Self> {
         let mut cc = find_class(cluster, inputs)?.clone();
         let paused = is_paused(&cc);
-        let class =
-            default_and_validate_class_with(&mut cc, inputs, head_builtins, dry_run).map(|()| cc);
-        let status = class
-            .as_ref()
-            .map_err(Error::clone)
-            .and_then(|cc| variables::status_variables(cc).map_err(|e| cc_reconcile_error(cc, e)));
+        let class = default_and_validate_class_with(
+            &mut cc,
+            inputs,
+            head_builtins,
+            dry_run,
+            runtime.is_some(),
+        )
+        .map(|()| cc);
+        let mut discovered = std::collections::BTreeMap::new();
+        let status = class.as_ref().map_err(Error::clone).and_then(|cc| {
+            let status = variables::status_variables(cc).map_err(|e| cc_reconcile_error(cc, e))?;
+            match runtime {
+                Some(rt) => {
+                    let (status, d) = discover::discover_variables(cc, status, rt)
+                        .map_err(|e| cc_reconcile_error(cc, e))?;
+                    discovered = d;
+                    Ok(status)
+                }
+                None => Ok(status),
+            }
+        });
         let blueprint = class.as_ref().map_err(Error::clone).and_then(|cc| {
             let mut bp = blueprint::Blueprint::load(cc, inputs)
                 .map_err(|e| e.wrap("error reading the ClusterClass"))?;
             bp.head_builtins = head_builtins;
+            bp.runtime = runtime.cloned();
+            bp.discovered = discovered;
             Ok(bp)
         });
         let definitions = status.as_ref().ok().map(variables::definitions_of);
@@ -169,7 +199,7 @@ fn default_and_validate(cluster: &Value, class: Option<&PreparedClass>) -> Resul
 /// reference check on one input ClusterClass, as clusterctl runs them on every
 /// ClusterClass of the input, with or without a Cluster.
 pub fn default_and_validate_class(cc: &mut Value, inputs: &[Value]) -> Result<()> {
-    default_and_validate_class_with(cc, inputs, false, true)
+    default_and_validate_class_with(cc, inputs, false, true, false)
 }
 
 /// [`default_and_validate_class`], validating patches against CAPI v1.14's builtin
@@ -180,9 +210,10 @@ fn default_and_validate_class_with(
     inputs: &[Value],
     head_builtins: bool,
     dry_run: bool,
+    runtime_sdk: bool,
 ) -> Result<()> {
     input::default_cluster_class(cc);
-    webhooks::validate_cluster_class_with(cc, head_builtins).map_err(|e| {
+    webhooks::validate_cluster_class_sdk(cc, head_builtins, runtime_sdk).map_err(|e| {
         e.wrap("failed to run defaulting and validation on ClusterClasses")
             .wrap(WEBHOOKS)
     })?;
@@ -359,6 +390,8 @@ pub struct ClassCache {
     /// The tree installs a core provider of v1.11 or later: v1beta1 Clusters render as
     /// its controller computes them ([`v1beta2::render_v1beta1_cluster`]).
     v1beta2_core: bool,
+    /// The Runtime SDK, when the render calls extensions (external patches).
+    runtime: Option<v1beta2::Runtime>,
 }
 
 struct ClassEntry {
@@ -375,6 +408,12 @@ impl ClassCache {
             v1beta2_core,
             ..ClassCache::default()
         }
+    }
+
+    /// Clusters of this cache call runtime extensions through `runtime`.
+    pub fn with_runtime(mut self, runtime: v1beta2::Runtime) -> Self {
+        self.runtime = Some(runtime);
+        self
     }
 
     fn entry(&self, cluster: &Value, inputs: &[Value]) -> std::sync::Arc<ClassEntry> {
@@ -416,10 +455,10 @@ pub fn render_cluster_deferring(
     pending: Option<&mut Vec<String>>,
 ) -> Result<Vec<Value>> {
     if v1beta2::is_cluster(cluster) {
-        return v1beta2::render_cluster_deferring(cluster, inputs, pending);
+        return v1beta2::render_cluster_deferring(cluster, inputs, pending, cache.runtime.as_ref());
     }
     if cache.v1beta2_core {
-        return v1beta2::render_v1beta1_cluster(cluster, inputs, pending);
+        return v1beta2::render_v1beta1_cluster(cluster, inputs, pending, cache.runtime.as_ref());
     }
     let entry = cache.entry(cluster, inputs);
     if entry.only_v1beta2 {
@@ -437,7 +476,8 @@ pub(crate) fn render_cluster_head(
     cluster: &Value,
     inputs: &[Value],
     head_builtins: bool,
+    runtime: Option<&std::sync::Arc<patches::external::Runtime>>,
 ) -> Result<Vec<Value>> {
-    let class = PreparedClass::for_cluster(cluster, inputs, head_builtins, false);
+    let class = PreparedClass::for_cluster_with(cluster, inputs, head_builtins, false, runtime);
     render_prepared(cluster, inputs, class.as_ref())
 }

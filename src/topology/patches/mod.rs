@@ -2,6 +2,7 @@
 //! templates, inline patches applied in order, patched templates written back into the
 //! desired objects.
 
+pub mod external;
 mod generate;
 mod head;
 mod selector;
@@ -43,16 +44,20 @@ pub struct Item {
     pub builtin: Value,
     /// Override variables (name, value) allowed for inline patches.
     pub overrides: Vec<(String, Value)>,
+    /// Every override variable of the item's topology, for external patches (each takes
+    /// those it defines, [`external::PatchVariables`]).
+    pub all_overrides: Vec<(String, Value)>,
 }
 
-fn overrides(topology: Option<&Value>, defined: &[String]) -> Vec<(String, Value)> {
+/// The topology's override variables, those `defined` only when given.
+fn overrides(topology: Option<&Value>, defined: Option<&[String]>) -> Vec<(String, Value)> {
     let mut out = Vec::new();
     if let Some(Value::Array(list)) =
         topology.and_then(|t| obj::get(t, &["variables", "overrides"]))
     {
         for v in list {
             let n = obj::str_at(v, &["name"]);
-            if defined.iter().any(|d| d == n) {
+            if defined.is_none_or(|d| d.iter().any(|d| d == n)) {
                 out.push((
                     n.to_string(),
                     v.get("value").cloned().unwrap_or(Value::Null),
@@ -128,6 +133,7 @@ fn create_items_v1_10(
         template: bp.infra_cluster_template.clone(),
         builtin: Value::Object(Map::new()),
         overrides: vec![],
+        all_overrides: vec![],
     });
     let cp_topo = obj::get(cluster, &["spec", "topology", "controlPlane"]);
     let replicas_set = cp_topo
@@ -138,12 +144,14 @@ fn create_items_v1_10(
         replicas_set,
         desired.cp_infra_template.as_ref(),
     );
-    let cp_over = overrides(cp_topo, defined);
+    let cp_over = overrides(cp_topo, Some(defined));
+    let cp_all = overrides(cp_topo, None);
     items.push(Item {
         holder: Holder::ControlPlane,
         template: bp.cp_template.clone(),
         builtin: cp_builtin.clone(),
         overrides: cp_over.clone(),
+        all_overrides: cp_all.clone(),
     });
     if let Some(t) = &bp.cp_infra_template {
         items.push(Item {
@@ -151,6 +159,7 @@ fn create_items_v1_10(
             template: t.clone(),
             builtin: cp_builtin,
             overrides: cp_over,
+            all_overrides: cp_all,
         });
     }
     for (i, md) in desired.mds.iter().enumerate() {
@@ -161,7 +170,8 @@ fn create_items_v1_10(
             &md.bootstrap_template,
             &md.infra_template,
         );
-        let over = overrides(Some(&md.topology), defined);
+        let over = overrides(Some(&md.topology), Some(defined));
+        let all = overrides(Some(&md.topology), None);
         let wc = bp.md_class(&md.class);
         for (bootstrap, t) in [
             (true, wc.map(|c| &c.bootstrap)),
@@ -176,6 +186,7 @@ fn create_items_v1_10(
                 template: t.cloned().unwrap_or(Value::Null),
                 builtin: b.clone(),
                 overrides: over.clone(),
+                all_overrides: all.clone(),
             });
         }
     }
@@ -187,7 +198,8 @@ fn create_items_v1_10(
             &mp.bootstrap_object,
             &mp.infra_object,
         );
-        let over = overrides(Some(&mp.topology), defined);
+        let over = overrides(Some(&mp.topology), Some(defined));
+        let all = overrides(Some(&mp.topology), None);
         let wc = bp.mp_class(&mp.class);
         for (bootstrap, t) in [
             (true, wc.map(|c| &c.bootstrap)),
@@ -202,6 +214,7 @@ fn create_items_v1_10(
                 template: t.cloned().unwrap_or(Value::Null),
                 builtin: b.clone(),
                 overrides: over.clone(),
+                all_overrides: all.clone(),
             });
         }
     }
@@ -530,20 +543,36 @@ pub fn apply(desired: &mut Desired, bp: &Blueprint, cluster: &Value) -> Result<(
     if bp.head_builtins {
         crate::topology::v1beta2::builtins::adjust(&mut builtin);
     }
+    let external = bp
+        .runtime
+        .as_deref()
+        .map(|rt| external::Context::new(rt, desired, cluster, builtin.clone()));
     global.insert("builtin".into(), builtin);
     let global = generate::Global::new(global);
     // An item's variables are the same for every patch: merged (and converted for
     // templates) once, when a patch first selects the item.
     let vars: Vec<std::cell::OnceCell<generate::Vars>> =
         items.iter().map(|_| Default::default()).collect();
+    // The variables of the last patch, which the validation request carries.
+    let mut last_defined: &[String] = &defined;
     for p in patches {
         let name = obj::str_at(p, &["name"]);
         if p.get("external").is_some_and(|v| !v.is_null()) {
-            return Err(Error::new(format!(
-                "failed to generate patches for patch {name:?}: patch {name:?} is an external patch: it needs a runtime extension (RuntimeSDK), which capi-render cannot call offline"
-            )));
+            let Some(ctx) = external.as_ref().filter(|_| bp.head_builtins) else {
+                return Err(Error::new(format!(
+                    "failed to generate patches for patch {name:?}: patch {name:?} is an external patch: it needs a runtime extension (RuntimeSDK), which capi-render cannot call offline"
+                )));
+            };
+            let defs = bp.external_definitions(name);
+            ctx.generate(p, name, &mut items, desired, defs)?;
+            last_defined = defs;
+            continue;
         }
         run_inline(bp.head_builtins, p, &mut items, &vars, &global, name)?;
+        last_defined = &defined;
+    }
+    if let Some(ctx) = &external {
+        ctx.validate(patches, &items, desired, last_defined)?;
     }
     if bp.head_builtins {
         update_desired_head(desired, &items);
@@ -564,6 +593,7 @@ mod tests {
             template: json!({"kind": "K", "metadata": {"name": "n"}, "spec": {"template": {"spec": {}}}}),
             builtin: json!({}),
             overrides: vec![],
+            all_overrides: vec![],
         };
         apply_json_patch(
             &mut item,
@@ -593,6 +623,7 @@ mod tests {
                 "spec": {"template": {"spec": {"z": 1}}}}),
             builtin: json!({}),
             overrides: vec![],
+            all_overrides: vec![],
         };
         apply_json_patch_head(
             &mut item,
@@ -621,6 +652,7 @@ mod tests {
                 "cluster.x-k8s.io/cluster-name": "other", "team": "blue"}}}}}),
             builtin: json!({}),
             overrides: vec![],
+            all_overrides: vec![],
         };
         let mut infra = json!({"metadata": {"labels": {"cluster.x-k8s.io/cluster-name": "c"}},
             "spec": {"zone": "z"}});
@@ -640,6 +672,7 @@ mod tests {
             template: json!({"spec": {"template": {"spec": {"version": "v9", "replicas": 9, "x": 1}}}}),
             builtin: json!({}),
             overrides: vec![],
+            all_overrides: vec![],
         };
         let mut cp = json!({"spec": {"version": "v1.30.0", "replicas": 3}});
         patch_object(&mut cp, &item, CP_PRESERVE).unwrap();
@@ -660,6 +693,7 @@ mod tests {
             template: json!({}),
             builtin: json!({"controlPlane": {"name": "cp"}}),
             overrides: vec![("v".into(), json!(2))],
+            all_overrides: vec![],
         };
         let m = generate::merge_variables(&global, &item.overrides, &item.builtin);
         assert_eq!(m["builtin"]["cluster"]["name"], "c");

@@ -18,6 +18,9 @@ pub mod spoke;
 
 use serde_json::Value;
 
+/// The Runtime SDK a render calls extensions through, shared by its Clusters.
+pub type Runtime = std::sync::Arc<super::patches::external::Runtime>;
+
 use super::{input, obj};
 use crate::error::{Error, ErrorKind, Result};
 
@@ -41,15 +44,17 @@ pub fn is_v1beta2_topology_object(o: &Value) -> bool {
 /// ClusterClasses (v1beta2 or v1beta1) and templates in `inputs`, in the order of
 /// [`super::render_cluster`].
 pub fn render_cluster(cluster: &Value, inputs: &[Value]) -> Result<Vec<Value>> {
-    render_cluster_deferring(cluster, inputs, None)
+    render_cluster_deferring(cluster, inputs, None, None)
 }
 
 /// [`render_cluster`]; with `pending`, a ClusterClass's external patches are left out
 /// instead of refused, and each is described there ([`strip_external_patches`]).
+/// With `runtime`, external patches call their runtime extensions instead.
 pub fn render_cluster_deferring(
     cluster: &Value,
     inputs: &[Value],
     mut pending: Option<&mut Vec<String>>,
+    runtime: Option<&Runtime>,
 ) -> Result<Vec<Value>> {
     let c1 = cluster::to_v1beta1(cluster)?;
     let class = obj::str_at(&c1, &["spec", "topology", "class"]);
@@ -60,7 +65,7 @@ pub fn render_cluster_deferring(
         if is_cluster_class(o) {
             if ours {
                 let mut cc = class::to_v1beta1(o)?;
-                if let Some(p) = pending.as_deref_mut() {
+                if let (Some(p), None) = (pending.as_deref_mut(), runtime) {
                     p.extend(strip_external_patches(&mut cc));
                 }
                 engine_inputs.push(cc);
@@ -69,10 +74,13 @@ pub fn render_cluster_deferring(
             engine_inputs.push(o.clone());
         }
     }
-    if let Some(cc) = engine_inputs.iter().find(|o| input::is_cluster_class(o)) {
+    if let (Some(cc), None) = (
+        engine_inputs.iter().find(|o| input::is_cluster_class(o)),
+        runtime,
+    ) {
         external_patches(cc)?;
     }
-    let out = super::render_cluster_head(&c1, &engine_inputs, true).map_err(|e| {
+    let out = super::render_cluster_head(&c1, &engine_inputs, true, runtime).map_err(|e| {
         if e.kind() == ErrorKind::ClassNotFound {
             e.wrap("spec.topology.classRef")
         } else {
@@ -112,9 +120,10 @@ pub fn render_v1beta1_cluster(
     cluster: &Value,
     inputs: &[Value],
     pending: Option<&mut Vec<String>>,
+    runtime: Option<&Runtime>,
 ) -> Result<Vec<Value>> {
     let c2 = hub::cluster(cluster)?;
-    let out = render_cluster_deferring(&c2, inputs, pending)?;
+    let out = render_cluster_deferring(&c2, inputs, pending, runtime)?;
     let mut versions = std::collections::HashMap::new();
     for o in inputs.iter().chain(&out) {
         let av = obj::api_version(o);

@@ -183,6 +183,13 @@ pub fn cluster_class_errors(cc: &Value) -> Vec<FieldError> {
 /// [`cluster_class_errors`], with CAPI v1.14's builtin variables and patch path rule when `head` (a v1beta2
 /// ClusterClass converted by `topology::v1beta2`).
 pub fn cluster_class_errors_with(cc: &Value, head: bool) -> Vec<FieldError> {
+    cluster_class_errors_sdk(cc, head, false)
+}
+
+/// [`cluster_class_errors_with`], with the RuntimeSDK feature gate on when `runtime_sdk`
+/// (a run that calls extensions): external patches are allowed, and need a generate or
+/// validate handler.
+pub fn cluster_class_errors_sdk(cc: &Value, head: bool, runtime_sdk: bool) -> Vec<FieldError> {
     let mut errs = Vec::new();
     references(cc, &mut errs);
     for (field, what) in [
@@ -292,11 +299,21 @@ pub fn cluster_class_errors_with(cc: &Value, head: bool) -> Vec<FieldError> {
                     );
                 }
             }
-            if ext.is_some() {
-                errs.push(FieldError::forbidden(
-                    &fe::child(&pp, "external"),
-                    "patch.external can be used only if the RuntimeSDK feature flag is enabled",
-                ));
+            if let Some(ext) = ext {
+                if !runtime_sdk {
+                    errs.push(FieldError::forbidden(
+                        &fe::child(&pp, "external"),
+                        "patch.external can be used only if the RuntimeSDK feature flag is enabled",
+                    ));
+                }
+                let (generate, validate) = crate::topology::patches::external::handlers(p);
+                if generate.is_none() && validate.is_none() {
+                    errs.push(FieldError::invalid(
+                        &fe::child(&pp, "external"),
+                        BadValue::Str(crate::go::json::marshal(ext)),
+                        "one of validateTopologyExtension and generatePatchesExtension must be defined",
+                    ));
+                }
             }
         }
     }
@@ -311,7 +328,12 @@ pub fn validate_cluster_class(cc: &Value) -> Result<()> {
 
 /// [`validate_cluster_class`] with [`cluster_class_errors_with`]'s `head`.
 pub fn validate_cluster_class_with(cc: &Value, head: bool) -> Result<()> {
-    let errs = cluster_class_errors_with(cc, head);
+    validate_cluster_class_sdk(cc, head, false)
+}
+
+/// [`validate_cluster_class_with`] with the RuntimeSDK gate as `runtime_sdk` says.
+pub fn validate_cluster_class_sdk(cc: &Value, head: bool, runtime_sdk: bool) -> Result<()> {
+    let errs = cluster_class_errors_sdk(cc, head, runtime_sdk);
     if errs.is_empty() {
         return Ok(());
     }

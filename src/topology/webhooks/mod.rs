@@ -6,6 +6,7 @@ mod cluster_class;
 
 pub use cluster::{cluster_errors, validate_cluster};
 pub use cluster_class::{
-    cluster_class_errors, cluster_class_errors_with, template_parse_error, validate_cluster_class,
+    cluster_class_errors, cluster_class_errors_sdk, cluster_class_errors_with,
+    template_parse_error, validate_cluster_class, validate_cluster_class_sdk,
     validate_cluster_class_with,
 };

@@ -1,0 +1,229 @@
+//! `--runtime-extension NAME=URL`, `--runtime-extension-ca FILE`,
+//! `--allow-remote-extensions` (render and diff): the HTTP(S) transport the Runtime SDK
+//! client of the library calls extensions through ([`capi_render::runtime`]). The only
+//! network these commands use, and only when asked.
+
+use std::collections::BTreeMap;
+use std::io::Read as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use capi_render::error::Error;
+use capi_render::render::Rendering;
+use capi_render::runtime::{CallError, Transport};
+use clap::Args;
+
+/// A response body larger than this is refused (an extension's answer is a patch list).
+pub const MAX_RESPONSE_BYTES: u64 = 16 << 20;
+
+/// The flags that point ExtensionConfigs at running extensions.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ExtensionArgs {
+    /// Call the runtime extension of ExtensionConfig NAME (among the inputs) at URL
+    /// (http, or https with --runtime-extension-ca): the handlers of ClusterClass
+    /// external patches. Repeat for several. Loopback addresses only, unless
+    /// --allow-remote-extensions.
+    #[arg(long = "runtime-extension", value_name = "NAME=URL")]
+    pub runtime_extension: Vec<String>,
+    /// The CA certificate (PEM) an https extension's certificate is checked against;
+    /// the only root trusted for extensions.
+    #[arg(long = "runtime-extension-ca", value_name = "FILE")]
+    pub runtime_extension_ca: Option<PathBuf>,
+    /// Let --runtime-extension and ExtensionConfig URLs name hosts other than this machine.
+    #[arg(long = "allow-remote-extensions")]
+    pub allow_remote_extensions: bool,
+}
+
+impl ExtensionArgs {
+    /// The URLs by ExtensionConfig name.
+    pub fn urls(&self) -> Result<BTreeMap<String, String>, Error> {
+        let mut out = BTreeMap::new();
+        for f in &self.runtime_extension {
+            let (n, u) = capi_render::runtime::config::parse_flag(f)?;
+            if out.insert(n.clone(), u).is_some() {
+                return Err(Error::new(format!(
+                    "--runtime-extension {n}=... is given twice"
+                )));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Let `r`'s Clusters call the extensions of the ExtensionConfigs among its inputs.
+pub fn call_extensions(r: &mut Rendering, a: &ExtensionArgs) -> Result<(), Error> {
+    let urls = a.urls()?;
+    let transport = HttpTransport::new(a.runtime_extension_ca.as_deref())?;
+    r.call_extensions(&urls, a.allow_remote_extensions, Box::new(transport))
+}
+
+/// POSTs over ureq (rustls); https trusts the given CA only.
+pub struct HttpTransport {
+    agent: ureq::Agent,
+}
+
+impl HttpTransport {
+    pub fn new(ca: Option<&std::path::Path>) -> Result<HttpTransport, Error> {
+        let mut cfg = ureq::Agent::config_builder().http_status_as_error(false);
+        if let Some(path) = ca {
+            let pem = std::fs::read(path).map_err(|e| {
+                Error::new(format!("--runtime-extension-ca {}: {e}", path.display()))
+            })?;
+            let mut certs = Vec::new();
+            for item in ureq::tls::parse_pem(&pem) {
+                match item {
+                    Ok(ureq::tls::PemItem::Certificate(c)) => certs.push(c.to_owned()),
+                    Ok(_) => {}
+                    Err(e) => {
+                        return Err(Error::new(format!(
+                            "--runtime-extension-ca {}: {e}",
+                            path.display()
+                        )))
+                    }
+                }
+            }
+            if certs.is_empty() {
+                return Err(Error::new(format!(
+                    "--runtime-extension-ca {}: no PEM certificate in the file",
+                    path.display()
+                )));
+            }
+            let tls = ureq::tls::TlsConfig::builder()
+                .root_certs(ureq::tls::RootCerts::new_with_certs(&certs))
+                .build();
+            cfg = cfg.tls_config(tls);
+        }
+        Ok(HttpTransport {
+            agent: cfg.build().into(),
+        })
+    }
+}
+
+impl Transport for HttpTransport {
+    fn post(&self, url: &str, body: &[u8], timeout: Duration) -> Result<Vec<u8>, CallError> {
+        let fail = |e: String| CallError(format!("http call failed: {e}"));
+        let resp = self
+            .agent
+            .post(url)
+            .config()
+            .timeout_global(Some(timeout))
+            .build()
+            .header("Content-Type", "application/json")
+            .send(body)
+            .map_err(|e| fail(format!("Post {url:?}: {e}")))?;
+        let status = resp.status().as_u16();
+        let mut out = Vec::new();
+        resp.into_body()
+            .into_reader()
+            .take(MAX_RESPONSE_BYTES + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| fail(format!("reading the response: {e}")))?;
+        if out.len() as u64 > MAX_RESPONSE_BYTES {
+            return Err(fail(format!(
+                "the response is larger than {MAX_RESPONSE_BYTES} bytes"
+            )));
+        }
+        if status != 200 {
+            return Err(fail(format!(
+                "got response with status code {status} != 200: response : {:?}",
+                String::from_utf8_lossy(&out)
+            )));
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write as _;
+    use std::net::TcpListener;
+
+    /// A one-request HTTP server on loopback answering `status` and `body`; returns its
+    /// URL and the request it got.
+    fn serve_once(status: u16, body: &'static str) -> (String, std::thread::JoinHandle<String>) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", l.local_addr().unwrap());
+        let h = std::thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            let mut buf = vec![0u8; 65536];
+            let mut got = Vec::new();
+            loop {
+                let n = s.read(&mut buf).unwrap();
+                got.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&got);
+                if let Some(i) = text.find("\r\n\r\n") {
+                    let len: usize = text
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length: ")
+                                .map(|v| v.trim().parse().unwrap())
+                        })
+                        .unwrap_or(0);
+                    if got.len() >= i + 4 + len {
+                        break;
+                    }
+                }
+                if n == 0 {
+                    break;
+                }
+            }
+            write!(
+                s,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .unwrap();
+            String::from_utf8_lossy(&got).into_owned()
+        });
+        (url, h)
+    }
+
+    #[test]
+    fn posts_json_and_returns_the_body() {
+        let (url, h) = serve_once(200, r#"{"status":"Success"}"#);
+        let t = HttpTransport::new(None).unwrap();
+        let out = t
+            .post(
+                &format!("{url}/hooks"),
+                br#"{"a":1}"#,
+                Duration::from_secs(5),
+            )
+            .unwrap();
+        assert_eq!(out, br#"{"status":"Success"}"#);
+        let req = h.join().unwrap();
+        assert!(req.starts_with("POST /hooks HTTP/1.1"), "{req}");
+        assert!(req.ends_with(r#"{"a":1}"#), "{req}");
+    }
+
+    #[test]
+    fn a_status_other_than_200_and_no_server_are_call_errors() {
+        let (url, h) = serve_once(500, "boom");
+        let t = HttpTransport::new(None).unwrap();
+        let e = t.post(&url, b"{}", Duration::from_secs(5)).unwrap_err();
+        assert_eq!(
+            e.0,
+            "http call failed: got response with status code 500 != 200: response : \"boom\""
+        );
+        h.join().unwrap();
+        // Nothing listens on this port any more.
+        let e = t.post(&url, b"{}", Duration::from_secs(5)).unwrap_err();
+        assert!(e.0.starts_with("http call failed: Post"), "{}", e.0);
+    }
+
+    #[test]
+    fn a_ca_file_without_a_certificate_is_refused() {
+        let dir = std::env::temp_dir().join(format!("capi-render-ca-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("ca.crt");
+        std::fs::write(&f, "not a certificate\n").unwrap();
+        let e = HttpTransport::new(Some(&f)).err().unwrap();
+        assert!(
+            e.message().contains("no PEM certificate"),
+            "{}",
+            e.message()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

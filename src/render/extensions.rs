@@ -1,0 +1,80 @@
+//! `render --runtime-extension NAME=URL` (and `diff`'s): the ExtensionConfigs among the
+//! inputs discovered through a transport the caller gives (the CLI's HTTP(S) one), so
+//! the Clusters of a ClusterClass with external patches call their extensions
+//! ([`crate::topology::patches::external`]) instead of being refused.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::Rendering;
+use crate::error::Result;
+use crate::runtime::{config, Registry, Transport};
+use crate::topology::patches::external::Runtime;
+
+impl Rendering {
+    /// Discover the extensions of the ExtensionConfigs among the inputs (each at the URL
+    /// `urls` gives it, else its own `spec.clientConfig.url`; loopback only unless
+    /// `allow_remote`), and let every Cluster call them. Nothing happens when the inputs
+    /// have no ExtensionConfig and `urls` is empty.
+    pub fn call_extensions(
+        &mut self,
+        urls: &BTreeMap<String, String>,
+        allow_remote: bool,
+        transport: Box<dyn Transport>,
+    ) -> Result<()> {
+        let mut objects: Vec<(String, &Value)> = Vec::new();
+        let mut namespace_labels: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+        for ns in &self.namespaces {
+            for o in &ns.objects {
+                if config::is_extension_config(o) {
+                    objects.push((
+                        format!("ExtensionConfig {}", crate::model::object::name(o)),
+                        o,
+                    ));
+                }
+                if crate::model::object::kind(o) == "Namespace"
+                    && crate::model::object::api_version(o) == "v1"
+                {
+                    let labels = o
+                        .pointer("/metadata/labels")
+                        .and_then(Value::as_object)
+                        .map(|m| {
+                            m.iter()
+                                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    namespace_labels.insert(crate::model::object::name(o).to_string(), labels);
+                }
+            }
+        }
+        if objects.is_empty() && urls.is_empty() {
+            return Ok(());
+        }
+        let configs = config::extension_configs(objects, urls, allow_remote)?;
+        let registry = Registry::discover(configs, transport.as_ref())?;
+        let runtime = Arc::new(Runtime::new(registry, transport, namespace_labels));
+        for ns in &mut self.namespaces {
+            let cache = std::mem::take(&mut ns.classes);
+            ns.classes = cache.with_runtime(runtime.clone());
+        }
+        self.runtime = Some(runtime);
+        Ok(())
+    }
+}
+
+/// A Cluster's fingerprint with the answers its extensions gave it (handler and sha256
+/// of each response body): an extension that answers differently changes it.
+pub(super) fn with_answers(fingerprint: &str, rt: &Runtime, namespace: &str, name: &str) -> String {
+    let answers = rt.answers_for(namespace, name);
+    if answers.is_empty() {
+        return fingerprint.to_string();
+    }
+    let mut text = format!("{fingerprint}\n");
+    for a in answers {
+        text.push_str(&format!("{} {}\n", a.handler, a.sha256));
+    }
+    crate::model::sha256_hex(text.as_bytes())
+}

@@ -1,0 +1,455 @@
+//! External patches (the Topology Mutation Hook) as Cluster API v1.14.2's patch engine
+//! runs them: the GeneratePatches request of all items with the variables the patch's
+//! extension defined, the response's JSON patches and JSON merge patches applied to the
+//! items, and after every patch, the ValidateTopology call of each patch that names a
+//! validation handler.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use serde_json::{json, Map, Value};
+
+use super::{head, Holder, Item};
+use crate::error::{Error, Result};
+use crate::go::jsonpatch::{self, Failure};
+use crate::runtime::registry::{ForObject, Reply};
+use crate::runtime::{Hook, Registry, Transport};
+use crate::topology::desired::Desired;
+use crate::topology::obj;
+
+/// The Runtime SDK as a render reaches it: the discovered handlers, the transport, the
+/// labels of the Namespaces among the inputs (for namespace selectors), and a digest of
+/// every answer, which the render keeps for the unit's fingerprint.
+pub struct Runtime {
+    pub registry: Registry,
+    pub transport: Box<dyn Transport>,
+    pub namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
+    answers: Mutex<Vec<Answer>>,
+}
+
+/// One answer of a handler: the handler, the object it was called for, and the sha256
+/// of the response body as received (empty for an ignored failure).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Answer {
+    pub handler: String,
+    pub for_object: String,
+    pub sha256: String,
+}
+
+impl Runtime {
+    pub fn new(
+        registry: Registry,
+        transport: Box<dyn Transport>,
+        namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
+    ) -> Runtime {
+        Runtime {
+            registry,
+            transport,
+            namespace_labels,
+            answers: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Call a handler for the object `namespace/name`, recording its answer.
+    pub fn call(
+        &self,
+        hook: Hook,
+        handler: &str,
+        namespace: &str,
+        name: &str,
+        request: Map<String, Value>,
+    ) -> Result<Reply> {
+        let for_object = ForObject {
+            namespace,
+            name,
+            namespace_labels: self.namespace_labels.get(namespace),
+        };
+        let reply =
+            self.registry
+                .call(self.transport.as_ref(), hook, handler, for_object, request)?;
+        let sha256 = if reply.body.is_empty() {
+            String::new()
+        } else {
+            crate::model::sha256_hex(&reply.body)
+        };
+        self.answers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Answer {
+                handler: handler.to_string(),
+                for_object: format!("{namespace}/{name}"),
+                sha256,
+            });
+        Ok(reply)
+    }
+
+    /// The answers recorded for one object, in handler order.
+    pub fn answers_for(&self, namespace: &str, name: &str) -> Vec<Answer> {
+        let key = format!("{namespace}/{name}");
+        let mut out: Vec<Answer> = self
+            .answers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter(|a| a.for_object == key)
+            .cloned()
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+/// A patch's handlers: (generate, validate), by v1beta2's names or v1beta1's.
+pub fn handlers(patch: &Value) -> (Option<&str>, Option<&str>) {
+    let ext = patch.get("external");
+    let get = |a: &str, b: &str| {
+        ext.and_then(|e| e.get(a).or(e.get(b)))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    (
+        get("generatePatchesExtension", "generateExtension"),
+        get("validateTopologyExtension", "validateExtension"),
+    )
+}
+
+/// A patch's `external.settings`.
+pub fn settings(patch: &Value) -> Option<Value> {
+    patch
+        .pointer("/external/settings")
+        .filter(|s| s.as_object().is_some_and(|m| !m.is_empty()))
+        .cloned()
+}
+
+/// An item's `holderReference`: the object holding the template and the field that
+/// references it (v1.14's `createRequest`).
+pub fn holder_reference(item: &Item, desired: &Desired) -> Value {
+    const CORE: &str = "cluster.x-k8s.io/v1beta2";
+    let r = |api: &str, kind: &str, o: &Value, path: &str| {
+        json!({"apiVersion": api, "kind": kind, "namespace": obj::namespace(o),
+            "name": obj::name(o), "fieldPath": path})
+    };
+    match &item.holder {
+        Holder::InfraCluster => r(CORE, "Cluster", &desired.cluster, "spec.infrastructureRef"),
+        Holder::ControlPlane => r(CORE, "Cluster", &desired.cluster, "spec.controlPlaneRef"),
+        Holder::ControlPlaneInfra => {
+            let cp = &desired.control_plane;
+            // The control plane's contract: v1beta1 references sit one level up.
+            let path = if obj::api_version(cp).ends_with("/v1beta1") {
+                "spec.machineTemplate.infrastructureRef"
+            } else {
+                "spec.machineTemplate.spec.infrastructureRef"
+            };
+            r(obj::api_version(cp), obj::kind(cp), cp, path)
+        }
+        Holder::MachineDeployment {
+            index, bootstrap, ..
+        } => {
+            let md = desired.mds.get(*index).map_or(&Value::Null, |m| &m.object);
+            let path = if *bootstrap {
+                "spec.template.spec.bootstrap.configRef"
+            } else {
+                "spec.template.spec.infrastructureRef"
+            };
+            r(CORE, "MachineDeployment", md, path)
+        }
+        Holder::MachinePool {
+            index, bootstrap, ..
+        } => {
+            let mp = desired.mps.get(*index).map_or(&Value::Null, |m| &m.object);
+            let path = if *bootstrap {
+                "spec.template.spec.bootstrap.configRef"
+            } else {
+                "spec.template.spec.infrastructureRef"
+            };
+            r(CORE, "MachinePool", mp, path)
+        }
+    }
+}
+
+/// A request item's UID: stable, so the same inputs make the same request.
+fn uid(i: usize) -> String {
+    format!("00000000-0000-4000-8000-{i:012x}")
+}
+
+/// `[{name, value}]` from (name, value) pairs.
+fn variable_list(vars: &[(String, Value)]) -> Value {
+    Value::Array(
+        vars.iter()
+            .map(|(n, v)| json!({"name": n, "value": v}))
+            .collect(),
+    )
+}
+
+/// The variables of one patch (`addVariablesForPatch`): the global ones (the Cluster's
+/// variables the patch defines, then `builtin`) and each item's (its overrides the
+/// patch defines, then its `builtin` part; none for the InfrastructureCluster).
+pub struct PatchVariables {
+    pub global: Vec<(String, Value)>,
+    pub items: Vec<Vec<(String, Value)>>,
+}
+
+impl PatchVariables {
+    /// The variables for a patch whose definitions are `defined`.
+    pub fn new(
+        items: &[Item],
+        topology_variables: &[(String, Value)],
+        builtin: &Value,
+        defined: &[String],
+    ) -> PatchVariables {
+        let is_defined = |n: &str| defined.iter().any(|d| d == n);
+        let mut global: Vec<(String, Value)> = topology_variables
+            .iter()
+            .filter(|(n, _)| n != "builtin" && is_defined(n))
+            .cloned()
+            .collect();
+        global.push(("builtin".into(), builtin.clone()));
+        let items = items
+            .iter()
+            .map(|item| {
+                if item.holder == Holder::InfraCluster {
+                    return Vec::new();
+                }
+                let mut v: Vec<(String, Value)> = item
+                    .all_overrides
+                    .iter()
+                    .filter(|(n, _)| is_defined(n))
+                    .cloned()
+                    .collect();
+                v.push(("builtin".into(), item.builtin.clone()));
+                v
+            })
+            .collect();
+        PatchVariables { global, items }
+    }
+}
+
+/// The GeneratePatches request of every item (without apiVersion, kind and settings).
+pub fn generate_request(
+    items: &[Item],
+    vars: &PatchVariables,
+    desired: &Desired,
+) -> Map<String, Value> {
+    let list: Vec<Value> = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let mut m = Map::new();
+            m.insert("uid".into(), uid(i).into());
+            m.insert("holderReference".into(), holder_reference(item, desired));
+            m.insert("object".into(), item.template.clone());
+            if !vars.items[i].is_empty() {
+                m.insert("variables".into(), variable_list(&vars.items[i]));
+            }
+            Value::Object(m)
+        })
+        .collect();
+    let mut req = Map::new();
+    req.insert("variables".into(), variable_list(&vars.global));
+    req.insert("items".into(), Value::Array(list));
+    req
+}
+
+/// The ValidateTopology request (`convertToValidationRequest`): the items as patched,
+/// with the variables of the last patch.
+pub fn validate_request(
+    items: &[Item],
+    vars: &PatchVariables,
+    desired: &Desired,
+) -> Map<String, Value> {
+    let mut req = generate_request(items, vars, desired);
+    if let Some(Value::Array(list)) = req.get_mut("items") {
+        for it in list {
+            if let Some(m) = it.as_object_mut() {
+                m.remove("uid");
+            }
+        }
+    }
+    req
+}
+
+/// `applyPatchesToRequest`: each response item's patch applied to the request item of
+/// its UID, keeping `spec` and the metadata labels and annotations.
+pub fn apply_response(items: &mut [Item], response: &Value) -> Result<()> {
+    let list: &[Value] = response
+        .get("items")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice);
+    for p in list {
+        let id = p.get("uid").and_then(Value::as_str).unwrap_or("");
+        let Some(item) = (0..items.len())
+            .find(|i| uid(*i) == id)
+            .map(|i| &mut items[i])
+        else {
+            return Err(Error::new(
+                "unable to find corresponding request item for patch",
+            ));
+        };
+        let raw = match p.get("patch") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::String(b64)) => {
+                crate::go::base64::decode(b64.as_bytes()).map_err(|at| {
+                    Error::new(format!(
+                        "failed to apply patch: the patch of item {id} is not base64 (byte {at})"
+                    ))
+                })?
+            }
+            Some(_) => {
+                return Err(Error::new(format!(
+                    "failed to apply patch: the patch of item {id} is not a base64 string"
+                )))
+            }
+        };
+        match p.get("patchType").and_then(Value::as_str).unwrap_or("") {
+            "JSONPatch" => {
+                let ops: Value = serde_json::from_slice(&raw).map_err(|e| {
+                    Error::new(format!(
+                        "failed to apply patch: error decoding json patch (RFC6902): {e}"
+                    ))
+                })?;
+                let ops = jsonpatch::decode(&ops).ok_or_else(|| {
+                    Error::new("failed to apply patch: error decoding json patch (RFC6902): not a list of operations")
+                })?;
+                if ops.is_empty() {
+                    continue;
+                }
+                let mut doc = item.template.clone();
+                jsonpatch::apply(&mut doc, &ops).map_err(
+                    |(Failure::Decode(e) | Failure::Apply(e))| {
+                        Error::new(format!(
+                            "failed to apply patch: error applying json patch (RFC6902): {e}"
+                        ))
+                    },
+                )?;
+                head::copy_fields(&mut item.template, &doc, head::PATCHED_ITEM, &[]);
+            }
+            "JSONMergePatch" => {
+                if raw.is_empty() || raw == b"{}" {
+                    continue;
+                }
+                let patch: Value = serde_json::from_slice(&raw).map_err(|e| {
+                    Error::new(format!(
+                        "failed to apply patch: error applying json merge patch (RFC7386): {e}"
+                    ))
+                })?;
+                let doc = crate::go::mergepatch::merge_patch(&item.template, &patch);
+                head::copy_fields(&mut item.template, &doc, head::PATCHED_ITEM, &[]);
+            }
+            other => {
+                return Err(Error::new(format!(
+                    "failed to apply patch: unknown patch type {other:?} for item {id}"
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One Cluster's external patches: the runtime, the Cluster, its variables and `builtin`.
+pub struct Context<'a> {
+    rt: &'a Runtime,
+    namespace: String,
+    name: String,
+    topology_variables: Vec<(String, Value)>,
+    builtin: Value,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(rt: &'a Runtime, desired: &Desired, cluster: &Value, builtin: Value) -> Self {
+        let topology_variables = obj::get(cluster, &["spec", "topology", "variables"])
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .map(|v| {
+                        (
+                            obj::str_at(v, &["name"]).to_string(),
+                            v.get("value").cloned().unwrap_or(Value::Null),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Context {
+            rt,
+            namespace: obj::namespace(&desired.cluster).to_string(),
+            name: obj::name(&desired.cluster).to_string(),
+            topology_variables,
+            builtin,
+        }
+    }
+
+    /// One external patch: its GeneratePatches call, its answer applied to the items.
+    pub fn generate(
+        &self,
+        patch: &Value,
+        name: &str,
+        items: &mut [Item],
+        desired: &Desired,
+        defined: &[String],
+    ) -> Result<()> {
+        let Some(handler) = handlers(patch).0 else {
+            return Err(Error::new(format!(
+                "failed to create patch generator for patch {name:?}"
+            )));
+        };
+        let vars = PatchVariables::new(items, &self.topology_variables, &self.builtin, defined);
+        let mut req = generate_request(items, &vars, desired);
+        if let Some(s) = settings(patch) {
+            req.insert("settings".into(), s);
+        }
+        let reply = self
+            .rt
+            .call(
+                Hook::GeneratePatches,
+                handler,
+                &self.namespace,
+                &self.name,
+                req,
+            )
+            .map_err(|e| e.wrap(format!("failed to generate patches for patch {name:?}")))?;
+        apply_response(items, &reply.response)
+            .map_err(|e| e.wrap(format!("failed to apply patches for patch {name:?}")))
+    }
+
+    /// After every patch: the ValidateTopology call of each patch naming a validation
+    /// handler, in class order, with the variables of the last patch (`defined`).
+    pub fn validate(
+        &self,
+        patches: &[Value],
+        items: &[Item],
+        desired: &Desired,
+        defined: &[String],
+    ) -> Result<()> {
+        let mut base: Option<Map<String, Value>> = None;
+        for p in patches {
+            let Some(handler) = handlers(p).1 else {
+                continue;
+            };
+            let name = obj::str_at(p, &["name"]);
+            let mut req = base
+                .get_or_insert_with(|| {
+                    let vars = PatchVariables::new(
+                        items,
+                        &self.topology_variables,
+                        &self.builtin,
+                        defined,
+                    );
+                    validate_request(items, &vars, desired)
+                })
+                .clone();
+            if let Some(s) = settings(p) {
+                req.insert("settings".into(), s);
+            }
+            self.rt
+                .call(
+                    Hook::ValidateTopology,
+                    handler,
+                    &self.namespace,
+                    &self.name,
+                    req,
+                )
+                .map_err(|e| e.wrap(format!("validation of patch {name:?} failed")))?;
+        }
+        Ok(())
+    }
+}
