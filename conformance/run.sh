@@ -256,6 +256,9 @@ took topology-v1beta2.sh
 # `diff`'s rollout impact against CAPI v1.14.2's up-to-date code (golden/impact).
 CAPI_CORPUS="$CAPI_CORPUS" "$here/impact.sh" "$mode" || fail=1
 took impact.sh
+# External patches: capi-render and Cluster API's runtime client against the test extension.
+CAPI_CORPUS="$CAPI_CORPUS" "$here/runtime-sdk.sh" || fail=1
+took runtime-sdk.sh
 
 [ "$fixture_diffs" = 0 ] && [ "$corpus_diffs" = 0 ] && [ "$fail" = 0 ] || { echo "conformance: FAILED"; exit 1; }
 echo "conformance: OK"

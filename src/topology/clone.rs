@@ -23,6 +23,9 @@ pub struct CloneInput<'a> {
     pub labels: Map<String, Value>,
     pub annotations: Map<String, Value>,
     pub owner_ref: Option<Value>,
+    /// Cluster API v1.14's `GenerateTemplate` tolerates a template without
+    /// `spec.template` (the object then has only what it sets); v1.10's fails.
+    pub tolerate_missing_template: bool,
 }
 
 fn group_kind(api_version: &str, kind: &str) -> String {
@@ -61,6 +64,7 @@ pub fn template_to_object(input: CloneInput) -> Result<Value> {
                 obj::name(t)
             )))
         }
+        None if input.tolerate_missing_template => Value::Object(Map::new()),
         None => {
             return Err(Error::new(format!(
                 "missing Spec.Template on {} {:?}",
@@ -173,6 +177,7 @@ mod tests {
             labels: Map::new(),
             annotations: Map::new(),
             owner_ref: None,
+            tolerate_missing_template: false,
         }
     }
 
@@ -190,6 +195,19 @@ mod tests {
             o["metadata"]["annotations"][CLONED_GROUPKIND],
             "DockerClusterTemplate.infrastructure.cluster.x-k8s.io"
         );
+    }
+
+    #[test]
+    fn v1_14_makes_an_object_of_a_template_without_spec_template() {
+        let t = json!({"apiVersion": "a.b/v1", "kind": "XTemplate", "metadata": {"name": "n"}});
+        let o = template_to_object(CloneInput {
+            tolerate_missing_template: true,
+            ..input(&t)
+        })
+        .unwrap();
+        assert_eq!(o["kind"], "X");
+        assert!(o.get("spec").is_none());
+        assert_eq!(o["metadata"]["name"], "c1-abcde");
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub(super) fn cp_infra_template(ctx: &Ctx, bp: &Blueprint, t: &Value) -> Result<
         labels: Map::new(),
         annotations: Map::new(),
         owner_ref: Some(obj::owner_ref_to_cluster(ctx.name)),
+        tolerate_missing_template: false,
     }))
 }
 
@@ -74,6 +75,7 @@ pub(super) fn control_plane(ctx: &Ctx, bp: &Blueprint, infra_tpl: Option<&Value>
         labels: labels.clone(),
         annotations: annotations.clone(),
         owner_ref: None,
+        tolerate_missing_template: bp.head_builtins,
     })
     .map_err(|e| {
         e.wrap(format!(

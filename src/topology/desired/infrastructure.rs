@@ -30,6 +30,7 @@ pub(super) fn infrastructure_cluster(ctx: &Ctx, bp: &Blueprint) -> Result<Value>
         labels: Map::new(),
         annotations: Map::new(),
         owner_ref: None,
+        tolerate_missing_template: bp.head_builtins,
     })
     .map_err(|e| {
         e.wrap(format!(

@@ -96,6 +96,7 @@ pub(super) fn machine_deployment(
             labels: Map::new(),
             annotations: Map::new(),
             owner_ref: Some(obj::owner_ref_to_cluster(ctx.name)),
+            tolerate_missing_template: false,
         });
         obj::set(
             &mut c,
@@ -200,6 +201,7 @@ pub(super) fn machine_pool(ctx: &Ctx, bp: &Blueprint, t: &Value, version: &str) 
             labels: pool_label.clone(),
             annotations: Map::new(),
             owner_ref: Some(obj::owner_ref_to_cluster(ctx.name)),
+            tolerate_missing_template: bp.head_builtins,
         })
     };
     let bootstrap = obj_clone(&wc.bootstrap, "bootstrap")

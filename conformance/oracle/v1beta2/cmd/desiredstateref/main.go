@@ -102,7 +102,11 @@ func main() {
 			i++
 			continue
 		}
-		fail(fmt.Errorf("usage: desiredstateref [--capi-version v1.14.2] -f FILE [-f FILE]...\n" +
+		if j, ok := runtimeFlag(args, i); ok {
+			i = j
+			continue
+		}
+		fail(fmt.Errorf("usage: desiredstateref [--capi-version v1.14.2] [--extension NAME=URL --extension-ca FILE] -f FILE [-f FILE]...\n" +
 			"       desiredstateref --impact [--capi-version v1.14.2] -f FILE... --against FILE..."))
 	}
 	var out []byte
@@ -185,6 +189,17 @@ func generate(files []string, inputVersion bool) (*generated, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Runtime extensions (ExtensionConfigs among the inputs): Cluster API's runtime
+	// client, and the RuntimeSDK gate on.
+	rc, objs, err := setupRuntime(ctx, objs, fake.NewClientBuilder().Build())
+	if err != nil {
+		return nil, err
+	}
+	if rc != nil {
+		if err := feature.MutableGates.Set("RuntimeSDK=true"); err != nil {
+			return nil, err
+		}
+	}
 
 	var cluster *clusterv1.Cluster
 	v1beta1Out := false
@@ -231,11 +246,16 @@ func generate(files []string, inputVersion bool) (*generated, error) {
 		return nil, fmt.Errorf("ClusterClass %s/%s not found", classNS, cluster.Spec.Topology.ClassRef.Name)
 	}
 	for _, p := range clusterClass.Spec.Patches {
-		if p.External != nil {
+		if p.External != nil && rc == nil {
 			return nil, fmt.Errorf("ClusterClass %s has external patch %q: needs a runtime extension", clusterClass.Name, p.Name)
 		}
 	}
 	reconcileClass(clusterClass)
+	if rc != nil {
+		if err := reconcileVariables(ctx, rc, clusterClass); err != nil {
+			return nil, err
+		}
+	}
 
 	// The Cluster defaulting webhook (topology part).
 	if !strings.HasPrefix(cluster.Spec.Topology.Version, "v") {
@@ -280,7 +300,7 @@ func generate(files []string, inputVersion bool) (*generated, error) {
 
 	// No workload cluster and no runtime extensions: the cluster cache is never asked for
 	// a client (no MachinePool exists yet), the hook caches stay empty.
-	gen, err := desiredstate.NewGenerator(c, noClusterCache{}, nil,
+	gen, err := desiredstate.NewGenerator(c, noClusterCache{}, rc,
 		cache.New[cache.HookEntry](ctx, time.Minute), cache.New[desiredstate.GenerateUpgradePlanCacheEntry](ctx, time.Minute))
 	if err != nil {
 		return nil, err
