@@ -453,3 +453,119 @@ impl<'a> Context<'a> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::desired::Desired;
+
+    fn item(holder: Holder, template: Value, builtin: Value) -> Item {
+        Item {
+            holder,
+            template,
+            builtin,
+            overrides: vec![],
+            all_overrides: vec![("defined".into(), json!(1)), ("other".into(), json!(2))],
+        }
+    }
+
+    fn desired() -> Desired {
+        Desired {
+            cluster: json!({"metadata": {"name": "c1", "namespace": "ns"}}),
+            infra_cluster: Value::Null,
+            control_plane: json!({"apiVersion": "controlplane.cluster.x-k8s.io/v1beta1",
+                "kind": "KubeadmControlPlane", "metadata": {"name": "c1-cp", "namespace": "ns"}}),
+            cp_infra_template: None,
+            cp_mhc: None,
+            mds: vec![],
+            mps: vec![],
+        }
+    }
+
+    #[test]
+    fn the_request_has_each_item_with_its_holder_and_the_patch_s_variables() {
+        let items = vec![
+            item(
+                Holder::InfraCluster,
+                json!({"kind": "DockerClusterTemplate"}),
+                json!({}),
+            ),
+            item(
+                Holder::ControlPlaneInfra,
+                json!({"kind": "DockerMachineTemplate"}),
+                json!({"controlPlane": {"version": "v1.34.1"}}),
+            ),
+        ];
+        let topology = vec![("defined".into(), json!("a")), ("other".into(), json!("b"))];
+        let builtin = json!({"cluster": {"name": "c1"}});
+        let vars = PatchVariables::new(&items, &topology, &builtin, &["defined".to_string()]);
+        let req = generate_request(&items, &vars, &desired());
+        assert_eq!(
+            req["variables"],
+            json!([{"name": "defined", "value": "a"}, {"name": "builtin", "value": builtin}])
+        );
+        let list = req["items"].as_array().unwrap();
+        assert_eq!(
+            list[0]["holderReference"],
+            json!({"apiVersion": "cluster.x-k8s.io/v1beta2",
+            "kind": "Cluster", "namespace": "ns", "name": "c1", "fieldPath": "spec.infrastructureRef"})
+        );
+        assert!(list[0].get("variables").is_none());
+        // A v1beta1 control plane holds its machine template one level up.
+        assert_eq!(
+            list[1]["holderReference"]["fieldPath"],
+            "spec.machineTemplate.infrastructureRef"
+        );
+        assert_eq!(
+            list[1]["variables"],
+            json!([{"name": "defined", "value": 1},
+                   {"name": "builtin", "value": {"controlPlane": {"version": "v1.34.1"}}}])
+        );
+        assert_ne!(list[0]["uid"], list[1]["uid"]);
+        let v = validate_request(&items, &vars, &desired());
+        assert!(v["items"][0].get("uid").is_none());
+    }
+
+    #[test]
+    fn json_and_merge_patches_change_spec_and_metadata_only() {
+        let mut items = vec![
+            item(
+                Holder::InfraCluster,
+                json!({"kind": "K", "metadata": {"name": "n"}, "spec": {"a": 1}}),
+                json!({}),
+            ),
+            item(
+                Holder::ControlPlane,
+                json!({"kind": "K", "metadata": {"name": "m"}, "spec": {"b": 1, "c": 1}}),
+                json!({}),
+            ),
+        ];
+        let jp = json!([{"op": "add", "path": "/spec/x", "value": 2},
+                        {"op": "replace", "path": "/metadata/name", "value": "renamed"}]);
+        let mp = json!({"spec": {"c": null, "d": 3}, "metadata": {"labels": {"l": "v"}}});
+        let b64 = |v: &Value| crate::go::base64::encode(v.to_string().as_bytes());
+        let resp = json!({"items": [
+            {"uid": uid(0), "patchType": "JSONPatch", "patch": b64(&jp)},
+            {"uid": uid(1), "patchType": "JSONMergePatch", "patch": b64(&mp)}]});
+        apply_response(&mut items, &resp).unwrap();
+        assert_eq!(
+            items[0].template,
+            json!({"kind": "K", "metadata": {"name": "n"}, "spec": {"a": 1, "x": 2}})
+        );
+        assert_eq!(
+            items[1].template,
+            json!({"kind": "K", "metadata": {"name": "m", "labels": {"l": "v"}}, "spec": {"b": 1, "d": 3}})
+        );
+        let bad = json!({"items": [{"uid": "nope", "patchType": "JSONPatch", "patch": ""}]});
+        assert_eq!(
+            apply_response(&mut items, &bad).unwrap_err().message(),
+            "unable to find corresponding request item for patch"
+        );
+        let bad = json!({"items": [{"uid": uid(0), "patchType": "JSONPatch",
+            "patch": b64(&json!([{"op": "replace", "path": "/spec/nope/x", "value": 1}]))}]});
+        assert!(apply_response(&mut items, &bad)
+            .unwrap_err()
+            .message()
+            .starts_with("failed to apply patch: error applying json patch (RFC6902)"));
+    }
+}

@@ -84,6 +84,7 @@ mod tests {
             template: json!({"apiVersion": "i/v1", "kind": "MT"}),
             builtin: json!({}),
             overrides: vec![],
+            all_overrides: vec![],
         };
         let sel =
             json!({"apiVersion": "i/v1", "kind": "MT", "matchResources": {"controlPlane": true}});
