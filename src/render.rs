@@ -62,7 +62,7 @@ pub struct Rendering {
     /// (the lock records them: [`crate::load::Item::Deferred`] next time).
     pub clusters_only: std::collections::BTreeMap<String, usize>,
     /// The Runtime SDK, when the run calls extensions ([`Rendering::call_extensions`]).
-    runtime: Option<Arc<crate::topology::patches::external::Runtime>>,
+    runtime: Option<Arc<crate::runtime::Session>>,
 }
 
 /// One topology Cluster to render (compact, namespace set), where it came from, and

@@ -342,7 +342,7 @@ fn the_loopback_rule_and_a_missing_extension_are_errors_that_say_what_to_do() {
 }
 
 #[test]
-fn check_fails_when_the_extension_answers_differently_and_from_lock_calls_it_again() {
+fn check_fails_when_the_extension_answers_differently_and_from_lock_calls_it_from_the_lock() {
     let Some(_) = common::corpus_path(E2E) else {
         return;
     };
@@ -383,10 +383,30 @@ fn check_fails_when_the_extension_answers_differently_and_from_lock_calls_it_aga
     };
     let o = from_lock(&["--check"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The lock records the flags: --from-lock alone calls the same extension.
+    let lock = std::fs::read_to_string(out.join("capi-render.lock")).unwrap();
+    assert!(
+        lock.contains(&format!(
+            "  runtimeExtensions:\n    extensions:\n    - {EXT}={url}\n"
+        )),
+        "{lock}"
+    );
+    let alone = || {
+        common::run(
+            common::bin()
+                .args(["render", "--check", "--from-lock"])
+                .arg(&out),
+            None,
+        )
+    };
+    let o = alone();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // The extension now answers with another image: the tree is out of date.
     state.lock().unwrap().image = "registry.example/node".into();
     let o = tree(&["--check"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let o = from_lock(&["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = alone();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }

@@ -263,6 +263,13 @@ fn command_of(
             r
         },
         sops_flux_secret: a.sops_flux_secret.clone(),
+        runtime_extensions: {
+            let mut r = a.extensions.runtime_extension.clone();
+            r.sort();
+            r
+        },
+        runtime_extension_ca: a.extensions.runtime_extension_ca.as_deref().map(s),
+        allow_remote_extensions: a.extensions.allow_remote_extensions,
     }
 }
 
@@ -329,7 +336,17 @@ fn from_lock(
         secrets: (c.secrets != SecretsMode::Keep).then(|| c.secrets.as_str().to_string()),
         sops_age_recipient: c.sops_age.clone(),
         sops_flux_secret: c.sops_flux_secret.clone(),
-        extensions: a.extensions.clone(),
+        // Flags given with --from-lock replace the recorded ones (the extension may run
+        // at another address on this machine).
+        extensions: if a.extensions.runtime_extension.is_empty() {
+            super::runtime::ExtensionArgs {
+                runtime_extension: c.runtime_extensions.clone(),
+                runtime_extension_ca: c.runtime_extension_ca.as_ref().map(PathBuf::from),
+                allow_remote_extensions: c.allow_remote_extensions,
+            }
+        } else {
+            a.extensions.clone()
+        },
     };
     Ok((
         args,

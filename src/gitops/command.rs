@@ -40,6 +40,12 @@ pub struct RenderCommand {
     /// (when not the default), recorded as `sops: {ageRecipients, fluxSecret}`.
     pub sops_age: Vec<String>,
     pub sops_flux_secret: Option<String>,
+    /// `--runtime-extension NAME=URL` (sorted), `--runtime-extension-ca` and
+    /// `--allow-remote-extensions`, recorded as `runtimeExtensions: {extensions, ca,
+    /// allowRemote}`.
+    pub runtime_extensions: Vec<String>,
+    pub runtime_extension_ca: Option<String>,
+    pub allow_remote_extensions: bool,
 }
 
 impl RenderCommand {
@@ -80,6 +86,16 @@ impl RenderCommand {
                 s["fluxSecret"] = Value::from(f.as_str());
             }
             m.insert("sops".into(), s);
+        }
+        if !self.runtime_extensions.is_empty() {
+            let mut r = json!({ "extensions": self.runtime_extensions });
+            if let Some(ca) = &self.runtime_extension_ca {
+                r["ca"] = rel(ca);
+            }
+            if self.allow_remote_extensions {
+                r["allowRemote"] = Value::Bool(true);
+            }
+            m.insert("runtimeExtensions".into(), r);
         }
         if let Some((source, path)) = &self.flux {
             let mut f = json!({"source": source, "path": path});
@@ -136,6 +152,7 @@ impl RenderCommand {
                 "argocd",
                 "secrets",
                 "sops",
+                "runtimeExtensions",
             ]
             .contains(&k.as_str())
             {
@@ -221,8 +238,46 @@ impl RenderCommand {
                 None | Some(Value::Null) => None,
                 Some(a) => Some(argocd_of(a)?),
             },
+            runtime_extensions: match runtime_of(m.get("runtimeExtensions"))? {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|e| {
+                        e.as_str()
+                            .map(str::to_string)
+                            .ok_or("runtimeExtensions.extensions: an item is not a string")
+                    })
+                    .collect::<std::result::Result<_, _>>()?,
+                Some(_) => return Err("runtimeExtensions.extensions: not a list".into()),
+            },
+            runtime_extension_ca: match m.get("runtimeExtensions").and_then(|r| r.get("ca")) {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(_) => return Err("runtimeExtensions.ca: not a string".into()),
+            },
+            allow_remote_extensions: m
+                .get("runtimeExtensions")
+                .and_then(|r| r.get("allowRemote"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
         })
     }
+}
+
+/// The recorded `runtimeExtensions:` mapping's `extensions` (none without one); another
+/// key there is an error.
+fn runtime_of(r: Option<&Value>) -> std::result::Result<Option<&Value>, String> {
+    let Some(r) = r.filter(|r| !r.is_null()) else {
+        return Ok(None);
+    };
+    let m = r.as_object().ok_or("runtimeExtensions: not a mapping")?;
+    if let Some(u) = m
+        .keys()
+        .find(|k| !["extensions", "ca", "allowRemote"].contains(&k.as_str()))
+    {
+        return Err(format!("runtimeExtensions.{u}: unknown field"));
+    }
+    Ok(m.get("extensions"))
 }
 
 /// A field of the recorded `sops:` mapping (none without one).

@@ -227,6 +227,7 @@ pub fn recorded_command(out: &Path) -> Result<lock::RenderCommand> {
         ("config", &mut c.config),
         ("repository", &mut c.repository),
         ("ociLayout", &mut c.oci_layout),
+        ("runtimeExtensions.ca", &mut c.runtime_extension_ca),
     ] {
         if let Some(p) = v.as_mut() {
             *p = resolve(p, what)?;

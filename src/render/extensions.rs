@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use super::Rendering;
 use crate::error::Result;
+use crate::runtime::Session as Runtime;
 use crate::runtime::{config, Registry, Transport};
-use crate::topology::patches::external::Runtime;
 
 impl Rendering {
     /// Discover the extensions of the ExtensionConfigs among the inputs (each at the URL
@@ -29,10 +29,7 @@ impl Rendering {
         for ns in &self.namespaces {
             for o in &ns.objects {
                 if config::is_extension_config(o) {
-                    objects.push((
-                        format!("ExtensionConfig {}", crate::model::object::name(o)),
-                        o,
-                    ));
+                    objects.push(("the inputs".to_string(), o));
                 }
                 if crate::model::object::kind(o) == "Namespace"
                     && crate::model::object::api_version(o) == "v1"

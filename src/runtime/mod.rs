@@ -16,6 +16,7 @@
 
 pub mod config;
 pub mod registry;
+pub mod session;
 #[cfg(test)]
 mod tests;
 
@@ -23,6 +24,7 @@ use std::time::Duration;
 
 pub use config::{extension_configs, ExtensionConfig};
 pub use registry::{Handler, Registry};
+pub use session::{Answer, Session};
 
 /// The hooks' API group and version.
 pub const HOOKS_API_VERSION: &str = "hooks.runtime.cluster.x-k8s.io/v1alpha1";

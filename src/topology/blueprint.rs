@@ -23,7 +23,7 @@ pub struct Blueprint {
     /// (`v1beta2::builtins`); false for clusterctl v1.10.10's.
     pub head_builtins: bool,
     /// The Runtime SDK, when the render calls extensions ([`super::patches::external`]).
-    pub runtime: Option<std::sync::Arc<super::patches::external::Runtime>>,
+    pub runtime: Option<std::sync::Arc<crate::runtime::Session>>,
     /// The variables each external patch's extension defined (DiscoverVariables), by
     /// patch name.
     pub discovered: std::collections::BTreeMap<String, Vec<String>>,

@@ -8,10 +8,11 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::obj;
-use super::patches::external::{settings, Runtime};
+use super::patches::external::settings;
 use super::variables::status::{add_definition, definition};
 use crate::error::{Error, Result};
 use crate::runtime::Hook;
+use crate::runtime::Session as Runtime;
 
 /// `status.variables` (computed from `spec.variables`) with the discovered definitions
 /// added, and the names each patch defined.

@@ -102,7 +102,7 @@ impl PreparedClass {
         inputs: &[Value],
         head_builtins: bool,
         dry_run: bool,
-        runtime: Option<&std::sync::Arc<patches::external::Runtime>>,
+        runtime: Option<&std::sync::Arc<crate::runtime::Session>>,
     ) -> Option<Self> {
         let mut cc = find_class(cluster, inputs)?.clone();
         let paused = is_paused(&cc);
@@ -476,7 +476,7 @@ pub(crate) fn render_cluster_head(
     cluster: &Value,
     inputs: &[Value],
     head_builtins: bool,
-    runtime: Option<&std::sync::Arc<patches::external::Runtime>>,
+    runtime: Option<&std::sync::Arc<crate::runtime::Session>>,
 ) -> Result<Vec<Value>> {
     let class = PreparedClass::for_cluster_with(cluster, inputs, head_builtins, false, runtime);
     render_prepared(cluster, inputs, class.as_ref())

@@ -608,6 +608,7 @@ mod tests {
             secrets: Default::default(),
             sops_age: Vec::new(),
             sops_flux_secret: None,
+            ..RenderCommand::default()
         };
         let t = text_of(&c);
         assert!(t.contains("command:\n  allowEmpty: true\n  capiVersion: v1.14.2\n  certManager: true\n  clusters: flatten\n  files:\n  - ../providers.yaml\n  - ../clusters\n  flux:\n    path: capi/rendered\n    source: flux-system\n  repository: ../repository\ninputs: []\n"), "{t}");
@@ -652,6 +653,27 @@ mod tests {
             (sp.secrets, sp.sops_age.clone(), sp.sops_flux_secret.clone())
         );
         assert!(read_command(&t5.replace("fluxSecret", "fluxSecrets"), "l").is_err());
+        // --runtime-extension and its options are recorded and read back.
+        let rx = RenderCommand {
+            runtime_extensions: vec!["ext=https://127.0.0.1:9443".into()],
+            runtime_extension_ca: Some("certs/ca.crt".into()),
+            allow_remote_extensions: true,
+            ..c.clone()
+        };
+        let t6 = text_of(&rx);
+        assert!(
+            t6.contains("\n  runtimeExtensions:\n    allowRemote: true\n"),
+            "{t6}"
+        );
+        let back = read_command(&t6, "l").unwrap().unwrap();
+        assert_eq!(
+            (back.runtime_extensions, back.allow_remote_extensions),
+            (rx.runtime_extensions.clone(), true)
+        );
+        assert!(back.runtime_extension_ca.is_some());
+        // A recorded extension that is not a string, or an unknown key, is an error.
+        assert!(read_command(&t6.replace("- ext=", "- 3\n    - x="), "l").is_err());
+        assert!(read_command(&t6.replace("allowRemote", "allowRemotes"), "l").is_err());
         // The Flux options read back; a bad one recorded in a lock is an error.
         let with = RenderCommand {
             flux_extras: super::super::flux::Extras {

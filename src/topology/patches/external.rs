@@ -4,100 +4,14 @@
 //! items, and after every patch, the ValidateTopology call of each patch that names a
 //! validation handler.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
-
 use serde_json::{json, Map, Value};
 
 use super::{head, Holder, Item};
 use crate::error::{Error, Result};
 use crate::go::jsonpatch::{self, Failure};
-use crate::runtime::registry::{ForObject, Reply};
-use crate::runtime::{Hook, Registry, Transport};
+use crate::runtime::{Hook, Session as Runtime};
 use crate::topology::desired::Desired;
 use crate::topology::obj;
-
-/// The Runtime SDK as a render reaches it: the discovered handlers, the transport, the
-/// labels of the Namespaces among the inputs (for namespace selectors), and a digest of
-/// every answer, which the render keeps for the unit's fingerprint.
-pub struct Runtime {
-    pub registry: Registry,
-    pub transport: Box<dyn Transport>,
-    pub namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
-    answers: Mutex<Vec<Answer>>,
-}
-
-/// One answer of a handler: the handler, the object it was called for, and the sha256
-/// of the response body as received (empty for an ignored failure).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Answer {
-    pub handler: String,
-    pub for_object: String,
-    pub sha256: String,
-}
-
-impl Runtime {
-    pub fn new(
-        registry: Registry,
-        transport: Box<dyn Transport>,
-        namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
-    ) -> Runtime {
-        Runtime {
-            registry,
-            transport,
-            namespace_labels,
-            answers: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// Call a handler for the object `namespace/name`, recording its answer.
-    pub fn call(
-        &self,
-        hook: Hook,
-        handler: &str,
-        namespace: &str,
-        name: &str,
-        request: Map<String, Value>,
-    ) -> Result<Reply> {
-        let for_object = ForObject {
-            namespace,
-            name,
-            namespace_labels: self.namespace_labels.get(namespace),
-        };
-        let reply =
-            self.registry
-                .call(self.transport.as_ref(), hook, handler, for_object, request)?;
-        let sha256 = if reply.body.is_empty() {
-            String::new()
-        } else {
-            crate::model::sha256_hex(&reply.body)
-        };
-        self.answers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(Answer {
-                handler: handler.to_string(),
-                for_object: format!("{namespace}/{name}"),
-                sha256,
-            });
-        Ok(reply)
-    }
-
-    /// The answers recorded for one object, in handler order.
-    pub fn answers_for(&self, namespace: &str, name: &str) -> Vec<Answer> {
-        let key = format!("{namespace}/{name}");
-        let mut out: Vec<Answer> = self
-            .answers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .filter(|a| a.for_object == key)
-            .cloned()
-            .collect();
-        out.sort();
-        out
-    }
-}
 
 /// A patch's handlers: (generate, validate), by v1beta2's names or v1beta1's.
 pub fn handlers(patch: &Value) -> (Option<&str>, Option<&str>) {

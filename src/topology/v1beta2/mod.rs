@@ -19,7 +19,7 @@ pub mod spoke;
 use serde_json::Value;
 
 /// The Runtime SDK a render calls extensions through, shared by its Clusters.
-pub type Runtime = std::sync::Arc<super::patches::external::Runtime>;
+pub type Runtime = std::sync::Arc<crate::runtime::Session>;
 
 use super::{input, obj};
 use crate::error::{Error, ErrorKind, Result};
