@@ -237,6 +237,12 @@ fn each_hook_is_called_and_its_answer_applied() {
     );
     // DiscoverVariables: replicasCap's discovered default is set on the Cluster.
     assert!(out.contains("name: replicasCap\n      value: 5"), "{out}");
+    // One call at a time gives the same objects.
+    let o = render(s.path(), &url, &["--runtime-concurrency", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), out);
+    let o = render(s.path(), &url, &["--runtime-concurrency", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
 #[test]

@@ -343,6 +343,7 @@ fn from_lock(
                 runtime_extension: c.runtime_extensions.clone(),
                 runtime_extension_ca: c.runtime_extension_ca.as_ref().map(PathBuf::from),
                 allow_remote_extensions: c.allow_remote_extensions,
+                runtime_concurrency: a.extensions.runtime_concurrency,
             }
         } else {
             a.extensions.clone()

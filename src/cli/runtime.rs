@@ -32,6 +32,10 @@ pub struct ExtensionArgs {
     /// Let --runtime-extension and ExtensionConfig URLs name hosts other than this machine.
     #[arg(long = "allow-remote-extensions")]
     pub allow_remote_extensions: bool,
+    /// At most N calls to the extensions at once (default: one per render worker, as
+    /// many as cores). Clusters still render in parallel; their calls wait their turn.
+    #[arg(long = "runtime-concurrency", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub runtime_concurrency: Option<u32>,
 }
 
 impl ExtensionArgs {
@@ -54,7 +58,12 @@ impl ExtensionArgs {
 pub fn call_extensions(r: &mut Rendering, a: &ExtensionArgs) -> Result<(), Error> {
     let urls = a.urls()?;
     let transport = HttpTransport::new(a.runtime_extension_ca.as_deref())?;
-    r.call_extensions(&urls, a.allow_remote_extensions, Box::new(transport))
+    r.call_extensions(
+        &urls,
+        a.allow_remote_extensions,
+        a.runtime_concurrency.map(|n| n as usize),
+        Box::new(transport),
+    )
 }
 
 /// POSTs over ureq (rustls); https trusts the given CA only.

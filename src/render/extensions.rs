@@ -16,12 +16,14 @@ use crate::runtime::{config, Registry, Transport};
 impl Rendering {
     /// Discover the extensions of the ExtensionConfigs among the inputs (each at the URL
     /// `urls` gives it, else its own `spec.clientConfig.url`; loopback only unless
-    /// `allow_remote`), and let every Cluster call them. Nothing happens when the inputs
-    /// have no ExtensionConfig and `urls` is empty.
+    /// `allow_remote`), and let every Cluster call them, at most `max_in_flight` calls at
+    /// once when given. Nothing happens when the inputs have no ExtensionConfig and
+    /// `urls` is empty.
     pub fn call_extensions(
         &mut self,
         urls: &BTreeMap<String, String>,
         allow_remote: bool,
+        max_in_flight: Option<usize>,
         transport: Box<dyn Transport>,
     ) -> Result<()> {
         let mut objects: Vec<(String, &Value)> = Vec::new();
@@ -52,7 +54,11 @@ impl Rendering {
         }
         let configs = config::extension_configs(objects, urls, allow_remote)?;
         let registry = Registry::discover(configs, transport.as_ref())?;
-        let runtime = Arc::new(Runtime::new(registry, transport, namespace_labels));
+        let mut session = Runtime::new(registry, transport, namespace_labels);
+        if let Some(n) = max_in_flight {
+            session = session.with_max_in_flight(n);
+        }
+        let runtime = Arc::new(session);
         for ns in &mut self.namespaces {
             let cache = std::mem::take(&mut ns.classes);
             ns.classes = cache.with_runtime(runtime.clone());

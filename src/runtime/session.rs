@@ -3,7 +3,7 @@
 //! each unit's fingerprint.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 
 use serde_json::{Map, Value};
 
@@ -11,14 +11,20 @@ use super::registry::{ForObject, Reply};
 use super::{Hook, Registry, Transport};
 use crate::error::Result;
 
-/// The Runtime SDK as a render reaches it (`topology::patches::external` calls through it): the discovered handlers, the transport, the
-/// labels of the Namespaces among the inputs (for namespace selectors), and a digest of
-/// every answer, which the render keeps for the unit's fingerprint.
+/// The Runtime SDK as a render reaches it (`topology::patches::external` calls through
+/// it): the discovered handlers, the transport, the labels of the Namespaces among the
+/// inputs (for namespace selectors), at most how many calls are in flight at once, and a
+/// digest of every answer, which the render keeps for the unit's fingerprint.
 pub struct Session {
     pub registry: Registry,
     pub transport: Box<dyn Transport>,
     pub namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
     answers: Mutex<Vec<Answer>>,
+    /// Calls in flight, and the bound (`--runtime-concurrency`; none: the render's
+    /// workers, one call each).
+    in_flight: Mutex<usize>,
+    freed: Condvar,
+    max_in_flight: Option<usize>,
 }
 
 /// One answer of a handler: the handler, the object it was called for, and the sha256
@@ -41,7 +47,28 @@ impl Session {
             transport,
             namespace_labels,
             answers: Mutex::new(Vec::new()),
+            in_flight: Mutex::new(0),
+            freed: Condvar::new(),
+            max_in_flight: None,
         }
+    }
+
+    /// At most `n` calls in flight at once (a fleet's Clusters render in parallel).
+    pub fn with_max_in_flight(mut self, n: usize) -> Session {
+        self.max_in_flight = Some(n.max(1));
+        self
+    }
+
+    /// Wait for a free slot; the slot is given back when the guard drops.
+    fn slot(&self) -> Slot<'_> {
+        let mut n = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(max) = self.max_in_flight {
+            while *n >= max {
+                n = self.freed.wait(n).unwrap_or_else(|p| p.into_inner());
+            }
+        }
+        *n += 1;
+        Slot(self)
     }
 
     /// Call a handler for the object `namespace/name`, recording its answer.
@@ -58,9 +85,12 @@ impl Session {
             name,
             namespace_labels: self.namespace_labels.get(namespace),
         };
-        let reply =
-            self.registry
-                .call(self.transport.as_ref(), hook, handler, for_object, request)?;
+        let slot = self.slot();
+        let reply = self
+            .registry
+            .call(self.transport.as_ref(), hook, handler, for_object, request);
+        drop(slot);
+        let reply = reply?;
         let sha256 = if reply.body.is_empty() {
             String::new()
         } else {
@@ -90,5 +120,16 @@ impl Session {
             .collect();
         out.sort();
         out
+    }
+}
+
+/// A call's place among those in flight ([`Session::slot`]).
+struct Slot<'a>(&'a Session);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        let mut n = self.0.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        *n -= 1;
+        self.0.freed.notify_one();
     }
 }

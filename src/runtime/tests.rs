@@ -418,3 +418,67 @@ fn a_service_address_needs_a_flag_and_a_flag_needs_its_config() {
     let e = extension_configs([("f.yaml".to_string(), &svc)], &urls, false).unwrap_err();
     assert!(e.message().contains("no ExtensionConfig \"nope\""), "{e}");
 }
+
+/// Holds every call a while and counts how many overlap: (in flight, most at once).
+struct Slow {
+    now: std::sync::Arc<Mutex<(usize, usize)>>,
+}
+
+impl Transport for Slow {
+    fn post(&self, url: &str, _: &[u8], _: Duration) -> Result<Vec<u8>, CallError> {
+        if url.ends_with("/discovery") {
+            return Ok(serde_json::to_vec(&discovery()).unwrap());
+        }
+        {
+            let mut n = self.now.lock().unwrap();
+            n.0 += 1;
+            n.1 = n.1.max(n.0);
+        }
+        std::thread::sleep(Duration::from_millis(40));
+        self.now.lock().unwrap().0 -= 1;
+        Ok(br#"{"status":"Success"}"#.to_vec())
+    }
+}
+
+#[test]
+fn a_session_keeps_its_calls_in_flight_within_the_bound() {
+    for bound in [Some(1), Some(2), None] {
+        let now = std::sync::Arc::new(Mutex::new((0, 0)));
+        let slow = Slow { now: now.clone() };
+        let reg = Registry::discover(
+            configs(&[ext_config("ext", "http://127.0.0.1:1", json!({}))]),
+            &slow,
+        )
+        .unwrap();
+        let mut s = super::Session::new(reg, Box::new(slow), BTreeMap::new());
+        if let Some(b) = bound {
+            s = s.with_max_in_flight(b);
+        }
+        // Six calls at once, as six render workers would make them.
+        let start = std::sync::Barrier::new(6);
+        std::thread::scope(|sc| {
+            for i in 0..6 {
+                let (s, start) = (&s, &start);
+                sc.spawn(move || {
+                    start.wait();
+                    s.call(
+                        Hook::ValidateTopology,
+                        "validate-topology.ext",
+                        "ns",
+                        &format!("c{i}"),
+                        Map::new(),
+                    )
+                    .unwrap();
+                });
+            }
+        });
+        let (left, seen) = *now.lock().unwrap();
+        assert_eq!(left, 0);
+        // Bounded: never more than the bound; unbounded: the six overlap.
+        match bound {
+            Some(b) => assert!(seen <= b && seen >= 1, "bound {b}, {seen} at once"),
+            None => assert!(seen >= 2, "unbounded calls did not overlap: {seen}"),
+        }
+        assert_eq!(s.answers_for("ns", "c5").len(), 1);
+    }
+}
