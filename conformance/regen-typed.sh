@@ -4,8 +4,8 @@
 #   v0.32.3  clusterctl v1.10.10 (oracle/go.mod; the model also has Cluster API's v1beta1 kinds)
 #   v0.35.8  cluster-api-operator v0.29.0   (oracle/typed-k8s/v0.35.8/go.mod)
 #   v0.36.3  clusterctl v1.14.2             (oracle/typed-k8s/v0.36.3/go.mod)
-# The later two build the same typegen and typedref sources (-tags k8sonly) in a copy made
-# outside the checkout, with that release's go.mod and go.sum.
+# The later two build the same typegen and typedref sources (k8s_roots.go.in in place of
+# capi_roots.go) in a copy made outside the checkout, with that release's go.mod and go.sum.
 #
 #   conformance/regen-typed.sh golden     update in place: src/typed/model*.json and
 #                                         golden/typed*/*.json
@@ -67,8 +67,10 @@ for r in $releases; do
     for f in "$here/oracle/cmd/typegen"/*.go; do
       [ "$(basename "$f")" = capi_roots.go ] || cp "$f" "$src/cmd/typegen/"
     done
-    (cd "$src" && go build -tags k8sonly -o "$bin/$r/typegen" ./cmd/typegen \
-      && go build -tags k8sonly -o "$bin/$r/typedref" ./cmd/typedref)
+    cp "$here/oracle/cmd/typegen/k8s_roots.go.in" "$src/cmd/typegen/k8s_roots.go"
+    # No build tags: the k8s.io packages' compiled forms are shared with the clusterctl
+    # v1.14.2 and operator builds of the same releases (Go's build cache).
+    (cd "$src" && go build -o "$bin/$r/typegen" ./cmd/typegen && go build -o "$bin/$r/typedref" ./cmd/typedref)
   fi
   golden_out="$golden_dir/typed$s"
   mkdir -p "$golden_out"

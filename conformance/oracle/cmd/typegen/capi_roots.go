@@ -1,5 +1,3 @@
-//go:build !k8sonly
-
 package main
 
 import (
@@ -9,8 +7,9 @@ import (
 )
 
 // capiRoots are the Cluster API kinds clusterctl v1.10 round-trips. The models of later
-// k8s.io releases (built with -tags k8sonly, conformance/regen-typed.sh) leave them out:
-// only clusterctl v1.10's template and topology code converts them.
+// k8s.io releases leave them out (conformance/regen-typed.sh builds them with
+// k8s_roots.go.in in place of this file): only clusterctl v1.10's template and topology
+// code converts them.
 func capiRoots() []rootDef {
 	return []rootDef{
 		// clusterctl converts template Clusters to find their ClusterClass (R8.4).
