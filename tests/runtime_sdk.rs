@@ -409,8 +409,23 @@ fn check_fails_when_the_extension_answers_differently_and_from_lock_calls_it_fro
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // The extension now answers with another image: the tree is out of date.
     state.lock().unwrap().image = "registry.example/node".into();
-    let o = tree(&["--check"]);
+    let o = common::run(
+        common::bin()
+            .args(["render", "--check", "-f"])
+            .arg(&dir)
+            .arg("-o")
+            .arg(&out)
+            .arg("--runtime-extension")
+            .arg(format!("{EXT}={url}")),
+        None,
+    );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // The message names the extension's handlers the Clusters were patched by.
+    assert!(
+        stderr(&o).contains("patched by runtime extension handler(s) discover-variables.k8s-upgrade-with-runtimesdk, generate-patches.k8s-upgrade-with-runtimesdk, validate-topology.k8s-upgrade-with-runtimesdk"),
+        "{}",
+        stderr(&o)
+    );
     let o = from_lock(&["--check"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let o = alone();

@@ -687,6 +687,8 @@ pub const BROKEN_STREAM: &str =
 
 fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -> ExitCode {
     let out = a.output.as_deref().expect("clap requires -o with --check");
+    // The Runtime SDK session, to name the extensions the Clusters were patched by.
+    let session = std::cell::RefCell::new(None);
     let res = tree_options(a).and_then(|mut topts| {
         topts.command = Some(command_of(a, &topts, config, repository));
         check_out_outside_inputs(&a.files, out)?;
@@ -694,6 +696,7 @@ fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -
         let deferral = opened.deferral(out, &topts, a.full);
         let mut r = prepare_deferring(a, config, repository, &deferral)?;
         seal(a, &mut r, out, &opened)?;
+        *session.borrow_mut() = r.runtime_session();
         gitops::check_opened(opened, r, out, &topts, a.full, &mut super::report_summary)
     });
     let res = res.and_then(|rep| {
@@ -725,6 +728,15 @@ fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -
             ));
             for r in &rep.refused {
                 super::ui::warn(&format!("render -o would refuse {r}"));
+            }
+            if let Some(s) = session.borrow().as_ref() {
+                let handlers = s.handlers_called();
+                if !handlers.is_empty() {
+                    super::ui::info(&format!(
+                        "the Clusters of this run were patched by runtime extension handler(s) {}: one that now answers differently than when the tree was written makes its Clusters' files out of date too",
+                        handlers.join(", ")
+                    ));
+                }
             }
             ExitCode::from(1)
         }

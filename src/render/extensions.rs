@@ -14,6 +14,11 @@ use crate::runtime::Session as Runtime;
 use crate::runtime::{config, Registry, Transport};
 
 impl Rendering {
+    /// The run's Runtime SDK session, when it calls extensions: what they answered.
+    pub fn runtime_session(&self) -> Option<Arc<Runtime>> {
+        self.runtime.clone()
+    }
+
     /// Discover the extensions of the ExtensionConfigs among the inputs (each at the URL
     /// `urls` gives it, else its own `spec.clientConfig.url`; loopback only unless
     /// `allow_remote`), and let every Cluster call them, at most `max_in_flight` calls at

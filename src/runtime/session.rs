@@ -107,6 +107,20 @@ impl Session {
         Ok(reply)
     }
 
+    /// Every handler called so far, by name.
+    pub fn handlers_called(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .answers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|a| a.handler.clone())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The answers recorded for one object, in handler order.
     pub fn answers_for(&self, namespace: &str, name: &str) -> Vec<Answer> {
         let key = format!("{namespace}/{name}");
