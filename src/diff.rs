@@ -122,9 +122,10 @@ impl Impact {
 /// `{version, contract}`, for the contract-change warning); none for other units.
 fn desired_of(u: &RenderedUnit) -> Vec<serde_json::Value> {
     match &u.kind {
-        UnitKind::Cluster => with_pending(
+        UnitKind::Cluster => with_facts(
             u.objects.iter().chain(&u.review).cloned().collect(),
             &u.pending,
+            &u.answers,
         ),
         UnitKind::Class => u.objects.clone(),
         UnitKind::Provider(p) | UnitKind::CertManager(p) => {
@@ -137,11 +138,19 @@ fn desired_of(u: &RenderedUnit) -> Vec<serde_json::Value> {
     }
 }
 
-/// A Cluster's desired objects, ending with the fact of what they leave out
-/// ([`crate::impact::pending_fact`]) when they leave out external patches.
-fn with_pending(mut objects: Vec<serde_json::Value>, pending: &[String]) -> Vec<serde_json::Value> {
+/// A Cluster's desired objects, ending with the facts of what they leave out
+/// ([`crate::impact::pending_fact`]) when they leave out external patches, and of what
+/// the runtime extensions answered ([`crate::impact::answers_fact`]) when they were called.
+fn with_facts(
+    mut objects: Vec<serde_json::Value>,
+    pending: &[String],
+    answers: &[String],
+) -> Vec<serde_json::Value> {
     if !pending.is_empty() {
         objects.push(crate::impact::pending_fact(pending));
+    }
+    if !answers.is_empty() {
+        objects.push(crate::impact::answers_fact(answers));
     }
     objects
 }
@@ -380,7 +389,7 @@ fn unit_objects(u: RenderedUnit) -> Result<(String, Side, Error)> {
         UnitKind::Cluster => {
             let mut o = u.objects;
             o.extend(u.review);
-            with_pending(o, &u.pending)
+            with_facts(o, &u.pending, &u.answers)
         }
         UnitKind::Class => u.objects,
         _ => desired_of(&u),
@@ -550,6 +559,7 @@ mod tests {
             review: Vec::new(),
             after: Vec::new(),
             pending: Vec::new(),
+            answers: Vec::new(),
         }
     }
 
@@ -607,6 +617,7 @@ mod tests {
             review: Vec::new(),
             after: Vec::new(),
             pending: Vec::new(),
+            answers: Vec::new(),
         };
         let i = impact(
             &set(vec![provider("v1.10.10", "v1beta1")]),
@@ -647,6 +658,7 @@ mod tests {
             review: Vec::new(),
             after: Vec::new(),
             pending: Vec::new(),
+            answers: Vec::new(),
         };
         let cluster = |version: &str| RenderedUnit {
             kind: UnitKind::Cluster,
@@ -662,6 +674,7 @@ mod tests {
             review: Vec::new(),
             after: Vec::new(),
             pending: Vec::new(),
+            answers: Vec::new(),
         };
         let run = |gates: &str| {
             let i = impact(
@@ -746,6 +759,7 @@ mod tests {
             review: Vec::new(),
             after: Vec::new(),
             pending: Vec::new(),
+            answers: Vec::new(),
         };
         let i = impact(
             &set(vec![secret("old-token-value")]),

@@ -279,6 +279,7 @@ fn cert_manager_unit(opts: &RenderOptions) -> crate::Result<(RenderedUnit, Input
         review: Vec::new(),
         after: Vec::new(),
         pending: Vec::new(),
+        answers: Vec::new(),
     };
     Ok((unit, file))
 }
@@ -710,6 +711,13 @@ fn render_cluster(
             unit.objects = vec![c.clone()];
             unit.review = objs;
             unit.pending = pending;
+            if let Some(rt) = space.classes.runtime() {
+                unit.answers = rt
+                    .answers_for(&unit.namespace, &unit.name)
+                    .into_iter()
+                    .map(|a| format!("{} {}", a.handler, a.sha256))
+                    .collect();
+            }
         }
     }
     Ok((unit, class_ns.flatten()))

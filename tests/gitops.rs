@@ -95,6 +95,7 @@ fn provider(
         review: Vec::new(),
         after: Vec::new(),
         pending: Vec::new(),
+        answers: Vec::new(),
     }
 }
 

@@ -431,3 +431,36 @@ fn check_fails_when_the_extension_answers_differently_and_from_lock_calls_it_fro
     let o = alone();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
+
+#[test]
+fn diff_calls_the_extension_on_both_sides_and_names_it_in_the_reasons() {
+    let Some(_) = common::corpus_path(E2E) else {
+        return;
+    };
+    let s = common::Scratch::new("rsdk-diff");
+    let (url, _) = serve(Behaviour::default());
+    let (a, b) = (s.path().join("a"), s.path().join("b"));
+    inputs(&a, "    - name: imageTag\n      value: v7\n", 1);
+    inputs(&b, "    - name: imageTag\n      value: v8\n", 1);
+    let o = common::run(
+        common::bin()
+            .args(["diff", "-f"])
+            .arg(&a)
+            .arg("--against")
+            .arg(&b)
+            .args(["--output-format", "json", "--runtime-extension"])
+            .arg(format!("{EXT}={url}")),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cp = &v["impact"]["clusters"][0]["controlPlane"];
+    // The extension's new image rolls the control plane, and the reasons say who wrote it.
+    assert_eq!(cp["action"], "rollout", "{v}");
+    let reasons = cp["reasons"].to_string();
+    assert!(reasons.contains("customImage"), "{reasons}");
+    assert!(
+        reasons.contains("runtime extension handler(s) generate-patches.k8s-upgrade-with-runtimesdk answered differently for this Cluster"),
+        "{reasons}"
+    );
+}

@@ -298,6 +298,7 @@ fn from_lock(
         flux_path = Some(p.clone());
     }
     let argo = c.argocd.as_ref().map(|(s, _)| s.clone());
+    let extensions = super::runtime::recorded_or_given(&a.extensions, &c);
     let args = RenderArgs {
         files: c.files.iter().map(PathBuf::from).collect(),
         output: Some(out.to_path_buf()),
@@ -336,18 +337,7 @@ fn from_lock(
         secrets: (c.secrets != SecretsMode::Keep).then(|| c.secrets.as_str().to_string()),
         sops_age_recipient: c.sops_age.clone(),
         sops_flux_secret: c.sops_flux_secret.clone(),
-        // Flags given with --from-lock replace the recorded ones (the extension may run
-        // at another address on this machine).
-        extensions: if a.extensions.runtime_extension.is_empty() {
-            super::runtime::ExtensionArgs {
-                runtime_extension: c.runtime_extensions.clone(),
-                runtime_extension_ca: c.runtime_extension_ca.as_ref().map(PathBuf::from),
-                allow_remote_extensions: c.allow_remote_extensions,
-                runtime_concurrency: a.extensions.runtime_concurrency,
-            }
-        } else {
-            a.extensions.clone()
-        },
+        extensions,
     };
     Ok((
         args,
@@ -729,15 +719,7 @@ fn run_check(a: &RenderArgs, config: Option<&Path>, repository: Option<&Path>) -
             for r in &rep.refused {
                 super::ui::warn(&format!("render -o would refuse {r}"));
             }
-            if let Some(s) = session.borrow().as_ref() {
-                let handlers = s.handlers_called();
-                if !handlers.is_empty() {
-                    super::ui::info(&format!(
-                        "the Clusters of this run were patched by runtime extension handler(s) {}: one that now answers differently than when the tree was written makes its Clusters' files out of date too",
-                        handlers.join(", ")
-                    ));
-                }
-            }
+            super::runtime::note_handlers(session.borrow().as_deref());
             ExitCode::from(1)
         }
         Err(e) => {

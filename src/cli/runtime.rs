@@ -54,6 +54,36 @@ impl ExtensionArgs {
     }
 }
 
+/// `--from-lock`: the recorded flags, unless flags are given with it (the extension may
+/// run at another address on this machine); `--runtime-concurrency` as given.
+pub fn recorded_or_given(
+    given: &ExtensionArgs,
+    c: &capi_render::gitops::lock::RenderCommand,
+) -> ExtensionArgs {
+    if !given.runtime_extension.is_empty() {
+        return given.clone();
+    }
+    ExtensionArgs {
+        runtime_extension: c.runtime_extensions.clone(),
+        runtime_extension_ca: c.runtime_extension_ca.as_ref().map(PathBuf::from),
+        allow_remote_extensions: c.allow_remote_extensions,
+        runtime_concurrency: given.runtime_concurrency,
+    }
+}
+
+/// `--check` found the tree out of date: name the handlers the run's Clusters were
+/// patched by, whose answers may be what changed.
+pub fn note_handlers(session: Option<&capi_render::runtime::Session>) {
+    let Some(s) = session else { return };
+    let handlers = s.handlers_called();
+    if !handlers.is_empty() {
+        super::ui::info(&format!(
+            "the Clusters of this run were patched by runtime extension handler(s) {}: one that now answers differently than when the tree was written makes its Clusters' files out of date too",
+            handlers.join(", ")
+        ));
+    }
+}
+
 /// Let `r`'s Clusters call the extensions of the ExtensionConfigs among its inputs.
 pub fn call_extensions(r: &mut Rendering, a: &ExtensionArgs) -> Result<(), Error> {
     let urls = a.urls()?;

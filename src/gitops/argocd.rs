@@ -238,6 +238,7 @@ mod tests {
             review: Vec::new(),
             after: Vec::new(),
             pending: Vec::new(),
+            answers: Vec::new(),
         });
         let apps = applications(&[core, docker, cluster], &settings(), "capi/rendered").unwrap();
         let wave =

@@ -434,6 +434,7 @@ pub(super) mod tests {
             review: Vec::new(),
             after: Vec::new(),
             pending: Vec::new(),
+            answers: Vec::new(),
         }
     }
 
@@ -462,6 +463,7 @@ pub(super) mod tests {
                 review: Vec::new(),
                 after: Vec::new(),
                 pending: Vec::new(),
+                answers: Vec::new(),
             },
         ];
         let units: Vec<UnitSummary> = units.iter().map(UnitSummary::of).collect();

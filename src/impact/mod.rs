@@ -202,6 +202,7 @@ pub fn cluster(
             pending.push(l);
         }
     }
+    let changed_answers = answered_differently(before, after);
     let mut out = ClusterImpact {
         namespace: namespace.to_string(),
         name: name.to_string(),
@@ -223,6 +224,7 @@ pub fn cluster(
             p.name = key.1.clone();
         }
         defer(&mut p, n.or(o), &pending);
+        attribute(&mut p, &changed_answers);
         match owner {
             Owner::ControlPlane => out.control_plane = Some(p),
             Owner::MachineDeployment => out.machine_deployments.push(p),
@@ -521,6 +523,50 @@ pub fn pending_of(side: Option<&[Value]>) -> Vec<String> {
         .filter_map(Value::as_str)
         .map(str::to_string)
         .collect()
+}
+
+/// The fact `diff` adds to a Cluster's desired objects when runtime extensions were
+/// called for it: each handler and the sha256 of its answer.
+pub fn answers_fact(lines: &[String]) -> Value {
+    serde_json::json!({"kind": PENDING_KIND, "answers": lines})
+}
+
+/// The handlers whose answers differ between the two sides (both called), by name.
+fn answered_differently(before: Option<&[Value]>, after: Option<&[Value]>) -> Vec<String> {
+    let answers = |side: Option<&[Value]>| -> BTreeSet<String> {
+        side.into_iter()
+            .flatten()
+            .filter(|o| o.get("kind").and_then(Value::as_str) == Some(PENDING_KIND))
+            .filter_map(|o| o.get("answers").and_then(Value::as_array))
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    };
+    let (b, a) = (answers(before), answers(after));
+    let handler = |l: &String| l.split_once(' ').map_or(l.clone(), |(h, _)| h.to_string());
+    let (bh, ah): (BTreeSet<String>, BTreeSet<String>) = (
+        b.iter().map(handler).collect(),
+        a.iter().map(handler).collect(),
+    );
+    b.symmetric_difference(&a)
+        .map(handler)
+        .filter(|h| bh.contains(h) && ah.contains(h))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// A part that changes while runtime extension handlers answered differently on the
+/// two sides: the reasons name them, since their patches may be what changed it.
+fn attribute(p: &mut Part, handlers: &[String]) {
+    if handlers.is_empty() || p.action == Action::None {
+        return;
+    }
+    p.reasons.push(format!(
+        "runtime extension handler(s) {} answered differently for this Cluster",
+        handlers.join(", ")
+    ));
 }
 
 /// A part of a Cluster whose desired objects (`obj` its own) leave out external

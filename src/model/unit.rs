@@ -86,6 +86,10 @@ pub struct RenderedUnit {
     /// ClusterClass, one line each naming the patch and its runtime extension, when they
     /// were not called (`diff` without the extension: its rollout impact is `unknown`).
     pub pending: Vec<String>,
+    /// What runtime extensions answered for a Cluster (`<handler> <sha256 of the body>`,
+    /// by handler), when the run called them: `diff` names a handler that answered
+    /// differently on the two sides.
+    pub answers: Vec<String>,
 }
 
 impl RenderedUnit {
@@ -99,6 +103,7 @@ impl RenderedUnit {
             review: Vec::new(),
             after: Vec::new(),
             pending: Vec::new(),
+            answers: Vec::new(),
         }
     }
 

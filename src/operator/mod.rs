@@ -556,6 +556,7 @@ pub fn render_resolved_with(
                 review: Vec::new(),
                 after: Vec::new(),
                 pending: Vec::new(),
+                answers: Vec::new(),
             },
             image_moves: p.image_moves,
             replaced_images,
@@ -653,6 +654,7 @@ mod tests {
             review: Vec::new(),
             after: Vec::new(),
             pending: Vec::new(),
+            answers: Vec::new(),
         }
     }
 

@@ -410,6 +410,11 @@ impl ClassCache {
         }
     }
 
+    /// The Runtime SDK session this cache's Clusters call, if any.
+    pub fn runtime(&self) -> Option<&v1beta2::Runtime> {
+        self.runtime.as_ref()
+    }
+
     /// Clusters of this cache call runtime extensions through `runtime`.
     pub fn with_runtime(mut self, runtime: v1beta2::Runtime) -> Self {
         self.runtime = Some(runtime);

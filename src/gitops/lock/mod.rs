@@ -436,6 +436,7 @@ mod tests {
                 review: Vec::new(),
                 after: Vec::new(),
                 pending: Vec::new(),
+                answers: Vec::new(),
             }],
             warnings: vec![],
         };

@@ -20,6 +20,7 @@ fn unit(value: &str) -> RenderedUnit {
         review: Vec::new(),
         after: Vec::new(),
         pending: Vec::new(),
+        answers: Vec::new(),
     }
 }
 
