@@ -464,3 +464,61 @@ fn diff_calls_the_extension_on_both_sides_and_names_it_in_the_reasons() {
         "{reasons}"
     );
 }
+
+#[test]
+fn a_v1beta1_class_names_its_handlers_by_the_v1beta1_fields() {
+    let rel = "e2e-repository/infrastructure-docker/v1.11.11/clusterclass-quick-start-runtimesdk-v1beta1.yaml";
+    let Some(path) = common::corpus_path(rel) else {
+        return;
+    };
+    let s = common::Scratch::new("rsdk-v1beta1");
+    let (url, _) = serve(Behaviour::default());
+    let dir = s.path();
+    let class = regex_lite_defaults(&std::fs::read_to_string(path).unwrap());
+    assert!(class.contains("generateExtension: generate-patches.test-extension"));
+    std::fs::write(dir.join("class.yaml"), class).unwrap();
+    std::fs::write(
+        dir.join("extension.yaml"),
+        CONFIG.replace(EXT, "test-extension"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("cluster.yaml"),
+        "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nmetadata:\n  name: old\n  namespace: default\nspec:\n  topology:\n    class: quick-start-runtimesdk-v1beta1\n    version: v1.34.1\n    controlPlane:\n      replicas: 1\n    variables:\n    - name: imageTag\n      value: v7\n",
+    )
+    .unwrap();
+    let run = |core: &str| {
+        common::run(
+            common::bin()
+                .args([
+                    "render",
+                    "--stdout",
+                    "-q",
+                    "--clusters",
+                    "desired",
+                    "--capi-version",
+                    core,
+                    "-f",
+                ])
+                .arg(dir)
+                .arg("--runtime-extension")
+                .arg(format!("test-extension={url}")),
+            None,
+        )
+    };
+    // Under a v1.14 core the v1beta1 class calls its extension as a v1beta2 one would.
+    let o = run("v1.14.2");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("customImage: kindest/node:fake-v7-v1.34.1")
+    );
+    // Under a v1.10 core, clusterctl v1.10.10's semantics: its webhook refuses the patch.
+    let o = run("v1.10.10");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o)
+            .contains("patch.external can be used only if the RuntimeSDK feature flag is enabled"),
+        "{}",
+        stderr(&o)
+    );
+}
