@@ -41,15 +41,7 @@ impl Rendering {
                 if crate::model::object::kind(o) == "Namespace"
                     && crate::model::object::api_version(o) == "v1"
                 {
-                    let labels = o
-                        .pointer("/metadata/labels")
-                        .and_then(Value::as_object)
-                        .map(|m| {
-                            m.iter()
-                                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
-                                .collect()
-                        })
-                        .unwrap_or_default();
+                    let labels = config::string_map_at(o, "/metadata/labels");
                     namespace_labels.insert(crate::model::object::name(o).to_string(), labels);
                 }
             }

@@ -103,15 +103,7 @@ pub fn extension_configs<'a>(
         };
         check_url(&url, allow_remote)
             .map_err(|e| e.wrap(format!("{source}: ExtensionConfig {name:?}")))?;
-        let settings = o
-            .pointer("/spec/settings")
-            .and_then(Value::as_object)
-            .map(|m| {
-                m.iter()
-                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let settings = string_map_at(o, "/spec/settings");
         let namespace_selector = o
             .pointer("/spec/namespaceSelector")
             .filter(|s| !selector_is_empty(s))
@@ -128,6 +120,19 @@ pub fn extension_configs<'a>(
         );
     }
     Ok(out.into_values().collect())
+}
+
+/// The string map at `pointer` (a value that is not a string reads as ""), empty when
+/// there is none: an ExtensionConfig's settings, a Namespace's labels.
+pub fn string_map_at(o: &Value, pointer: &str) -> BTreeMap<String, String> {
+    o.pointer(pointer)
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// `--runtime-extension NAME=URL` split.
