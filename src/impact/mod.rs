@@ -515,14 +515,18 @@ pub fn pending_fact(lines: &[String]) -> Value {
 
 /// The lines of a side's [`pending_fact`], if it has one.
 pub fn pending_of(side: Option<&[Value]>) -> Vec<String> {
+    fact_lines(side, "pending").collect()
+}
+
+/// The lines under `key` of a side's facts ([`pending_fact`], [`answers_fact`]).
+fn fact_lines<'a>(side: Option<&'a [Value]>, key: &'a str) -> impl Iterator<Item = String> + 'a {
     side.into_iter()
         .flatten()
         .filter(|o| o.get("kind").and_then(Value::as_str) == Some(PENDING_KIND))
-        .filter_map(|o| o.get("pending").and_then(Value::as_array))
+        .filter_map(move |o| o.get(key).and_then(Value::as_array))
         .flatten()
         .filter_map(Value::as_str)
         .map(str::to_string)
-        .collect()
 }
 
 /// The fact `diff` adds to a Cluster's desired objects when runtime extensions were
@@ -533,17 +537,8 @@ pub fn answers_fact(lines: &[String]) -> Value {
 
 /// The handlers whose answers differ between the two sides (both called), by name.
 fn answered_differently(before: Option<&[Value]>, after: Option<&[Value]>) -> Vec<String> {
-    let answers = |side: Option<&[Value]>| -> BTreeSet<String> {
-        side.into_iter()
-            .flatten()
-            .filter(|o| o.get("kind").and_then(Value::as_str) == Some(PENDING_KIND))
-            .filter_map(|o| o.get("answers").and_then(Value::as_array))
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect()
-    };
-    let (b, a) = (answers(before), answers(after));
+    let b: BTreeSet<String> = fact_lines(before, "answers").collect();
+    let a: BTreeSet<String> = fact_lines(after, "answers").collect();
     let handler = |l: &String| l.split_once(' ').map_or(l.clone(), |(h, _)| h.to_string());
     let (bh, ah): (BTreeSet<String>, BTreeSet<String>) = (
         b.iter().map(handler).collect(),

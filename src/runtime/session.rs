@@ -2,7 +2,7 @@
 //! Namespaces among the inputs, and a digest of every answer, which the render keeps for
 //! each unit's fingerprint.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Condvar, Mutex};
 
 use serde_json::{Map, Value};
@@ -19,7 +19,9 @@ pub struct Session {
     pub registry: Registry,
     pub transport: Box<dyn Transport>,
     pub namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
-    answers: Mutex<Vec<Answer>>,
+    /// By the object they were given for (`namespace/name`): a fleet's Cluster reads
+    /// its own without going through the others'.
+    answers: Mutex<HashMap<String, Vec<Answer>>>,
     /// Calls in flight, and the bound (`--runtime-concurrency`; none: the render's
     /// workers, one call each).
     in_flight: Mutex<usize>,
@@ -46,7 +48,7 @@ impl Session {
             registry,
             transport,
             namespace_labels,
-            answers: Mutex::new(Vec::new()),
+            answers: Mutex::new(HashMap::new()),
             in_flight: Mutex::new(0),
             freed: Condvar::new(),
             max_in_flight: None,
@@ -96,12 +98,15 @@ impl Session {
         } else {
             crate::model::sha256_hex(&reply.body)
         };
+        let for_object = format!("{namespace}/{name}");
         self.answers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+            .entry(for_object.clone())
+            .or_default()
             .push(Answer {
                 handler: handler.to_string(),
-                for_object: format!("{namespace}/{name}"),
+                for_object,
                 sha256,
             });
         Ok(reply)
@@ -113,7 +118,8 @@ impl Session {
             .answers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .iter()
+            .values()
+            .flatten()
             .map(|a| a.handler.clone())
             .collect();
         out.sort();
@@ -123,15 +129,13 @@ impl Session {
 
     /// The answers recorded for one object, in handler order.
     pub fn answers_for(&self, namespace: &str, name: &str) -> Vec<Answer> {
-        let key = format!("{namespace}/{name}");
         let mut out: Vec<Answer> = self
             .answers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .filter(|a| a.for_object == key)
+            .get(&format!("{namespace}/{name}"))
             .cloned()
-            .collect();
+            .unwrap_or_default();
         out.sort();
         out
     }

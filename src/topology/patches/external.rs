@@ -60,24 +60,23 @@ pub fn holder_reference(item: &Item, desired: &Desired) -> Value {
             index, bootstrap, ..
         } => {
             let md = desired.mds.get(*index).map_or(&Value::Null, |m| &m.object);
-            let path = if *bootstrap {
-                "spec.template.spec.bootstrap.configRef"
-            } else {
-                "spec.template.spec.infrastructureRef"
-            };
-            r(CORE, "MachineDeployment", md, path)
+            r(CORE, "MachineDeployment", md, worker_ref(*bootstrap))
         }
         Holder::MachinePool {
             index, bootstrap, ..
         } => {
             let mp = desired.mps.get(*index).map_or(&Value::Null, |m| &m.object);
-            let path = if *bootstrap {
-                "spec.template.spec.bootstrap.configRef"
-            } else {
-                "spec.template.spec.infrastructureRef"
-            };
-            r(CORE, "MachinePool", mp, path)
+            r(CORE, "MachinePool", mp, worker_ref(*bootstrap))
         }
+    }
+}
+
+/// The field of a MachineDeployment or MachinePool that references a template.
+fn worker_ref(bootstrap: bool) -> &'static str {
+    if bootstrap {
+        "spec.template.spec.bootstrap.configRef"
+    } else {
+        "spec.template.spec.infrastructureRef"
     }
 }
 
