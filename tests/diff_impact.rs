@@ -401,6 +401,62 @@ fn base_reads_the_before_side_from_git() {
     assert!(err.contains("--base"), "{err}");
 }
 
+/// `--base REV` is never an option to git (issue 55): `--output=FILE` truncated a file
+/// outside the repository, `-oFILE` created one, `--remote=PATH` ran upload-archive.
+#[test]
+fn base_is_never_read_as_an_option() {
+    let s = common::Scratch::new("impact-base-options");
+    let repo = s.path().join("repo");
+    common::copy_quickstart(&repo);
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "base"]);
+    let victim = s.path().join("victim.txt");
+    fs::write(&victim, "untouched\n").unwrap();
+    let created = s.path().join("created.tar");
+    let other = s.path().join("other");
+    git(s.path(), &["init", "-q", "other"]);
+    for rev in [
+        format!("--output={}", victim.display()),
+        format!("-o{}", created.display()),
+        format!("--remote={}", other.display()),
+        "--format=zip".to_string(),
+        "-".to_string(),
+    ] {
+        let mut cmd = common::bin();
+        cmd.current_dir(&repo)
+            .args(["diff", "-f", "fixtures/quickstart/clusters"]);
+        cmd.arg(format!("--base={rev}"));
+        let o = common::run(&mut cmd, None);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            matches!(o.status.code(), Some(1 | 2)),
+            "{rev}: {:?} {err}",
+            o.status
+        );
+        assert!(err.contains("not a revision"), "{rev}: {err}");
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "untouched\n", "{rev}");
+        assert!(!created.exists(), "{rev}");
+    }
+    // A real revision still works.
+    let mut cmd = common::bin();
+    cmd.current_dir(&repo).args([
+        "diff",
+        "-f",
+        "fixtures/quickstart/clusters",
+        "--base",
+        "HEAD",
+        "--exit-code",
+    ]);
+    let o = common::run(&mut cmd, None);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 #[test]
 fn markdown_is_a_pull_request_comment_within_its_budget() {
     let s = common::Scratch::new("impact-markdown");

@@ -246,3 +246,92 @@ fn the_krm_example_renders_the_releases_fetched_next_to_it() {
     assert_eq!(got["kind"], "ResourceList");
     assert_eq!(got["items"].as_array().unwrap(), &want);
 }
+
+/// `GITHUB_TOKEN` goes to `--github-api-url`'s origin only (issue 55): not to a URL
+/// that merely starts with its text (user information naming the API, then another
+/// port), and not along a redirect the API answers. Two recording servers on loopback.
+#[test]
+fn the_token_goes_only_to_the_api_origin() {
+    use common::recorder::{serve, Answer};
+    const TOKEN: &str = "ghp_secret-token-for-the-api";
+    let (other, other_log) = serve(|_| Answer::ok("# any\n"));
+    let other_port = other.rsplit(':').next().unwrap().to_string();
+    let (api, api_log) = serve(move |path| {
+        if path.contains("/releases") {
+            Answer::redirect(&format!("http://127.0.0.1:{other_port}{path}"))
+        } else {
+            Answer::ok("# from the api\n")
+        }
+    });
+    let s = Scratch::new("fetch-token");
+    let api_hostport = api.trim_start_matches("http://");
+    let other_hostport = other.trim_start_matches("http://");
+    // A provider URL whose text starts with the API's: user information, then `other`.
+    let cr = format!(
+        "apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  version: v1.0.0\n  fetchConfig:\n    url: http://{api_hostport}@{other_hostport}/o/v1.0.0/core-components.yaml\n"
+    );
+    fs::write(s.path().join("providers.yaml"), cr).unwrap();
+    let mut c = bin();
+    c.current_dir(s.path())
+        .env("GITHUB_TOKEN", TOKEN)
+        .args([
+            "--repository",
+            "repo",
+            "repository",
+            "fetch",
+            "-f",
+            "providers.yaml",
+        ])
+        .args(["--github-url", &api, "--github-api-url", &api]);
+    let o = c.output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(other_log.all().len() >= 2, "{:?}", other_log.all());
+    assert!(!other_log.any_contains(TOKEN), "{:?}", other_log.all());
+    assert!(!err.contains(TOKEN), "{err}");
+    // The API itself gets it; a redirect it answers does not carry it on.
+    let gh = "apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata:\n  name: cluster-api\n  namespace: capi-system\nspec:\n  version: v1.0.0\n  fetchConfig:\n    url: https://github.com/o/r/releases/v1.0.0/core-components.yaml\n";
+    fs::write(s.path().join("gh.yaml"), gh).unwrap();
+    let before = other_log.all().len();
+    let mut c = bin();
+    c.current_dir(s.path())
+        .env("GITHUB_TOKEN", TOKEN)
+        .args([
+            "--repository",
+            "repo2",
+            "repository",
+            "fetch",
+            "-f",
+            "gh.yaml",
+        ])
+        .args(["--github-url", &api, "--github-api-url", &api]);
+    let o = c.output().unwrap();
+    assert!(
+        api_log.any_contains(&format!("Bearer {TOKEN}")),
+        "{:?}",
+        api_log.all()
+    );
+    assert!(other_log.all().len() > before, "the redirect was followed");
+    assert!(!other_log.any_contains(TOKEN), "{:?}", other_log.all());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains(TOKEN));
+}
+
+/// An error quotes at most 4 KiB of an answer, its control characters escaped: a
+/// 403 with a 1 MiB body of escape sequences.
+#[test]
+fn an_error_answer_is_quoted_short_and_inert() {
+    use common::recorder::{serve, Answer};
+    let (url, _) = serve(|_| Answer {
+        status: "403 Forbidden",
+        headers: Vec::new(),
+        body: b"\x1b[2K\rrate limited ".repeat(1 << 16),
+    });
+    let s = Scratch::new("fetch-403");
+    let o = fetch(s.path(), &url, &["--core", "cluster-api:v1.14.2"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(err.contains("403 Forbidden"), "{err}");
+    assert!(err.len() < 8192, "{} bytes on stderr", err.len());
+    assert!(!err.contains('\x1b') && !err.contains('\r'), "{err}");
+    assert!(err.contains("\\x1b[2K\\rrate limited"), "{err}");
+}

@@ -36,6 +36,36 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, Error> {
     Ok(o.stdout)
 }
 
+/// `rev` as the commit it names (40 or 64 hex digits), so that no later git command
+/// reads it as an option: a `rev` starting with `-` is refused, and `git rev-parse`
+/// reads it after `--end-of-options`.
+fn commit_of(top: &Path, rev: &str) -> Result<String, Error> {
+    let shown = capi_render::limits::quote_untrusted(rev);
+    let refuse = |why: &str| {
+        Error::new(format!("--base {shown}: {why}"))
+            .with_hint("name a commit, branch or tag, e.g. --base origin/main or --base HEAD~1")
+    };
+    if rev.is_empty() || rev.starts_with('-') || rev.contains('\0') {
+        return Err(refuse("not a revision (it would be read as an option)"));
+    }
+    let out = git(
+        top,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &format!("{rev}^{{commit}}"),
+        ],
+    )
+    .map_err(|_| refuse("no such commit in this repository"))?;
+    let sha = String::from_utf8_lossy(&out).trim().to_string();
+    if !(sha.len() == 40 || sha.len() == 64) || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(refuse("git did not name one commit for it"));
+    }
+    Ok(sha)
+}
+
 /// The paths `paths` (of the work tree) as they are at `rev`: unpacked into a scratch
 /// directory, returned with the paths inside it. A path absent at `rev` is an error
 /// (never an empty side, which would read as every Cluster deleted).
@@ -57,6 +87,7 @@ pub fn base_side(rev: &str, paths: &[PathBuf]) -> Result<(Scratch, Vec<PathBuf>)
         })?;
         rel.push(r.to_path_buf());
     }
+    let commit = commit_of(&top, rev)?;
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
@@ -68,7 +99,8 @@ pub fn base_side(rev: &str, paths: &[PathBuf]) -> Result<(Scratch, Vec<PathBuf>)
     let mut args = vec!["archive", "--format=tar", "-o"];
     let tar_s = tar.to_string_lossy().into_owned();
     args.push(&tar_s);
-    args.push(rev);
+    // A commit's hex name: never an option (archive reads `--end-of-options` as a path).
+    args.push(&commit);
     args.push("--");
     let rel_s: Vec<String> = rel
         .iter()
@@ -81,7 +113,8 @@ pub fn base_side(rev: &str, paths: &[PathBuf]) -> Result<(Scratch, Vec<PathBuf>)
     );
     git(&top, &args).map_err(|e| {
         e.with_hint(format!(
-            "check that {rev} exists and holds the paths given with -f"
+            "check that {} holds the paths given with -f",
+            capi_render::limits::quote_untrusted(rev)
         ))
     })?;
     let tree = dir.join("tree");
@@ -95,7 +128,7 @@ pub fn base_side(rev: &str, paths: &[PathBuf]) -> Result<(Scratch, Vec<PathBuf>)
         .map_err(|e| Error::new(format!("--base: cannot run tar: {e}")))?;
     if !o.status.success() {
         return Err(Error::new(format!(
-            "--base: unpacking {rev} failed: {}",
+            "--base: unpacking {commit} failed: {}",
             String::from_utf8_lossy(&o.stderr).trim()
         )));
     }

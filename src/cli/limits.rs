@@ -54,6 +54,9 @@ pub struct LimitArgs {
     /// Path segments of one JSON patch path [default: 128]
     #[arg(long = "max-patch-depth", global = true, hide = true, value_name = "N", value_parser = amount)]
     pub max_patch_depth: Option<u64>,
+    /// Bytes of the values one JSON patch adds, replaces, copies or moves, all its operations together [default: 16Mi]
+    #[arg(long = "max-patch-bytes", global = true, hide = true, value_name = "N", value_parser = amount)]
+    pub max_patch_bytes: Option<u64>,
     /// Bytes the whole run may have in use; also caps the render threads at half of it over 4 × --max-template-bytes [default: 2Gi]
     #[arg(long = "max-memory", global = true, hide = true, value_name = "N", value_parser = amount)]
     pub max_memory: Option<u64>,
@@ -78,6 +81,7 @@ impl LimitArgs {
             (Limit::CelCost, self.max_cel_cost),
             (Limit::PatchOps, self.max_patch_ops),
             (Limit::PatchDepth, self.max_patch_depth),
+            (Limit::PatchBytes, self.max_patch_bytes),
             (Limit::Memory, self.max_memory),
         ];
         for (k, v) in given {

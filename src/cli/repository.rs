@@ -3,11 +3,12 @@
 //! CRs with -f) into the local repository `--repository DIR`, with a lock of their
 //! sha256 sums ([`capi_render::repository::fetch`]); HTTP(S) through ureq.
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use capi_render::config::Config;
 use capi_render::provider::{Provider, ProviderType};
-use capi_render::repository::fetch::{self, GitHub, Http, Wanted};
+use capi_render::repository::fetch::{self, GetFailure, GitHub, Http, Wanted};
 use capi_render::Error;
 use clap::{Args, Subcommand};
 
@@ -63,36 +64,51 @@ pub struct FetchArgs {
     pub github_api_url: String,
 }
 
-/// ureq, with `GITHUB_TOKEN` sent to the GitHub API when it is set.
+/// ureq, with `GITHUB_TOKEN` sent to the GitHub API's origin only
+/// ([`fetch::token_goes_to`]), and never on a redirect.
 struct Ureq {
     agent: ureq::Agent,
     token: Option<(String, String)>,
 }
 
 impl Http for Ureq {
-    fn get(&self, url: &str, limit: u64) -> capi_render::Result<Vec<u8>> {
+    fn get_into(
+        &self,
+        url: &str,
+        limit: u64,
+        sink: &mut dyn std::io::Write,
+    ) -> Result<u64, GetFailure> {
+        let shown = capi_render::limits::quote_untrusted(url);
         let mut req = self.agent.get(url).header("User-Agent", "capi-render");
         if let Some((api, t)) = &self.token {
-            if url.starts_with(api.as_str()) {
+            if fetch::token_goes_to(url, api) {
                 req = req.header("Authorization", &format!("Bearer {t}"));
             }
         }
-        let mut resp = req
-            .call()
-            .map_err(|e| Error::new(format!("GET {url}: {e}")))?;
+        let fail = |e: String| GetFailure::Other(Error::new(format!("GET {shown}: {e}")));
+        let mut resp = req.call().map_err(|e| fail(e.to_string()))?;
         let status = resp.status();
         if status != 200 {
-            return Err(Error::new(format!("GET {url}: {status}")));
+            let mut body = Vec::new();
+            let _ = resp
+                .body_mut()
+                .as_reader()
+                .take(capi_render::limits::QUOTE_BYTES as u64)
+                .read_to_end(&mut body);
+            return Err(fail(format!(
+                "{status}: {}",
+                capi_render::limits::quote_untrusted(&String::from_utf8_lossy(&body))
+            )));
         }
-        resp.body_mut()
-            .with_config()
-            .limit(limit)
-            .read_to_vec()
-            .map_err(|e| {
-                Error::new(format!(
-                    "GET {url}: {e} (one asset may have at most {limit} bytes: --max-file-bytes)"
-                ))
-            })
+        // One byte past the limit tells a body that is too large; the sink never gets it.
+        let mut reader = resp.body_mut().as_reader();
+        let n = std::io::copy(&mut reader.by_ref().take(limit), sink)
+            .map_err(|e| fail(e.to_string()))?;
+        let mut more = [0u8; 1];
+        if n == limit && reader.read(&mut more).map_err(|e| fail(e.to_string()))? > 0 {
+            return Err(GetFailure::TooLarge);
+        }
+        Ok(n)
     }
 }
 
@@ -118,6 +134,8 @@ pub fn run(cmd: &RepositoryCmd, cfg: Config, repository: Option<&Path>) -> Resul
     };
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
+        // GitHub's downloads redirect to its object store: followed, without the token.
+        .redirect_auth_headers(ureq::config::RedirectAuthHeaders::Never)
         .timeout_global(Some(std::time::Duration::from_secs(120)))
         .build()
         .into();
@@ -128,14 +146,15 @@ pub fn run(cmd: &RepositoryCmd, cfg: Config, repository: Option<&Path>) -> Resul
             .filter(|t| !t.is_empty())
             .map(|t| (gh.api.clone(), t)),
     };
-    let limit = capi_render::limits::Meter::current().limits().file_bytes;
+    let limits = capi_render::limits::Limits::current();
+    let stage = fetch::Staging::new(dir, limits.file_bytes, limits.total_bytes)?;
     let mut assets = Vec::new();
     for w in &wanted {
         super::ui::verbose(&format!(
             "fetching {} {} from {}",
             w.provider.ptype, w.provider.name, w.provider.url
         ));
-        assets.extend(fetch::download(w, &gh, &http, limit)?);
+        assets.extend(fetch::download(w, &gh, &http, &stage)?);
     }
     let out = fetch::store(dir, &assets)?;
     super::ui::info(&format!(

@@ -268,10 +268,11 @@ impl GetError {
     }
 }
 
-/// `container.get(key)`: `Ok(None)` for a JSON `null`.
-fn con_get(con: &Value, key: &str) -> Result<Option<Value>, GetError> {
+/// `container.get(key)`: `Ok(None)` for a JSON `null`. A reference: what is kept of
+/// it is cloned by the caller, after [`Budget::charge`].
+fn con_get<'a>(con: &'a Value, key: &str) -> Result<Option<&'a Value>, GetError> {
     if key.is_empty() {
-        return Ok(Some(con.clone()));
+        return Ok(Some(con));
     }
     let v = match con {
         Value::Object(m) => m.get(key).ok_or_else(|| {
@@ -280,7 +281,22 @@ fn con_get(con: &Value, key: &str) -> Result<Option<Value>, GetError> {
         Value::Array(a) => &a[array_index(key, a.len()).map_err(GetError::Other)?],
         _ => return Err(GetError::Other("invalid value, expected object".into())),
     };
-    Ok(if v.is_null() { None } else { Some(v.clone()) })
+    Ok(if v.is_null() { None } else { Some(v) })
+}
+
+/// The value at `key` of the container at `tokens`, charged to `budget` as placed
+/// `level` levels deep, then cloned (`null` for a JSON `null`).
+fn take_copy(
+    doc: &Value,
+    tokens: &[String],
+    key: &str,
+    budget: &mut Budget,
+    level: usize,
+) -> Result<Value, GetError> {
+    let con = at(doc, tokens).unwrap_or(&Value::Null);
+    let v = con_get(con, key)?.unwrap_or(&Value::Null);
+    budget.charge(v, level).map_err(GetError::Other)?;
+    Ok(v.clone())
 }
 
 fn pointer(tokens: &[String], last: &str) -> PointerBuf {
@@ -359,9 +375,15 @@ fn con_set(doc: &mut Value, tokens: &[String], key: &str, value: Value) -> Resul
     }
 }
 
-fn replace_root(doc: &mut Value, value: &Value, what: &str) -> Result<(), String> {
+fn replace_root(
+    doc: &mut Value,
+    value: &Value,
+    what: &str,
+    budget: &mut Budget,
+) -> Result<(), String> {
     match value {
         Value::Object(_) | Value::Array(_) => {
+            budget.charge(value, 0)?;
             *doc = value.clone();
             Ok(())
         }
@@ -369,15 +391,21 @@ fn replace_root(doc: &mut Value, value: &Value, what: &str) -> Result<(), String
     }
 }
 
-fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
+/// The level a key of the container at `tokens` is at.
+fn level(tokens: &[String]) -> usize {
+    tokens.len() + 1
+}
+
+fn apply_op(doc: &mut Value, op: &Op, budget: &mut Budget) -> Result<(), String> {
     let path = op.path.as_str();
-    let value = op.value.clone().unwrap_or(Value::Null);
+    let null = Value::Null;
+    let value = op.value.as_ref().unwrap_or(&null);
     match op.op.as_str() {
         "add" => {
             if path.is_empty() {
-                return match &value {
+                return match value {
                     Value::Null => Err("invalid value, expected object".into()),
-                    Value::Object(_) | Value::Array(_) => replace_root(doc, &value, ""),
+                    Value::Object(_) | Value::Array(_) => replace_root(doc, value, "", budget),
                     v => Err(format!(
                         "json: cannot unmarshal {} into Go value of type map[string]*jsonpatch.lazyNode",
                         type_name(v)
@@ -387,7 +415,10 @@ fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
             let (tokens, key) = find_object(doc, path).ok_or_else(|| {
                 format!("add operation does not apply: doc is missing path: \"{path}\": {MISSING}")
             })?;
-            con_add(doc, &tokens, &key, value)
+            budget
+                .charge(value, level(&tokens))
+                .map_err(|e| format!("error in add for path: '{path}': {e}"))?;
+            con_add(doc, &tokens, &key, value.clone())
                 .map_err(|e| format!("error in add for path: '{path}': {e}"))
         }
         "remove" => {
@@ -403,18 +434,21 @@ fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
             if path.is_empty() {
                 return replace_root(
                     doc,
-                    &value,
+                    value,
                     "replace operation value must be object or array: %!w(<nil>)",
+                    budget,
                 );
             }
             let (tokens, key) = find_object(doc, path).ok_or_else(|| {
                 format!("replace operation does not apply: doc is missing path: {path}: {MISSING}")
             })?;
-            let con = at(doc, &tokens).cloned().unwrap_or(Value::Null);
-            con_get(&con, &key).map_err(|_| {
+            con_get(at(doc, &tokens).unwrap_or(&null), &key).map_err(|_| {
                 format!("replace operation does not apply: doc is missing key: {path}: {MISSING}")
             })?;
-            con_set(doc, &tokens, &key, value)
+            budget
+                .charge(value, level(&tokens))
+                .map_err(|e| format!("error in replace for path: '{path}': {e}"))?;
+            con_set(doc, &tokens, &key, value.clone())
                 .map_err(|e| format!("error in remove for path: '{path}': {e}"))
         }
         "move" => {
@@ -429,10 +463,10 @@ fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
                     "move operation does not apply: doc is missing from path: {from}: {MISSING}"
                 )
             })?;
-            let con = at(doc, &ftokens).cloned().unwrap_or(Value::Null);
-            let val = con_get(&con, &fkey)
-                .map_err(|e| format!("error in move for path: '{fkey}': {}", e.text()))?
-                .unwrap_or(Value::Null);
+            // Charged at the destination's level, known from its path's segments.
+            let to_level = path.split('/').count().saturating_sub(1);
+            let val = take_copy(doc, &ftokens, &fkey, budget, to_level)
+                .map_err(|e| format!("error in move for path: '{fkey}': {}", e.text()))?;
             con_remove(doc, &ftokens, &fkey)
                 .map_err(|e| format!("error in move for path: '{fkey}': {e}"))?;
             let (tokens, key) = find_object(doc, path).ok_or_else(|| {
@@ -446,20 +480,22 @@ fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
             let (ftokens, fkey) = find_object(doc, from).ok_or_else(|| {
                 format!("copy operation does not apply: doc is missing from path: \"{from}\": {MISSING}")
             })?;
-            let con = at(doc, &ftokens).cloned().unwrap_or(Value::Null);
-            let val = con_get(&con, &fkey)
-                .map_err(|e| format!("error in copy for from: '{from}': {}", e.text()))?
-                .unwrap_or(Value::Null);
+            let copy_err = |e: String| format!("error in copy for from: '{from}': {e}");
+            let val = con_get(at(doc, &ftokens).unwrap_or(&null), &fkey)
+                .map_err(|e| copy_err(e.text()))?
+                .unwrap_or(&null);
             let (tokens, key) = find_object(doc, path).ok_or_else(|| {
                 format!("copy operation does not apply: doc is missing destination path: {path}: {MISSING}")
             })?;
+            budget.charge(val, level(&tokens)).map_err(copy_err)?;
+            let val = val.clone();
             con_add(doc, &tokens, &key, val)
                 .map_err(|e| format!("error while adding value during copy: {e}"))
         }
         "test" => {
             let failed = || format!("testing value {path} failed: test failed");
             if path.is_empty() {
-                return if equal(doc, &value) {
+                return if equal(doc, value) {
                     Ok(())
                 } else {
                     Err(failed())
@@ -468,8 +504,7 @@ fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
             let (tokens, key) = find_object(doc, path).ok_or_else(|| {
                 format!("test operation does not apply: is missing path: {path}: {MISSING}")
             })?;
-            let con = at(doc, &tokens).cloned().unwrap_or(Value::Null);
-            let val = match con_get(&con, &key) {
+            let val = match con_get(at(doc, &tokens).unwrap_or(&null), &key) {
                 Ok(v) => v,
                 Err(GetError::Missing(_)) => None,
                 Err(GetError::Other(e)) => {
@@ -479,7 +514,7 @@ fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
             match (val, op.value.as_ref()) {
                 (None, None) => Ok(()),
                 (None, Some(_)) | (Some(_), None) => Err(failed()),
-                (Some(v), Some(w)) if equal(&v, w) => Ok(()),
+                (Some(v), Some(w)) if equal(v, w) => Ok(()),
                 _ => Err(failed()),
             }
         }
@@ -506,8 +541,9 @@ pub fn apply(doc: &mut Value, ops: &[Option<Op>]) -> Result<(), Failure> {
             .flat_map(|o| [o.path.as_str(), o.from.as_str()]),
     )
     .map_err(Failure::Apply)?;
+    let mut budget = Budget::current();
     for op in ops.iter().flatten() {
-        apply_op(doc, op).map_err(Failure::Apply)?;
+        apply_op(doc, op, &mut budget).map_err(Failure::Apply)?;
     }
     Ok(())
 }
@@ -532,207 +568,8 @@ pub fn equal(a: &Value, b: &Value) -> bool {
     }
 }
 
+mod budget;
+use budget::Budget;
+
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    /// With the operator's error prefixes.
-    fn run(mut doc: Value, patch: Value) -> Result<Value, String> {
-        let ops = decode(&patch).expect("decodes as RFC 6902");
-        match apply(&mut doc, &ops) {
-            Ok(()) => Ok(doc),
-            Err(Failure::Decode(e)) => Err(format!("failed to decode RFC6902 patch: {e}")),
-            Err(Failure::Apply(e)) => Err(format!("failed to apply RFC6902 patch: {e}")),
-        }
-    }
-
-    fn doc() -> Value {
-        json!({"kind": "Deployment", "spec": {"replicas": 1, "template": {"spec": {"containers": [
-            {"name": "manager", "args": ["--a=1", "--b=2"]}, {"name": "proxy"}]}}}})
-    }
-
-    #[test]
-    fn add_replace_remove() {
-        let got = run(
-            doc(),
-            json!([
-                {"op": "add", "path": "/spec/template/spec/containers/0/args/-", "value": "--c=3"},
-                {"op": "replace", "path": "/spec/replicas", "value": 2},
-                {"op": "remove", "path": "/spec/template/spec/containers/1"},
-                {"op": "add", "path": "/metadata", "value": {"labels": {"a": "b"}}},
-            ]),
-        )
-        .unwrap();
-        assert_eq!(got["spec"]["replicas"], json!(2));
-        assert_eq!(
-            got["spec"]["template"]["spec"]["containers"],
-            json!([{"name": "manager", "args": ["--a=1", "--b=2", "--c=3"]}])
-        );
-        assert_eq!(got["metadata"], json!({"labels": {"a": "b"}}));
-    }
-
-    #[test]
-    fn negative_and_atoi_indices() {
-        let got = run(doc(), json!([
-            {"op": "replace", "path": "/spec/template/spec/containers/-2/args/-1", "value": "--b=9"},
-            {"op": "add", "path": "/spec/template/spec/containers/+0/args/00", "value": "--first"},
-        ]))
-        .unwrap();
-        assert_eq!(
-            got["spec"]["template"]["spec"]["containers"][0]["args"],
-            json!(["--first", "--a=1", "--b=9"])
-        );
-    }
-
-    #[test]
-    fn move_copy_test() {
-        let got = run(
-            doc(),
-            json!([
-                {"op": "test", "path": "/spec/replicas", "value": 1.0},
-                {"op": "test", "path": "/spec/missing"},
-                {"op": "copy", "from": "/spec/replicas", "path": "/spec/copy"},
-                {"op": "move", "from": "/spec/copy", "path": "/spec/moved"},
-            ]),
-        )
-        .unwrap();
-        assert_eq!(got["spec"]["moved"], json!(1));
-        assert!(got["spec"].get("copy").is_none());
-    }
-
-    #[test]
-    fn missing_value_is_null() {
-        let got = run(doc(), json!([{"op": "add", "path": "/spec/x"}])).unwrap();
-        assert_eq!(got["spec"]["x"], Value::Null);
-    }
-
-    #[test]
-    fn path_without_leading_slash_addresses_the_root() {
-        let got = run(doc(), json!([{"op": "add", "path": "spec/x", "value": 1}])).unwrap();
-        assert_eq!(got["x"], json!(1));
-    }
-
-    #[test]
-    fn evanphx_error_texts() {
-        let e = |p: Value| run(doc(), p).unwrap_err();
-        assert_eq!(e(json!([{"op": "replace", "path": "/spec/nope", "value": 1}])),
-            "failed to apply RFC6902 patch: replace operation does not apply: doc is missing key: /spec/nope: missing value");
-        assert_eq!(e(json!([{"op": "add", "path": "/nope/x", "value": 1}])),
-            "failed to apply RFC6902 patch: add operation does not apply: doc is missing path: \"/nope/x\": missing value");
-        assert_eq!(e(json!([{"op": "remove", "path": "/spec/nope"}])),
-            "failed to apply RFC6902 patch: error in remove for path: '/spec/nope': unable to remove nonexistent key: nope: missing value");
-        assert_eq!(
-            e(json!([{"op": "test", "path": "/spec/replicas", "value": 2}])),
-            "failed to apply RFC6902 patch: testing value /spec/replicas failed: test failed"
-        );
-        assert_eq!(e(json!([{"op": "add", "path": "/spec/template/spec/containers/5", "value": {}}])),
-            "failed to apply RFC6902 patch: error in add for path: '/spec/template/spec/containers/5': Unable to access invalid index: 5: invalid index referenced");
-        assert_eq!(e(json!([{"op": "add", "path": "/spec/template/spec/containers/x", "value": {}}])),
-            "failed to apply RFC6902 patch: error in add for path: '/spec/template/spec/containers/x': value was not a proper array index: 'x': strconv.Atoi: parsing \"x\": invalid syntax");
-        assert_eq!(e(json!([{"op": "move", "path": "/a"}])),
-            "failed to decode RFC6902 patch: invalid operation {\"op\":\"move\",\"path\":\"/a\",\"value\":null}: failed to decode 'from': operation, missing from field: missing value");
-        assert_eq!(e(json!([{"op": "frob", "path": "/a", "value": "<x>"}])),
-            "failed to decode RFC6902 patch: invalid operation {\"op\":\"frob\",\"path\":\"/a\",\"value\":\"\\u003cx\\u003e\"}: unsupported operation");
-        assert_eq!(
-            e(json!([null])),
-            "failed to decode RFC6902 patch: invalid operation null: unsupported operation"
-        );
-    }
-
-    #[test]
-    fn decode_falls_back_for_non_rfc6902_shapes() {
-        assert!(decode(&json!({"spec": {}})).is_none());
-        assert!(decode(&json!([1])).is_none());
-        assert!(decode(&json!([{"op": 1}])).is_none());
-        assert_eq!(decode(&json!(null)), Some(vec![]));
-        assert_eq!(
-            decode(&json!([{"OP": "add", "Path": "/a", "extra": 1}])).unwrap()[0]
-                .as_ref()
-                .unwrap()
-                .op,
-            "add"
-        );
-    }
-
-    // The error texts a ClusterClass patch reports (without the operator prefixes).
-    #[test]
-    fn patch_size_and_path_depth_are_limited() {
-        let ops: Vec<Value> = (0..10_001)
-            .map(|_| json!({"op": "add", "path": "/a", "value": 1}))
-            .collect();
-        let e = bare(json!({}), Value::Array(ops)).unwrap_err();
-        assert!(e.contains("--max-patch-ops"), "{e}");
-        let deep = "/a".repeat(200);
-        let e = bare(json!({}), json!([{"op": "add", "path": deep, "value": 1}])).unwrap_err();
-        assert!(e.contains("--max-patch-depth"), "{e:.300}");
-    }
-
-    #[test]
-    fn add_prepend_append_and_replace() {
-        let d = bare(
-            json!({"a": [1, 2], "m": {"k": 1}}),
-            json!([{"op": "add", "path": "/a/0", "value": 0}, {"op": "add", "path": "/a/-", "value": 3},
-                   {"op": "replace", "path": "/m/k", "value": 2}, {"op": "add", "path": "/m/a~1b", "value": 1}]),
-        )
-        .unwrap();
-        assert_eq!(d, json!({"a": [0, 1, 2, 3], "m": {"k": 2, "a/b": 1}}));
-    }
-
-    #[test]
-    fn evanphx_error_texts_of_class_patches() {
-        let e = bare(
-            json!({"spec": {}}),
-            json!([{"op": "add", "path": "/spec/x/y", "value": 1}]),
-        )
-        .unwrap_err();
-        assert_eq!(
-            e,
-            "add operation does not apply: doc is missing path: \"/spec/x/y\": missing value"
-        );
-        let e = bare(
-            json!({"spec": {}}),
-            json!([{"op": "remove", "path": "/spec/x"}]),
-        )
-        .unwrap_err();
-        assert_eq!(e, "error in remove for path: '/spec/x': unable to remove nonexistent key: x: missing value");
-        let e = bare(
-            json!({"spec": {}}),
-            json!([{"op": "replace", "path": "/spec/x", "value": 1}]),
-        )
-        .unwrap_err();
-        assert_eq!(
-            e,
-            "replace operation does not apply: doc is missing key: /spec/x: missing value"
-        );
-        let e = bare(
-            json!({"a": []}),
-            json!([{"op": "add", "path": "/a/3", "value": 1}]),
-        )
-        .unwrap_err();
-        assert_eq!(e, "error in add for path: '/a/3': Unable to access invalid index: 3: invalid index referenced");
-    }
-
-    #[test]
-    fn null_parents_are_missing() {
-        let e = bare(
-            json!({"spec": {"x": null}}),
-            json!([{"op": "add", "path": "/spec/x/y", "value": 1}]),
-        );
-        assert!(e.unwrap_err().contains("doc is missing path"));
-    }
-
-    fn bare(mut doc: Value, patch: Value) -> Result<Value, String> {
-        match apply(&mut doc, &decode(&patch).expect("decodes")) {
-            Ok(()) => Ok(doc),
-            Err(Failure::Decode(e) | Failure::Apply(e)) => Err(e),
-        }
-    }
-
-    #[test]
-    fn equality_compares_number_text() {
-        assert!(equal(&json!({"a": 1}), &json!({"a": 1.0})));
-        assert!(!equal(&json!({"a": 1}), &json!({"a": "1"})));
-        assert!(!equal(&json!([1, 2]), &json!([1])));
-    }
-}
+mod tests;

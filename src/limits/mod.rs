@@ -29,7 +29,9 @@ use crate::error::{Error, Result};
 
 pub mod memory;
 mod meter;
+mod quote;
 pub use meter::Meter;
+pub use quote::{excerpt, quote_untrusted, QUOTE_BYTES};
 
 const KI: u64 = 1024;
 const MI: u64 = 1024 * 1024;
@@ -51,12 +53,13 @@ pub enum Limit {
     CelCost,
     PatchOps,
     PatchDepth,
+    PatchBytes,
     Memory,
 }
 
 impl Limit {
     /// Every limit, in the README's order.
-    pub const ALL: [Limit; 15] = [
+    pub const ALL: [Limit; 16] = [
         Limit::FileBytes,
         Limit::TotalBytes,
         Limit::Documents,
@@ -71,6 +74,7 @@ impl Limit {
         Limit::CelCost,
         Limit::PatchOps,
         Limit::PatchDepth,
+        Limit::PatchBytes,
         Limit::Memory,
     ];
 
@@ -91,6 +95,7 @@ impl Limit {
             Limit::CelCost => "--max-cel-cost",
             Limit::PatchOps => "--max-patch-ops",
             Limit::PatchDepth => "--max-patch-depth",
+            Limit::PatchBytes => "--max-patch-bytes",
             Limit::Memory => "--max-memory",
         }
     }
@@ -112,6 +117,7 @@ impl Limit {
             Limit::CelCost => "CEL cost",
             Limit::PatchOps => "JSON patch operation",
             Limit::PatchDepth => "JSON patch path depth",
+            Limit::PatchBytes => "JSON patch value",
             Limit::Memory => "memory",
         }
     }
@@ -126,6 +132,7 @@ impl Limit {
             | Limit::BundleGzipBytes
             | Limit::TemplateBytes
             | Limit::RegexBytes
+            | Limit::PatchBytes
             | Limit::Memory => "bytes",
             Limit::Documents => "documents",
             Limit::YamlNodes | Limit::YamlAliasNodes => "nodes",
@@ -173,6 +180,10 @@ pub struct Limits {
     pub patch_ops: u64,
     /// Segments of one JSON patch `path` / `from`.
     pub patch_depth: u64,
+    /// Bytes (as compact JSON) of the values one JSON patch inserts, copies or moves,
+    /// all its operations together: a few operations that copy a value into itself
+    /// double it each time.
+    pub patch_bytes: u64,
     /// Bytes the whole run may have in use ([`memory`]: it plans the render threads
     /// and stops a run that goes over it).
     pub memory: u64,
@@ -195,6 +206,7 @@ impl Default for Limits {
             cel_cost: 1_000_000,
             patch_ops: 10_000,
             patch_depth: 128,
+            patch_bytes: 16 * MI,
             memory: 2048 * MI,
         }
     }
@@ -231,6 +243,7 @@ impl Limits {
             Limit::CelCost => self.cel_cost,
             Limit::PatchOps => self.patch_ops,
             Limit::PatchDepth => self.patch_depth,
+            Limit::PatchBytes => self.patch_bytes,
             Limit::Memory => self.memory,
         }
     }
@@ -252,6 +265,7 @@ impl Limits {
             Limit::CelCost => &mut self.cel_cost,
             Limit::PatchOps => &mut self.patch_ops,
             Limit::PatchDepth => &mut self.patch_depth,
+            Limit::PatchBytes => &mut self.patch_bytes,
             Limit::Memory => &mut self.memory,
         };
         *f = v;
@@ -551,29 +565,6 @@ pub fn check_json_patch<'a>(
     Ok(())
 }
 
-// ---- quoting -----------------------------------------------------------------
-
-/// At most this many bytes of untrusted text are quoted in one error message.
-pub const QUOTE_BYTES: usize = 4096;
-
-/// `text` cut to [`QUOTE_BYTES`] (at a character boundary) with a note of how much
-/// was left out, for quoting in errors: an error never repeats megabytes of input or
-/// template output.
-pub fn excerpt(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.len() <= QUOTE_BYTES {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut end = QUOTE_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    std::borrow::Cow::Owned(format!(
-        "{}… ({} more bytes not shown)",
-        &text[..end],
-        text.len() - end
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -690,14 +681,5 @@ mod tests {
             .unwrap_err()
             .is_none());
         assert_eq!(gunzip_within(&gz, 1 << 20, Limit::GzipBytes).unwrap(), big);
-    }
-
-    #[test]
-    fn excerpts_are_capped() {
-        assert_eq!(excerpt("short"), "short");
-        let long = "é".repeat(10_000);
-        let x = excerpt(&long);
-        assert!(x.len() < QUOTE_BYTES + 64, "{}", x.len());
-        assert!(x.ends_with("more bytes not shown)"));
     }
 }

@@ -16,20 +16,54 @@
 //! lock does not know and that differs from the download: nothing is written then.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
+use crate::limits::Limit;
 use crate::provider::Provider;
 
 /// The lock file, at the repository's root.
 pub const LOCK_FILE: &str = "fetch-lock.yaml";
 
-/// GET over HTTP(S): the body of a 200 response, at most `limit` bytes; any other
-/// status, or a larger body, is an error naming the URL.
+/// GET over HTTP(S): the body of a 200 response streamed into `sink`, at most `limit`
+/// bytes (the count written is returned); any other status, or a larger body, is an
+/// error naming the URL. Nothing is held in memory but what the sink keeps.
 pub trait Http {
-    fn get(&self, url: &str, limit: u64) -> Result<Vec<u8>>;
+    fn get_into(
+        &self,
+        url: &str,
+        limit: u64,
+        sink: &mut dyn Write,
+    ) -> std::result::Result<u64, GetFailure>;
+}
+
+/// Why a GET failed: the body has more than the limit, or anything else (the error).
+#[derive(Debug)]
+pub enum GetFailure {
+    TooLarge,
+    Other(Error),
+}
+
+impl GetFailure {
+    /// The error, a body too large said as over `limit` (`--max-file-bytes`).
+    pub fn into_error(self, url: &str, limit: Limit, amount: u64) -> Error {
+        match self {
+            GetFailure::TooLarge => crate::limits::over_limit(limit, amount, None)
+                .wrap(format!("GET {}", crate::limits::quote_untrusted(url))),
+            GetFailure::Other(e) => e,
+        }
+    }
+}
+
+/// [`Http::get_into`] a vector: the API's small JSON answers.
+pub fn get(http: &dyn Http, url: &str, limit: u64) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    http.get_into(url, limit, &mut out)
+        .map_err(|f| f.into_error(url, Limit::FileBytes, limit))?;
+    Ok(out)
 }
 
 /// Where the GitHub releases live: `https://github.com` and `https://api.github.com`,
@@ -73,12 +107,15 @@ pub enum Origin {
     },
 }
 
-/// One asset fetched: its path in the repository, its URL and its bytes.
+/// One asset fetched: its path in the repository, its URL, and the sha256 and size of
+/// its bytes, which wait in the [`Staging`] area until [`store`] moves them in place.
 #[derive(Debug, Clone)]
 pub struct Asset {
     pub path: String,
     pub url: String,
-    pub bytes: Vec<u8>,
+    pub sha256: String,
+    pub size: u64,
+    staged: PathBuf,
 }
 
 /// What one fetch did, per asset path: new, unchanged or refreshed (no lock entry, no file).
@@ -165,12 +202,14 @@ pub fn yaml_assets(release: &Value) -> Vec<String> {
 }
 
 fn json_of(http: &dyn Http, url: &str, limit: u64) -> Result<Value> {
-    let body = http.get(url, limit)?;
+    let body = get(http, url, limit)?;
     serde_json::from_slice(&body).map_err(|e| Error::new(format!("GET {url}: not JSON: {e}")))
 }
 
-/// Download one provider's assets (nothing written).
-pub fn download(w: &Wanted, gh: &GitHub, http: &dyn Http, limit: u64) -> Result<Vec<Asset>> {
+/// Download one provider's assets into the staging area (nothing written in the
+/// repository itself); `limit` bounds one JSON answer of the API.
+pub fn download(w: &Wanted, gh: &GitHub, http: &dyn Http, stage: &Staging) -> Result<Vec<Asset>> {
+    let limit = stage.file_limit;
     let p = &w.provider;
     let at = |e: Error| e.wrap(format!("{} {}", p.ptype, p.name));
     match origin(&p.url, w.version.as_deref()).map_err(at)? {
@@ -211,11 +250,11 @@ pub fn download(w: &Wanted, gh: &GitHub, http: &dyn Http, limit: u64) -> Result<
             }
             let web = gh.web.trim_end_matches('/');
             let base = format!("{web}/{owner}/{repo}/releases/download/{version}");
-            fetch_all(p, &file, &names, &base, &version, http, limit).map_err(at)
+            fetch_all(p, &file, &names, &base, &version, http, stage).map_err(at)
         }
         Origin::Url { dir, version, file } => {
             let names = ["metadata.yaml".to_string(), file.clone()];
-            fetch_all(p, &file, &names, &dir, &version, http, limit).map_err(at)
+            fetch_all(p, &file, &names, &dir, &version, http, stage).map_err(at)
         }
     }
 }
@@ -228,19 +267,14 @@ fn fetch_all(
     base: &str,
     version: &str,
     http: &dyn Http,
-    limit: u64,
+    stage: &Staging,
 ) -> Result<Vec<Asset>> {
     let label = p.manifest_label();
     wanted_assets(p, components, names)
         .into_iter()
         .map(|(n, saved)| {
             let url = format!("{base}/{n}");
-            let bytes = http.get(&url, limit)?;
-            Ok(Asset {
-                path: format!("{label}/{version}/{saved}"),
-                url,
-                bytes,
-            })
+            stage.fetch(http, url, format!("{label}/{version}/{saved}"))
         })
         .collect()
 }
@@ -312,17 +346,18 @@ pub fn lock_text(lock: &Lock) -> String {
     )
 }
 
-/// Check the downloads against the lock and the files already there, then write the
-/// new or changed files and the lock. All checks come before the first write.
+/// Check the downloads against the lock and the files already there, then move the
+/// new or changed files in place and write the lock. All checks come before the first
+/// write.
 pub fn store(dir: &Path, assets: &[Asset]) -> Result<Outcome> {
     let mut lock = read_lock(dir)?;
     let mut plan: Vec<(PathBuf, &Asset)> = Vec::new();
     let mut out = Outcome::default();
     for a in assets {
         let target = crate::paths::safe_join(dir, &a.path, "repository fetch")?;
-        let sum = crate::model::sha256_hex(&a.bytes);
+        let sum = &a.sha256;
         if let Some((url, recorded)) = lock.get(&a.path) {
-            if *recorded != sum {
+            if recorded != sum {
                 return Err(Error::new(format!(
                     "{}: {} changed since it was fetched: the lock records sha256 {recorded} (from {url}), the download is {sum}",
                     a.path, a.url
@@ -330,8 +365,8 @@ pub fn store(dir: &Path, assets: &[Asset]) -> Result<Outcome> {
                 .with_hint(format!("a release asset should never change; check the release, and only if the change is expected delete the asset's entry from {} and fetch again", dir.join(LOCK_FILE).display())));
             }
         }
-        match std::fs::read(&target) {
-            Ok(old) if old == a.bytes => out.unchanged.push(a.path.clone()),
+        match file_sha256(&target) {
+            Ok(old) if old == *sum => out.unchanged.push(a.path.clone()),
             Ok(_) if !lock.contains_key(&a.path) => {
                 return Err(Error::new(format!(
                     "{}: the file is already there, differs from {} and is not in {LOCK_FILE}",
@@ -347,17 +382,34 @@ pub fn store(dir: &Path, assets: &[Asset]) -> Result<Outcome> {
                 plan.push((target, a));
             }
         }
-        lock.insert(a.path.clone(), (a.url.clone(), sum));
+        lock.insert(a.path.clone(), (a.url.clone(), sum.clone()));
     }
     for (target, a) in plan {
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| Error::new(format!("cannot create {}: {e}", parent.display())))?;
         }
-        write_atomic(&target, &a.bytes)?;
+        std::fs::rename(&a.staged, &target)
+            .map_err(|e| Error::new(format!("cannot write {}: {e}", target.display())))?;
     }
     write_atomic(&dir.join(LOCK_FILE), lock_text(&lock).as_bytes())?;
     Ok(out)
+}
+
+/// The sha256 of a file's bytes, read in pieces.
+fn file_sha256(path: &Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    let mut f = std::fs::File::open(path)?;
+    let mut h = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(crate::model::hex(&h.finalize()))
 }
 
 fn write_atomic(target: &Path, bytes: &[u8]) -> Result<()> {
@@ -370,6 +422,12 @@ fn write_atomic(target: &Path, bytes: &[u8]) -> Result<()> {
         .and_then(|_| std::fs::rename(&tmp, target))
         .map_err(|e| Error::new(format!("cannot write {}: {e}", target.display())))
 }
+
+mod origin_rule;
+mod staging;
+pub use origin_rule::token_goes_to;
+use sha2::Digest as _;
+pub use staging::Staging;
 
 #[cfg(test)]
 mod tests;

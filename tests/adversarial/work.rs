@@ -30,8 +30,64 @@ fn templated(s: &Path, line: &str) {
     write(&s.join("in/cluster.yaml"), TEMPLATED_CLUSTER);
 }
 
+/// JSON patch operations: an `add` of a 1 KB annotation and `n` copies of its parent
+/// into itself (2ⁿ KB if built), as YAML list items indented by `indent`.
+fn doubling_ops(indent: &str, parent: &str, n: usize) -> String {
+    let mut t = format!(
+        "{indent}- op: add\n{indent}  path: {parent}/a\n{indent}  value: {}\n",
+        "x".repeat(1024)
+    );
+    for i in 0..n {
+        t += &format!(
+            "{indent}- op: copy\n{indent}  from: {parent}\n{indent}  path: {parent}/c{i}\n"
+        );
+    }
+    t
+}
+
 pub(super) fn cases(v: &mut Vec<Case>) {
     use Expect::*;
+    // JSON patches that double a value with `copy` (issue 55: the process aborted at
+    // 2⁴⁰ KB): stopped at --max-patch-bytes, in a provider's patches and a class's.
+    v.push(case(
+        "patch-copy-doubling-provider",
+        &render_stdout(),
+        Fail("over the JSON patch value limit of 16777216 bytes (raise it with --max-patch-bytes)"),
+        |s| {
+            tiny_repo(s, TINY_COMPONENTS);
+            let patch = doubling_ops("      ", "/metadata/annotations", 40);
+            write(
+                &s.join("in/providers.yaml"),
+                format!("{TINY_CORE_CR}  patches:\n  - target:\n      kind: Deployment\n    patch: |\n      - op: add\n        path: /metadata/annotations\n        value: {{}}\n{patch}"),
+            );
+        },
+    ));
+    // A class patch may only add, replace and remove (Cluster API's webhook): 5,000
+    // adds of 4 KiB values (YAML aliases) build 20 MiB.
+    v.push(case(
+        "patch-add-many-class",
+        &plan_o(),
+        Fail("over the JSON patch value limit of 16777216 bytes (raise it with --max-patch-bytes)"),
+        |s| {
+            topology(s, |c| {
+                let mut ops = "      - op: add\n        path: /spec/template/grow\n        value: {}\n".to_string();
+                // 500 anchors used 10 times each (the YAML reader bounds aliases per anchor).
+                for i in 0..5000 {
+                    let value = if i % 10 == 0 {
+                        format!("&v{} {}", i / 10, "x".repeat(4096))
+                    } else {
+                        format!("*v{}", i / 10)
+                    };
+                    ops += &format!("      - op: add\n        path: /spec/template/grow/c{i}\n        value: {value}\n");
+                }
+                c.replacen(
+                    "  variables:\n",
+                    &format!("  patches:\n  - name: grow\n    definitions:\n    - selector:\n        apiVersion: infrastructure.cluster.x-k8s.io/v1beta1\n        kind: DockerClusterTemplate\n        matchResources:\n          infrastructureCluster: true\n      jsonPatches:\n{ops}  variables:\n"),
+                    1,
+                )
+            })
+        },
+    ));
     // Go templates of a ClusterClass patch: results sized before they are built.
     for (name, line, says) in [
         (

@@ -9,6 +9,7 @@
 #![allow(dead_code)]
 
 pub mod github;
+pub mod recorder;
 pub mod v1beta2;
 
 use std::cell::Cell;

@@ -1,21 +1,38 @@
 use super::*;
 use crate::provider::ProviderType;
 use std::collections::HashMap;
+use std::io::Write;
 
 /// A fake network: URL → body; everything else is a 404.
 struct Fake(HashMap<String, Vec<u8>>);
 
 impl Http for Fake {
-    fn get(&self, url: &str, limit: u64) -> Result<Vec<u8>> {
+    fn get_into(
+        &self,
+        url: &str,
+        limit: u64,
+        sink: &mut dyn Write,
+    ) -> std::result::Result<u64, GetFailure> {
         let b = self
             .0
             .get(url)
-            .ok_or_else(|| Error::new(format!("GET {url}: 404 Not Found")))?;
+            .ok_or_else(|| GetFailure::Other(Error::new(format!("GET {url}: 404 Not Found"))))?;
         if b.len() as u64 > limit {
-            return Err(Error::new(format!("GET {url}: over {limit} bytes")));
+            return Err(GetFailure::TooLarge);
         }
-        Ok(b.clone())
+        sink.write_all(b)
+            .map_err(|e| GetFailure::Other(Error::new(format!("GET {url}: {e}"))))?;
+        Ok(b.len() as u64)
     }
+}
+
+/// A fresh repository directory with a staging area of the given limits.
+fn repo(name: &str, file: u64, total: u64) -> (PathBuf, Staging) {
+    let dir = std::env::temp_dir().join(format!("capi-fetch-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let stage = Staging::new(&dir, file, total).unwrap();
+    (dir, stage)
 }
 
 fn core(url: &str) -> Wanted {
@@ -93,8 +110,9 @@ fn urls_read_as_clusterctl_reads_them() {
 #[test]
 fn latest_is_the_newest_stable_release_and_only_yaml_assets_come() {
     let (gh, http) = github();
+    let (dir, stage) = repo("latest", 1 << 20, 1 << 20);
     let w = core("https://github.com/k/capi/releases/latest/core-components.yaml");
-    let assets = download(&w, &gh, &http, 1 << 20).unwrap();
+    let assets = download(&w, &gh, &http, &stage).unwrap();
     let paths: Vec<&str> = assets.iter().map(|a| a.path.as_str()).collect();
     assert_eq!(
         paths,
@@ -105,31 +123,31 @@ fn latest_is_the_newest_stable_release_and_only_yaml_assets_come() {
     );
     // A release without the components file the URL names.
     let w = core("https://github.com/k/capi/releases/latest/other-components.yaml");
-    let e = download(&w, &gh, &http, 1 << 20).unwrap_err();
+    let e = download(&w, &gh, &http, &stage).unwrap_err();
     assert!(
         e.message().contains("has no asset other-components.yaml"),
         "{}",
         e.message()
     );
+    drop(stage);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_changed_asset_is_refused_and_nothing_is_written() {
     let (gh, mut http) = github();
     let w = core("https://github.com/k/capi/releases/v1.14.2/core-components.yaml");
-    let dir = std::env::temp_dir().join(format!("capi-fetch-unit-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let first = store(&dir, &download(&w, &gh, &http, 1 << 20).unwrap()).unwrap();
+    let (dir, stage) = repo("unit", 1 << 20, 1 << 20);
+    let first = store(&dir, &download(&w, &gh, &http, &stage).unwrap()).unwrap();
     assert_eq!(first.written.len(), 2);
-    let again = store(&dir, &download(&w, &gh, &http, 1 << 20).unwrap()).unwrap();
+    let again = store(&dir, &download(&w, &gh, &http, &stage).unwrap()).unwrap();
     assert_eq!((again.written.len(), again.unchanged.len()), (0, 2));
     let lock = read_lock(&dir).unwrap();
     assert_eq!(lock.len(), 2);
     // The release is re-tagged with other bytes.
     let url = "http://w/k/capi/releases/download/v1.14.2/core-components.yaml";
     http.0.insert(url.into(), b"# tampered\n".to_vec());
-    let e = store(&dir, &download(&w, &gh, &http, 1 << 20).unwrap()).unwrap_err();
+    let e = store(&dir, &download(&w, &gh, &http, &stage).unwrap()).unwrap_err();
     assert!(
         e.message().contains("changed since it was fetched"),
         "{}",
@@ -139,5 +157,49 @@ fn a_changed_asset_is_refused_and_nothing_is_written() {
         std::fs::read_to_string(dir.join("cluster-api/v1.14.2/core-components.yaml")).unwrap();
     assert_eq!(kept, "# core-components.yaml\n");
     assert_eq!(read_lock(&dir).unwrap(), lock);
+    // The staging area goes with the fetch: nothing of it is left in the repository.
+    drop(stage);
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["cluster-api", "fetch-lock.yaml"]);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn assets_stream_to_disk_within_a_total_cap() {
+    let (gh, mut http) = github();
+    // Each asset is within the per-asset limit; together they are over the total.
+    let url = "http://w/k/capi/releases/download/v1.14.2/core-components.yaml";
+    http.0.insert(url.into(), vec![b'#'; 600]);
+    let w = core("https://github.com/k/capi/releases/v1.14.2/core-components.yaml");
+    let (dir, stage) = repo("total", 1000, 610);
+    let e = download(&w, &gh, &http, &stage).unwrap_err();
+    let text = e.message();
+    assert!(
+        text.contains("over the total input limit of 610 bytes")
+            && text.contains("--max-total-bytes"),
+        "{text}"
+    );
+    // One asset over the per-asset limit.
+    let (dir2, small) = repo("file", 100, 1 << 20);
+    let e = download(&w, &gh, &http, &small).unwrap_err();
+    assert!(
+        e.message()
+            .contains("over the input file limit of 100 bytes"),
+        "{}",
+        e.message()
+    );
+    // Within both: staged on disk with its sum, nothing in the repository yet.
+    let (dir3, roomy) = repo("roomy", 1000, 2000);
+    let assets = download(&w, &gh, &http, &roomy).unwrap();
+    assert_eq!(assets[0].size, 600);
+    assert_eq!(assets[0].sha256, crate::model::sha256_hex(&[b'#'; 600]));
+    assert!(!dir3.join("cluster-api").exists());
+    for (d, s) in [(dir, stage), (dir2, small), (dir3, roomy)] {
+        drop(s);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 }
