@@ -208,10 +208,16 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
         Ok(i) if i.is_empty() => ExitCode::SUCCESS,
         Ok(_) if a.output_format != DiffFormat::Text => ExitCode::from(changes),
         Ok(i) => {
+            // Values from the inputs show their control and bidi characters escaped,
+            // whatever --color says: the only line breaks are ours.
+            let shown = capi_render::impact::inert::text;
             let text = if a.name_only {
-                i.changed_units.iter().map(|u| format!("{u}\n")).collect()
+                i.changed_units
+                    .iter()
+                    .map(|u| format!("{}\n", shown(u)))
+                    .collect()
             } else {
-                i.report() + &i.diff
+                i.report() + &capi_render::impact::inert::lines(&i.diff)
             };
             let mut so = std::io::stdout().lock();
             let _ = so.write_all(text.as_bytes()).and_then(|_| so.flush());

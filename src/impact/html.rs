@@ -3,10 +3,12 @@
 //! large fleet: the headline, the warnings, a section per Cluster with a table of its
 //! parts, and the object diffs per unit with added and removed lines coloured. No budget.
 
+use super::inert;
 use super::report::{headline, unit_diffs};
 use super::ClusterImpact;
 
-/// Text escaped for HTML element content and attribute values.
+/// Text escaped for HTML element content and attribute values (a value from the inputs
+/// goes through [`inert::html`], which also shows its hidden characters).
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
@@ -33,8 +35,8 @@ pre{background:#f6f8fa;padding:.6em;overflow-x:auto}.add{color:#1a7f37}.del{colo
 fn cluster_section(c: &ClusterImpact) -> String {
     let mut s = format!(
         "<details open><summary><b>Cluster {}/{}</b>: {}</summary>\n",
-        escape(&c.namespace),
-        escape(&c.name),
+        inert::html(&c.namespace),
+        inert::html(&c.name),
         c.action.as_str()
     );
     if c.parts().next().is_some() {
@@ -42,11 +44,11 @@ fn cluster_section(c: &ClusterImpact) -> String {
             "<table><tr><th>part</th><th>action</th><th>machines</th><th>reasons</th></tr>\n",
         );
         for (o, p) in c.parts() {
-            let reasons: Vec<String> = p.reasons.iter().map(|r| escape(r)).collect();
+            let reasons: Vec<String> = p.reasons.iter().map(|r| inert::html(r)).collect();
             s.push_str(&format!(
                 "<tr><td>{} <code>{}</code></td><td class=\"{a}\">{a}</td><td>{}</td><td>{}</td></tr>\n",
                 o.label(),
-                escape(&p.name),
+                inert::html(&p.name),
                 p.machines,
                 reasons.join("<br>"),
                 a = p.action.as_str(),
@@ -60,7 +62,7 @@ fn cluster_section(c: &ClusterImpact) -> String {
 
 fn diff_lines(body: &str) -> String {
     let mut s = String::with_capacity(body.len() + body.len() / 4);
-    for line in body.lines() {
+    for line in body.split_terminator('\n') {
         let class = if line.starts_with("+++") || line.starts_with("---") {
             ""
         } else if line.starts_with('+') {
@@ -73,9 +75,10 @@ fn diff_lines(body: &str) -> String {
             ""
         };
         if class.is_empty() {
-            s.push_str(&escape(line));
+            s.push_str(&inert::html(line));
         } else {
-            s.push_str(&format!("<span class=\"{class}\">{}</span>", escape(line)));
+            let line = inert::html(line);
+            s.push_str(&format!("<span class=\"{class}\">{line}</span>"));
         }
         s.push('\n');
     }
@@ -92,7 +95,10 @@ pub fn page(clusters: &[ClusterImpact], warnings: &[String], diff: &str) -> Stri
         escape(&headline(clusters))
     );
     for w in warnings {
-        s.push_str(&format!("<div class=\"warning\">{}</div>\n", escape(w)));
+        s.push_str(&format!(
+            "<div class=\"warning\">{}</div>\n",
+            inert::html(w)
+        ));
     }
     for c in clusters {
         s.push_str(&cluster_section(c));
@@ -108,7 +114,7 @@ pub fn page(clusters: &[ClusterImpact], warnings: &[String], diff: &str) -> Stri
     for (h, b) in units {
         s.push_str(&format!(
             "<details><summary><code>{}</code></summary>\n<pre>{}</pre></details>\n",
-            escape(h),
+            inert::html(h),
             diff_lines(b)
         ));
     }

@@ -4,6 +4,7 @@
 //! per unit. The whole comment stays within a character budget (GitHub's 65,536): what
 //! does not fit is counted in a last line that points at the full report.
 
+use super::inert;
 use super::report::{headline, unit_diffs};
 use super::ClusterImpact;
 
@@ -16,12 +17,9 @@ pub const GITHUB_BUDGET: usize = 65_536;
 /// Room kept for the closing line that says what was cut.
 const CUT_NOTE_ROOM: usize = 600;
 
-/// Text for a Markdown table cell or a `<summary>`: HTML's specials escaped (GitHub
-/// renders inline HTML, [`super::html::escape`]), `|` escaped, line breaks as `<br>`.
+/// A value in a Markdown table cell: inert ([`inert::markdown`]).
 pub fn cell(s: &str) -> String {
-    super::html::escape(s)
-        .replace('|', "\\|")
-        .replace('\n', "<br>")
+    inert::markdown(s, true)
 }
 
 /// One Cluster's `<details>` section: the action in the summary, a table of its parts.
@@ -38,8 +36,8 @@ pub fn cluster_section(c: &ClusterImpact) -> String {
     };
     let mut s = format!(
         "<details><summary><b>Cluster {}/{}</b>: {}{what}</summary>\n\n",
-        cell(&c.namespace),
-        cell(&c.name),
+        inert::html(&c.namespace),
+        inert::html(&c.name),
         c.action.as_str()
     );
     if c.parts().next().is_some() {
@@ -48,7 +46,7 @@ pub fn cluster_section(c: &ClusterImpact) -> String {
             let name = if p.name.is_empty() {
                 String::new()
             } else {
-                format!(" `{}`", p.name.replace('`', "'"))
+                format!(" {}", inert::code_span(&inert::text(&p.name), true))
             };
             let reasons: Vec<String> = p.reasons.iter().map(|r| cell(r)).collect();
             s.push_str(&format!(
@@ -80,8 +78,8 @@ fn fenced(body: &str) -> String {
 fn unit_section(header: &str, body: &str) -> String {
     format!(
         "<details><summary><code>{}</code></summary>\n\n{}\n</details>\n\n",
-        cell(header),
-        fenced(body)
+        inert::html(header),
+        fenced(&inert::lines(body))
     )
 }
 
@@ -97,7 +95,7 @@ pub fn comment(
 ) -> String {
     let mut out = format!(
         "{MARKER}\n### capi-render diff\n\n**{}**\n\n",
-        cell(&headline(clusters))
+        headline(clusters)
     );
     let room = budget.saturating_sub(CUT_NOTE_ROOM);
     let len = |s: &str| s.chars().count();
@@ -116,7 +114,11 @@ pub fn comment(
         put("> [!WARNING]\n".to_string(), 0, &mut out);
         for (i, w) in warnings.iter().enumerate() {
             let sep = if i + 1 < warnings.len() { ">\n" } else { "\n" };
-            put(format!("> {}\n{sep}", cell(w)), 0, &mut out);
+            put(
+                format!("> {}\n{sep}", inert::markdown(w, false)),
+                0,
+                &mut out,
+            );
         }
     }
     for c in clusters {
@@ -150,7 +152,7 @@ pub fn comment(
         out.push_str(&format!(
             "_Cut to fit {budget} characters: {} not shown. The full report: {}._\n",
             parts.join(", "),
-            cell(full_report)
+            inert::html(full_report)
         ));
     }
     out

@@ -11,6 +11,7 @@
 //! new name and points its owner at it, which is what the up-to-date checks see.
 
 pub mod html;
+pub mod inert;
 pub mod markdown;
 pub mod origin;
 pub mod paths;

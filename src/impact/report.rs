@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use super::inert::text as shown;
 use super::rules::Owner;
 use super::{machines, Action, ClusterAction, ClusterImpact};
 
@@ -144,17 +145,19 @@ fn steps(v: &[String]) -> String {
     if v.is_empty() {
         "none".to_string()
     } else {
+        let v: Vec<_> = v.iter().map(|s| shown(s)).collect();
         v.join(" → ")
     }
 }
 
 /// One Cluster's section: `Cluster <ns>/<name>: <action>`, then a line per part with
-/// its action and machines and a line per reason.
+/// its action and machines and a line per reason. Values from the inputs (names,
+/// versions, reasons) show their hidden characters escaped ([`super::inert::text`]).
 pub fn section(c: &ClusterImpact) -> String {
     let mut s = format!(
         "Cluster {}/{}: {}\n",
-        c.namespace,
-        c.name,
+        shown(&c.namespace),
+        shown(&c.name),
         c.action.as_str()
     );
     if let Some(p) = &c.upgrade_plan {
@@ -168,23 +171,24 @@ pub fn section(c: &ClusterImpact) -> String {
         let what = owner.label();
         s.push_str(&format!(
             "  {what} {}: {} ({})\n",
-            p.name,
+            shown(&p.name),
             p.action.as_str(),
             machines(p.machines)
         ));
         for r in &p.reasons {
-            s.push_str(&format!("    {r}\n"));
+            s.push_str(&format!("    {}\n", shown(r)));
         }
     }
     s
 }
 
 /// The text report: the headline, the warnings (`! ...`), one section per Cluster
-/// and a blank line, to print before the object diffs.
+/// and a blank line, to print before the object diffs. Every line break in it is ours:
+/// a value's hidden characters show as escapes.
 pub fn text(clusters: &[ClusterImpact], warnings: &[String]) -> String {
     let mut s = format!("{}\n", headline(clusters));
     for w in warnings {
-        s.push_str(&format!("! {w}\n"));
+        s.push_str(&format!("! {}\n", shown(w)));
     }
     for c in clusters {
         s.push_str(&section(c));
