@@ -174,3 +174,51 @@ fn verify_renders_with_the_recorded_config_images() {
     );
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// A config Secret reaches `rendered/` without being in `configmaps/`: the bundle
+/// records the keys the components name (not the others) in
+/// `render-inputs/objects.yaml`, and verify renders with them and with the mirror
+/// Secrets' `images` over them. Runs without the corpus (the quickstart providers).
+#[test]
+fn verify_renders_with_the_recorded_config_secret_keys_only() {
+    let d = scratch("rederive-secret");
+    let input = d.join("providers.yaml");
+    let text = std::fs::read_to_string(root().join("fixtures/quickstart/providers/providers.yaml"))
+        .unwrap();
+    std::fs::write(
+        &input,
+        format!("{text}  UNUSED_TOKEN: not-for-the-bundle\n"),
+    )
+    .unwrap();
+    let out = d.join("b");
+    make(
+        &out,
+        &BundleOptions {
+            config: Some(root().join("fixtures/quickstart/clusterctl.yaml")),
+            image_registry: Some("registry.internal.example".into()),
+            ..Default::default()
+        },
+        &[input],
+    );
+    let rec = std::fs::read_to_string(out.join("render-inputs/objects.yaml")).unwrap();
+    assert!(rec.contains("SYNTH_REGION: eu-west-1\n"), "{rec}");
+    assert!(!rec.contains("UNUSED_TOKEN"), "{rec}");
+    assert_eq!(bundle::verify(&out).unwrap().problems, Vec::<String>::new());
+    let problems = tamper(&out, "render-inputs/objects.yaml", |t| {
+        t.replace("SYNTH_REGION: eu-west-1", "SYNTH_REGION: us-east-1")
+    });
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with("rendered/capi-system/core-cluster-api.yaml: differs from what the bundle's configmaps/ and repository/ render: changed: document "),
+        "{problems:?}"
+    );
+    // Nothing but what a bundle records may sit in render-inputs/.
+    let problems = tamper(&out, "render-inputs/objects.yaml", |t| {
+        format!("{t}---\napiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: CoreProvider\nmetadata: {{name: x, namespace: y}}\n")
+    });
+    assert!(
+        problems.len() == 1 && problems[0].contains("kind \"CoreProvider\": only config Secrets and additional-manifests ConfigMaps are recorded"),
+        "{problems:?}"
+    );
+    std::fs::remove_dir_all(&d).ok();
+}
