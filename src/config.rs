@@ -145,6 +145,11 @@ impl Config {
         }
     }
 
+    /// `images:` as the file has them, with every field any release reads.
+    pub fn images_as_written(&self) -> Option<&BTreeMap<String, ImageMeta>> {
+        self.images_as_written.as_ref()
+    }
+
     /// A config with no file.
     pub fn new(env: BTreeMap<String, String>) -> Config {
         Config {

@@ -28,6 +28,8 @@ fn root() -> PathBuf {
 }
 
 mod common;
+#[path = "bundle/rederive.rs"]
+mod rederive;
 use common::corpus;
 
 fn providers_fixture() -> PathBuf {
@@ -388,6 +390,7 @@ fn mirror_reaches_the_rendered_manifests_the_list_and_the_install() {
     let from_bundle = render(&[out.join("configmaps")], &RenderOptions::default());
     assert_rendered_holds(&out, &from_bundle);
     assert_eq!(from_bundle.units.len(), 4);
+    assert_eq!(bundle::verify(&out).unwrap().problems, Vec::<String>::new());
     std::fs::remove_dir_all(&d).ok();
 }
 
@@ -551,7 +554,10 @@ fn verify_detects_any_flipped_byte_and_missing_or_extra_files() {
     std::fs::write(out.join("SHA256SUMS"), sums_bad).unwrap();
     assert_eq!(
         bundle::verify(&out).unwrap().problems,
-        ["configmaps/capd-system/infrastructure-docker-v1.10.10.yaml: ConfigMap infrastructure-docker-v1.10.10: components differ from repository/infrastructure-docker/v1.10.10/infrastructure-components.yaml"]
+        [
+            "configmaps/capd-system/infrastructure-docker-v1.10.10.yaml: ConfigMap infrastructure-docker-v1.10.10: components differ from repository/infrastructure-docker/v1.10.10/infrastructure-components.yaml",
+            "rendered/: not re-derived: the ConfigMap and OCI layout problems above come first"
+        ]
     );
     std::fs::write(&cm_path, cm_orig).unwrap();
     std::fs::write(out.join("SHA256SUMS"), sums_orig).unwrap();
@@ -737,6 +743,8 @@ fn mirrored_bundle_renders_what_installing_it_renders_when_images_are_customised
     let from_bundle = render(&[out.join("configmaps")], &RenderOptions::default());
     assert_eq!(from_bundle.units.len(), 2);
     assert_rendered_holds(&out, &from_bundle);
+    // verify re-renders it: the mirror Secret's images key over the recorded core-vars.
+    assert_eq!(bundle::verify(&out).unwrap().problems, Vec::<String>::new());
     assert_eq!(
         std::fs::read_to_string(out.join("images.txt")).unwrap(),
         format!(

@@ -135,7 +135,8 @@ pub fn mirror_secret(p: &BundleProvider, registry: &str) -> (String, Value) {
     (name, secret)
 }
 
-fn yaml_file(objs: &[Value]) -> Vec<u8> {
+/// The bundle's YAML for `objs` (a final newline).
+pub(super) fn yaml_file(objs: &[Value]) -> Vec<u8> {
     let mut s = crate::yaml::from_objects(objs);
     if !s.is_empty() && !s.ends_with('\n') {
         s.push('\n');
@@ -289,6 +290,9 @@ pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)>
         warnings: res.warnings.clone(),
         ..Default::default()
     };
+    for (k, v) in super::inputs::record(&loaded.objects, &res)? {
+        tree.insert(k, v);
+    }
     let mut all_images = BTreeSet::new();
     for (p, r) in providers.iter().zip(rendered) {
         summary.providers.push(p.unit_name());

@@ -4,8 +4,11 @@
 //! layouts — with `SHA256SUMS`, and `bundle verify`.
 
 pub mod build;
+pub mod difference;
 pub mod images;
+pub mod inputs;
 pub mod oci;
+pub mod rederive;
 pub mod resolve;
 pub mod stage;
 pub mod sums;

@@ -1,7 +1,8 @@
 //! `capi-render bundle verify BUNDLE`: every file against `SHA256SUMS` (changed,
 //! missing and unlisted files), then every provider ConfigMap decoded (gzip
-//! included) against the repository files it was made from, and every OCI layout
-//! against its ConfigMap.
+//! included) against the repository files it was made from, every OCI layout
+//! against its ConfigMap, and `rendered/` and `images.txt` against what the bundle's
+//! own content renders ([`super::rederive`]).
 
 use crate::model::pointer::Pointer as _;
 use std::collections::BTreeMap;
@@ -197,12 +198,30 @@ fn check_oci(
     }
 }
 
-/// Verify the bundle at `root`.
+/// Verify the bundle at `root`: [`verify_stored`], then `rendered/` and `images.txt`
+/// against what the bundle's own content renders ([`super::rederive`]) — once the
+/// ConfigMaps and layouts it renders from check out.
 pub fn verify(root: &Path) -> Result<Report> {
+    let (mut report, tree, sound) = verify_stored(root)?;
+    if sound {
+        super::rederive::check(&tree, &mut report.problems);
+    } else {
+        report.problems.push(format!(
+            "{}: not re-derived: the ConfigMap and OCI layout problems above come first",
+            super::rederive::RENDERED
+        ));
+    }
+    Ok(report)
+}
+
+/// Every sum, every ConfigMap against `repository/` and every OCI layout against its
+/// ConfigMap; the bundle's files, and whether the ConfigMaps and layouts checked out.
+fn verify_stored(root: &Path) -> Result<(Report, Tree, bool)> {
     let mut report = Report {
         problems: sums::check_tree(root)?,
         ..Default::default()
     };
+    let from_sums = report.problems.len();
     let tree = read_tree(root)?;
     report.files = tree.len();
     let mut cms: BTreeMap<String, (Vec<u8>, Vec<u8>)> = BTreeMap::new();
@@ -246,7 +265,8 @@ pub fn verify(root: &Path) -> Result<Report> {
         report.oci_layouts += 1;
         check_oci(&tree, d, &cms, &mut report.problems);
     }
-    Ok(report)
+    let sound = report.problems.len() == from_sums;
+    Ok((report, tree, sound))
 }
 
 #[cfg(test)]
@@ -318,7 +338,7 @@ mod tests {
         )
         .unwrap();
         assert!(cm.contains("binaryData:"), "not compressed");
-        let r = verify(&d.join("b")).unwrap();
+        let r = verify_stored(&d.join("b")).unwrap().0;
         assert_eq!(r.problems, Vec::<String>::new());
         assert_eq!((r.configmaps, r.oci_layouts, r.files), (1, 1, 11));
         std::fs::remove_dir_all(&d).unwrap();
@@ -334,7 +354,7 @@ mod tests {
             b"kind: Namespacf\n".to_vec(),
         );
         let d = written("mismatch", t);
-        let r = verify(&d.join("b")).unwrap();
+        let r = verify_stored(&d.join("b")).unwrap().0;
         assert_eq!(
             r.problems,
             [
@@ -354,12 +374,12 @@ mod tests {
         bytes[3] ^= 0x20;
         std::fs::write(&f, &bytes).unwrap();
         assert_eq!(
-            verify(&b).unwrap().problems,
+            verify_stored(&b).unwrap().0.problems,
             ["repository/infrastructure-docker/v1.0.0/cluster-template.yaml: checksum mismatch"]
         );
         std::fs::remove_file(&f).unwrap();
         assert_eq!(
-            verify(&b).unwrap().problems,
+            verify_stored(&b).unwrap().0.problems,
             ["repository/infrastructure-docker/v1.0.0/cluster-template.yaml: missing"]
         );
         std::fs::remove_dir_all(&d).unwrap();

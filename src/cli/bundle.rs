@@ -32,7 +32,8 @@ pub struct BundleArgs {
 
 #[derive(Subcommand)]
 pub enum BundleCmd {
-    /// Re-check every checksum and that the ConfigMaps decode to the repository files.
+    /// Re-check every checksum, that the ConfigMaps decode to the repository files, and
+    /// that rendered/ and images.txt are what the bundle's own content renders.
     #[command(after_help = super::help::BUNDLE_VERIFY)]
     Verify {
         /// The bundle directory.
@@ -75,7 +76,10 @@ pub fn run(a: &BundleArgs, config: Option<&Path>, repository: Option<&Path>) -> 
                 "bundle {} failed verification: {} problem(s)",
                 dir.display(),
                 r.problems.len()
-            )));
+            ))
+            .with_hint(
+                "a bundle is checked against what its own content renders, whatever SHA256SUMS says: do not edit it; build a new one with `capi-render bundle -f PATH... -o BUNDLE`",
+            ));
         }
         if !json && !super::ui::get().quiet {
             println!(

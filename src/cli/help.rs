@@ -132,7 +132,7 @@ pub const BUNDLE_VERIFY: &str = concat!(
     "  capi-render bundle verify /media/usb/capi-bundle && kubectl apply --server-side -R -f /media/usb/capi-bundle/configmaps/\n",
     "  capi-render bundle verify bundle --output-format json | jq .problems\n\n",
     "Exit codes:\n",
-    "  0  every sum, ConfigMap and OCI layout checks out\n",
+    "  0  every sum, ConfigMap and OCI layout checks out, and rendered/ and images.txt are what the bundle renders\n",
     "  1  a problem was found (each is printed) or the bundle is unreadable\n",
     "  2  usage error"
 );
