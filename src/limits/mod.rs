@@ -619,6 +619,25 @@ pub fn plain_or_quoted(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// A message that carries untrusted text (an extension's answer checked as a class's
+/// own definitions would be): every unprintable character escaped as Go's `%q` escapes
+/// it, and cut to [`QUOTE_BYTES`] with a note of how much was left out.
+pub fn escaped_excerpt(text: &str) -> String {
+    let mut out = String::new();
+    for (at, c) in text.char_indices() {
+        if out.len() >= QUOTE_BYTES {
+            out.push_str(&format!("… ({} more bytes not shown)", text.len() - at));
+            return out;
+        }
+        if crate::go::quote::is_print(c) {
+            out.push(c);
+        } else {
+            crate::go::quote::push_escaped(&mut out, c, '"', false);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -770,5 +789,16 @@ mod tests {
         assert_eq!(plain_or_quoted("3 replicas, over 2"), "3 replicas, over 2");
         assert_eq!(plain_or_quoted("a\nb"), r#""a\nb""#);
         assert!(plain_or_quoted(&"x".repeat(QUOTE_BYTES + 1)).ends_with("not shown)"));
+        assert_eq!(escaped_excerpt("a \"b\"\u{1}\n"), "a \"b\"\\x01\\n");
+        let e = escaped_excerpt(&"\u{1}".repeat(1 << 20));
+        assert!(
+            e.len() < QUOTE_BYTES + 64 && !e.contains('\u{1}'),
+            "{}",
+            e.len()
+        );
+        assert!(e.ends_with(&format!(
+            "({} more bytes not shown)",
+            (1 << 20) - QUOTE_BYTES / 4
+        )));
     }
 }
