@@ -119,6 +119,8 @@ struct Namespace {
     fingerprint: String,
     /// Where each ClusterClass of `objects` came from: (index, file, document).
     class_origins: Vec<(usize, std::sync::Arc<str>, usize)>,
+    /// Where each ExtensionConfig of `objects` came from: (index, file, document).
+    extension_origins: Vec<(usize, std::sync::Arc<str>, usize)>,
 }
 
 /// The file and document an input object came from.
@@ -304,6 +306,7 @@ fn index_clusters(
                 classes: crate::topology::ClassCache::for_core(v1beta2_core),
                 fingerprint: String::new(),
                 class_origins: Vec::new(),
+                extension_origins: Vec::new(),
             });
             namespaces.len() - 1
         })
@@ -316,8 +319,9 @@ fn index_clusters(
             continue;
         }
         input::set_missing_namespaces(std::slice::from_mut(&mut value), "");
-        let origin = crate::topology::class_unit::is_class(&value)
-            .then(|| (std::sync::Arc::from(o.file.as_str()), o.doc));
+        let origin = (crate::topology::class_unit::is_class(&value)
+            || crate::runtime::config::is_extension_config(&value))
+        .then(|| (std::sync::Arc::from(o.file.as_str()), o.doc));
         placed.push((ns_of(obj::namespace(&value)), value, origin));
     }
     let clusters = pending
@@ -336,7 +340,12 @@ fn index_clusters(
     for (ns, value, origin) in placed {
         let space = &mut namespaces[ns];
         if let Some((file, doc)) = origin {
-            space.class_origins.push((space.objects.len(), file, doc));
+            let at = space.objects.len();
+            if crate::topology::class_unit::is_class(&value) {
+                space.class_origins.push((at, file, doc));
+            } else {
+                space.extension_origins.push((at, file, doc));
+            }
         }
         space.objects.push(value);
     }

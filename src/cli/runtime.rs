@@ -1,7 +1,11 @@
 //! `--runtime-extension NAME=URL`, `--runtime-extension-ca FILE`,
 //! `--allow-remote-extensions` (render and diff): the HTTP(S) transport the Runtime SDK
 //! client of the library calls extensions through ([`capi_render::runtime`]). The only
-//! network these commands use, and only when asked.
+//! network these commands use, and only when asked: to the URLs the command line gives,
+//! loopback ones unless `--allow-remote-extensions` is on the command line (a lock's
+//! `allowRemote` is never read as permission). Redirects are not followed; a loopback
+//! URL is called directly whatever `HTTP_PROXY`/`HTTPS_PROXY`/`ALL_PROXY` say, an allowed
+//! remote one through the proxy they name (`NO_PROXY` honoured).
 
 use std::collections::BTreeMap;
 use std::io::Read as _;
@@ -9,7 +13,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use capi_render::error::Error;
+use capi_render::limits::quote_untrusted_bytes;
 use capi_render::render::Rendering;
+use capi_render::runtime::config::{is_loopback_url, UrlPolicy};
 use capi_render::runtime::{CallError, Transport};
 use clap::Args;
 
@@ -29,7 +35,8 @@ pub struct ExtensionArgs {
     /// the only root trusted for extensions.
     #[arg(long = "runtime-extension-ca", value_name = "FILE")]
     pub runtime_extension_ca: Option<PathBuf>,
-    /// Let --runtime-extension and ExtensionConfig URLs name hosts other than this machine.
+    /// Let --runtime-extension URLs name hosts other than this machine. Read from the
+    /// command line only: --from-lock never takes it from the lock.
     #[arg(long = "allow-remote-extensions")]
     pub allow_remote_extensions: bool,
     /// At most N calls to the extensions at once (default: one per render worker, as
@@ -54,8 +61,11 @@ impl ExtensionArgs {
     }
 }
 
-/// `--from-lock`: the recorded flags, unless flags are given with it (the extension may
-/// run at another address on this machine); `--runtime-concurrency` as given.
+/// `--from-lock`: the recorded `NAME=URL`s and CA, unless flags are given with it (the
+/// extension may run at another address on this machine); `--runtime-concurrency` and
+/// `--allow-remote-extensions` as given. The lock comes with the tree (a pull request
+/// may edit it): its `allowRemote` is never permission, so its URLs are held to the
+/// loopback rule unless the command line allows remote extensions.
 pub fn recorded_or_given(
     given: &ExtensionArgs,
     c: &capi_render::gitops::lock::RenderCommand,
@@ -66,7 +76,7 @@ pub fn recorded_or_given(
     ExtensionArgs {
         runtime_extension: c.runtime_extensions.clone(),
         runtime_extension_ca: c.runtime_extension_ca.as_ref().map(PathBuf::from),
-        allow_remote_extensions: c.allow_remote_extensions,
+        allow_remote_extensions: given.allow_remote_extensions,
         runtime_concurrency: given.runtime_concurrency,
     }
 }
@@ -87,23 +97,31 @@ pub fn note_handlers(session: Option<&capi_render::runtime::Session>) {
 /// Let `r`'s Clusters call the extensions of the ExtensionConfigs among its inputs.
 pub fn call_extensions(r: &mut Rendering, a: &ExtensionArgs) -> Result<(), Error> {
     let urls = a.urls()?;
-    let transport = HttpTransport::new(a.runtime_extension_ca.as_deref())?;
+    let policy = UrlPolicy {
+        allow_remote: a.allow_remote_extensions,
+    };
+    let transport = HttpTransport::new(a.runtime_extension_ca.as_deref(), policy)?;
     r.call_extensions(
         &urls,
-        a.allow_remote_extensions,
+        policy,
         a.runtime_concurrency.map(|n| n as usize),
         Box::new(transport),
     )
 }
 
-/// POSTs over ureq (rustls); https trusts the given CA only.
+/// POSTs over ureq (rustls); https trusts the given CA only. Every URL is checked
+/// against the policy before a connection; redirects are answers, not followed.
 pub struct HttpTransport {
-    agent: ureq::Agent,
+    policy: UrlPolicy,
+    /// No proxy: loopback URLs.
+    direct: ureq::Agent,
+    /// The proxy the environment names, if any: remote URLs (when allowed).
+    proxied: ureq::Agent,
 }
 
 impl HttpTransport {
-    pub fn new(ca: Option<&std::path::Path>) -> Result<HttpTransport, Error> {
-        let mut cfg = ureq::Agent::config_builder().http_status_as_error(false);
+    pub fn new(ca: Option<&std::path::Path>, policy: UrlPolicy) -> Result<HttpTransport, Error> {
+        let mut tls = None;
         if let Some(path) = ca {
             let pem = std::fs::read(path).map_err(|e| {
                 Error::new(format!("--runtime-extension-ca {}: {e}", path.display()))
@@ -127,13 +145,28 @@ impl HttpTransport {
                     path.display()
                 )));
             }
-            let tls = ureq::tls::TlsConfig::builder()
-                .root_certs(ureq::tls::RootCerts::new_with_certs(&certs))
-                .build();
-            cfg = cfg.tls_config(tls);
+            tls = Some(
+                ureq::tls::TlsConfig::builder()
+                    .root_certs(ureq::tls::RootCerts::new_with_certs(&certs))
+                    .build(),
+            );
         }
+        let agent = |proxy_from_env: bool| -> ureq::Agent {
+            let mut cfg = ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .max_redirects(0);
+            if let Some(t) = &tls {
+                cfg = cfg.tls_config(t.clone());
+            }
+            if !proxy_from_env {
+                cfg = cfg.proxy(None);
+            }
+            cfg.build().into()
+        };
         Ok(HttpTransport {
-            agent: cfg.build().into(),
+            policy,
+            direct: agent(false),
+            proxied: agent(true),
         })
     }
 }
@@ -141,8 +174,15 @@ impl HttpTransport {
 impl Transport for HttpTransport {
     fn post(&self, url: &str, body: &[u8], timeout: Duration) -> Result<Vec<u8>, CallError> {
         let fail = |e: String| CallError(format!("http call failed: {e}"));
-        let resp = self
-            .agent
+        self.policy
+            .check(url)
+            .map_err(|e| fail(format!("Post {url:?} refused: {}", e.message())))?;
+        let agent = if is_loopback_url(url) {
+            &self.direct
+        } else {
+            &self.proxied
+        };
+        let resp = agent
             .post(url)
             .config()
             .timeout_global(Some(timeout))
@@ -162,10 +202,16 @@ impl Transport for HttpTransport {
                 "the response is larger than {MAX_RESPONSE_BYTES} bytes"
             )));
         }
+        if (300..400).contains(&status) {
+            return Err(fail(format!(
+                "got response with status code {status} (a redirect, which capi-render does not follow: point --runtime-extension at the address the extension serves): response : {}",
+                quote_untrusted_bytes(&out)
+            )));
+        }
         if status != 200 {
             return Err(fail(format!(
-                "got response with status code {status} != 200: response : {:?}",
-                String::from_utf8_lossy(&out)
+                "got response with status code {status} != 200: response : {}",
+                quote_untrusted_bytes(&out)
             )));
         }
         Ok(out)
@@ -222,7 +268,7 @@ mod tests {
     #[test]
     fn posts_json_and_returns_the_body() {
         let (url, h) = serve_once(200, r#"{"status":"Success"}"#);
-        let t = HttpTransport::new(None).unwrap();
+        let t = HttpTransport::new(None, UrlPolicy::default()).unwrap();
         let out = t
             .post(
                 &format!("{url}/hooks"),
@@ -239,7 +285,7 @@ mod tests {
     #[test]
     fn a_status_other_than_200_and_no_server_are_call_errors() {
         let (url, h) = serve_once(500, "boom");
-        let t = HttpTransport::new(None).unwrap();
+        let t = HttpTransport::new(None, UrlPolicy::default()).unwrap();
         let e = t.post(&url, b"{}", Duration::from_secs(5)).unwrap_err();
         assert_eq!(
             e.0,
@@ -252,12 +298,35 @@ mod tests {
     }
 
     #[test]
+    fn a_redirect_is_an_error_and_a_refused_url_is_never_connected() {
+        let (url, h) = serve_once(302, "moved");
+        let t = HttpTransport::new(None, UrlPolicy::default()).unwrap();
+        let e = t.post(&url, b"{}", Duration::from_secs(5)).unwrap_err();
+        assert!(
+            e.0.contains("status code 302 (a redirect, which capi-render does not follow"),
+            "{}",
+            e.0
+        );
+        assert!(e.0.ends_with("response : \"moved\""), "{}", e.0);
+        h.join().unwrap();
+        // The policy is checked again here: no connection is attempted.
+        let e = t
+            .post("http://0.0.0.0:9/x", b"{}", Duration::from_secs(5))
+            .unwrap_err();
+        assert!(e.0.contains("is not a loopback address"), "{}", e.0);
+        let remote = HttpTransport::new(None, UrlPolicy { allow_remote: true }).unwrap();
+        assert!(remote.policy.check("http://10.0.0.1").is_ok());
+    }
+
+    #[test]
     fn a_ca_file_without_a_certificate_is_refused() {
         let dir = std::env::temp_dir().join(format!("capi-render-ca-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("ca.crt");
         std::fs::write(&f, "not a certificate\n").unwrap();
-        let e = HttpTransport::new(Some(&f)).err().unwrap();
+        let e = HttpTransport::new(Some(&f), UrlPolicy::default())
+            .err()
+            .unwrap();
         assert!(
             e.message().contains("no PEM certificate"),
             "{}",

@@ -31,32 +31,35 @@ pub fn quote_with(s: &str, q: char, ascii: bool) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push(q);
     for c in s.chars() {
-        if c == q || c == '\\' {
-            out.push('\\');
-            out.push(c);
-            continue;
-        }
-        if (!ascii || c.is_ascii()) && is_print(c) {
-            out.push(c);
-            continue;
-        }
-        match c {
-            '\x07' => out.push_str("\\a"),
-            '\x08' => out.push_str("\\b"),
-            '\x0c' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\x0b' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
+        push_escaped(&mut out, c, q, ascii);
     }
     out.push(q);
     out
+}
+
+/// One character of a quoted string (quote `q`) as `strconv.Quote` writes it.
+pub fn push_escaped(out: &mut String, c: char, q: char, ascii: bool) {
+    if c == q || c == '\\' {
+        out.push('\\');
+        out.push(c);
+        return;
+    }
+    if (!ascii || c.is_ascii()) && is_print(c) {
+        out.push(c);
+        return;
+    }
+    match c {
+        '\x07' => out.push_str("\\a"),
+        '\x08' => out.push_str("\\b"),
+        '\x0c' => out.push_str("\\f"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        '\x0b' => out.push_str("\\v"),
+        c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+        c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+        c => out.push_str(&format!("\\U{:08x}", c as u32)),
+    }
 }
 
 #[cfg(test)]

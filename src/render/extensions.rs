@@ -19,25 +19,27 @@ impl Rendering {
         self.runtime.clone()
     }
 
-    /// Discover the extensions of the ExtensionConfigs among the inputs (each at the URL
-    /// `urls` gives it, else its own `spec.clientConfig.url`; loopback only unless
-    /// `allow_remote`), and let every Cluster call them, at most `max_in_flight` calls at
-    /// once when given. Nothing happens when the inputs have no ExtensionConfig and
-    /// `urls` is empty.
+    /// Discover the extensions of the ExtensionConfigs among the inputs that `urls`
+    /// (`--runtime-extension NAME=URL`) names, each at its URL, which `policy` allows
+    /// (loopback only unless remote extensions are allowed on the command line), and let
+    /// every Cluster call them, at most `max_in_flight` calls at once when given. The
+    /// other ExtensionConfigs are never called (their own `spec.clientConfig` is not
+    /// used): a class that needs one fails, naming the flag to pass. Nothing happens
+    /// when the inputs have no ExtensionConfig and `urls` is empty.
     pub fn call_extensions(
         &mut self,
         urls: &BTreeMap<String, String>,
-        allow_remote: bool,
+        policy: config::UrlPolicy,
         max_in_flight: Option<usize>,
         transport: Box<dyn Transport>,
     ) -> Result<()> {
         let mut objects: Vec<(String, &Value)> = Vec::new();
         let mut namespace_labels: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
         for ns in &self.namespaces {
+            for (at, file, doc) in &ns.extension_origins {
+                objects.push((format!("{file}, document {}", doc + 1), &ns.objects[*at]));
+            }
             for o in &ns.objects {
-                if config::is_extension_config(o) {
-                    objects.push(("the inputs".to_string(), o));
-                }
                 if crate::model::object::kind(o) == "Namespace"
                     && crate::model::object::api_version(o) == "v1"
                 {
@@ -49,8 +51,8 @@ impl Rendering {
         if objects.is_empty() && urls.is_empty() {
             return Ok(());
         }
-        let configs = config::extension_configs(objects, urls, allow_remote)?;
-        let registry = Registry::discover(configs, transport.as_ref())?;
+        let (configs, unnamed) = config::extension_configs(objects, urls, policy)?;
+        let registry = Registry::discover(configs, transport.as_ref())?.with_unnamed(unnamed);
         let mut session = Runtime::new(registry, transport, namespace_labels);
         if let Some(n) = max_in_flight {
             session = session.with_max_in_flight(n);

@@ -1,8 +1,11 @@
 //! ExtensionConfigs among the inputs (`runtime.cluster.x-k8s.io/v1alpha1` and
 //! `v1beta2`), and where capi-render reaches each: the `--runtime-extension NAME=URL`
-//! given for it, else its own `spec.clientConfig.url`. An in-cluster Service address is
-//! not reachable offline; a URL must be http, or https with the CA the caller trusts, on
-//! a loopback address unless remote extensions are allowed.
+//! given for it on the command line, and nowhere else. An ExtensionConfig's own
+//! `spec.clientConfig` (a URL or an in-cluster Service) is never connected to: the inputs
+//! do not choose where capi-render connects. A URL must be http, or https with the CA
+//! the caller trusts, on a loopback address unless remote extensions are allowed
+//! ([`UrlPolicy`]: `--allow-remote-extensions` on the command line, never a lock or an
+//! input).
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -38,14 +41,39 @@ pub fn is_extension_config(o: &Value) -> bool {
     object::kind(o) == "ExtensionConfig" && API_VERSIONS.contains(&object::api_version(o))
 }
 
-/// The ExtensionConfigs among `objects` (each with where it was read), in name order,
-/// with `urls` (`--runtime-extension NAME=URL`) applied. Every URL is checked:
-/// http or https, and a loopback host unless `allow_remote`.
+/// An ExtensionConfig among the inputs that no `--runtime-extension` names: it is not
+/// called, and a class that needs it is told which flag to pass.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unnamed {
+    pub name: String,
+    /// Where it was read (`file`, document), for errors.
+    pub source: String,
+}
+
+/// Where capi-render may connect: a loopback address (127.0.0.0/8, ::1, `localhost`)
+/// only, unless `allow_remote` (`--allow-remote-extensions` on the command line). The
+/// configs are checked against it, and the transport checks it again for every URL it
+/// connects to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UrlPolicy {
+    pub allow_remote: bool,
+}
+
+impl UrlPolicy {
+    /// [`check_url`] under this policy.
+    pub fn check(&self, url: &str) -> Result<()> {
+        check_url(url, self.allow_remote)
+    }
+}
+
+/// The ExtensionConfigs among `objects` (each with where it was read), in name order:
+/// those `urls` (`--runtime-extension NAME=URL`) name, each at its URL, checked against
+/// `policy`; and the others, which are not called.
 pub fn extension_configs<'a>(
     objects: impl IntoIterator<Item = (String, &'a Value)>,
     urls: &BTreeMap<String, String>,
-    allow_remote: bool,
-) -> Result<Vec<ExtensionConfig>> {
+    policy: UrlPolicy,
+) -> Result<(Vec<ExtensionConfig>, Vec<Unnamed>)> {
     let objects: Vec<(String, &Value)> = objects
         .into_iter()
         .filter(|(_, o)| is_extension_config(o))
@@ -63,45 +91,30 @@ pub fn extension_configs<'a>(
         .with_hint(if known.is_empty() {
             "add the ExtensionConfig (runtime.cluster.x-k8s.io/v1alpha1) to the inputs".to_string()
         } else {
-            format!("the inputs define: {}", known.join(", "))
+            format!("the inputs define: {}", some_of(&known))
         }));
     }
     let mut out: BTreeMap<String, ExtensionConfig> = BTreeMap::new();
+    let mut unnamed: BTreeMap<String, Unnamed> = BTreeMap::new();
     for (source, o) in objects {
         let name = object::name(o).to_string();
-        if let Some(prev) = out.get(&name) {
+        let prev = out
+            .get(&name)
+            .map(|c| &c.source)
+            .or(unnamed.get(&name).map(|u| &u.source));
+        if let Some(prev) = prev {
             return Err(Error::new(format!(
-                "{source}: ExtensionConfig {name:?} is also defined in {}",
-                prev.source
+                "{source}: ExtensionConfig {} is also defined in {prev}",
+                crate::limits::quote_untrusted(&name)
             ))
             .with_hint("keep one ExtensionConfig of each name among the inputs"));
         }
-        let client = o.pointer("/spec/clientConfig");
-        let own_url = client
-            .and_then(|c| c.get("url"))
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let url = match urls.get(&name) {
-            Some(u) => u.clone(),
-            None if !own_url.is_empty() => own_url.to_string(),
-            None => {
-                let svc = client.and_then(|c| c.get("service"));
-                let at = svc.map_or(String::new(), |s| {
-                    format!(
-                        " (Service {}/{})",
-                        s.get("namespace").and_then(Value::as_str).unwrap_or(""),
-                        s.get("name").and_then(Value::as_str).unwrap_or("")
-                    )
-                });
-                return Err(Error::new(format!(
-                    "{source}: ExtensionConfig {name:?}: spec.clientConfig has no url{at}, and an in-cluster Service is not reachable offline"
-                ))
-                .with_hint(format!(
-                    "run the extension locally and pass --runtime-extension {name}=https://127.0.0.1:PORT (with --runtime-extension-ca FILE for its certificate)"
-                )));
-            }
+        let Some(url) = urls.get(&name) else {
+            unnamed.insert(name.clone(), Unnamed { name, source });
+            continue;
         };
-        check_url(&url, allow_remote)
+        policy
+            .check(url)
             .map_err(|e| e.wrap(format!("{source}: ExtensionConfig {name:?}")))?;
         let settings = string_map_at(o, "/spec/settings");
         let namespace_selector = o
@@ -113,13 +126,27 @@ pub fn extension_configs<'a>(
             ExtensionConfig {
                 name,
                 source,
-                url,
+                url: url.clone(),
                 settings,
                 namespace_selector,
             },
         );
     }
-    Ok(out.into_values().collect())
+    Ok((out.into_values().collect(), unnamed.into_values().collect()))
+}
+
+/// At most five names, and how many more there are.
+pub fn some_of(names: &[&str]) -> String {
+    const SHOWN: usize = 5;
+    let shown: Vec<String> = names
+        .iter()
+        .take(SHOWN)
+        .map(|n| crate::limits::plain_or_quoted(n).into_owned())
+        .collect();
+    match names.len().saturating_sub(SHOWN) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
 }
 
 /// The string map at `pointer` (a value that is not a string reads as ""), empty when
@@ -148,20 +175,28 @@ pub fn parse_flag(s: &str) -> Result<(String, String)> {
 /// The URL's scheme is http or https, and its host a loopback address unless
 /// `allow_remote`.
 pub fn check_url(url: &str, allow_remote: bool) -> Result<()> {
+    let shown = || crate::limits::quote_untrusted(url);
     let host = host_of(url).ok_or_else(|| {
         Error::new(format!(
-            "URL {url:?} is not http://HOST[:PORT][/PATH] or https://HOST[:PORT][/PATH]"
+            "URL {} is not http://HOST[:PORT][/PATH] or https://HOST[:PORT][/PATH]",
+            shown()
         ))
     })?;
     if !allow_remote && !is_loopback(host) {
         return Err(Error::new(format!(
-            "URL {url:?} is not a loopback address: capi-render calls extensions on this machine only"
+            "URL {} is not a loopback address: capi-render calls extensions on this machine only",
+            shown()
         ))
         .with_hint(
             "run the extension locally (127.0.0.1, ::1 or localhost), or pass --allow-remote-extensions to call it where it is",
         ));
     }
     Ok(())
+}
+
+/// Whether `url` is http(s) on a loopback address (calls to it never go through a proxy).
+pub fn is_loopback_url(url: &str) -> bool {
+    host_of(url).is_some_and(is_loopback)
 }
 
 /// The host of an http(s) URL (brackets of an IPv6 address removed).

@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::config::{selector_matches, ExtensionConfig};
+use super::config::{selector_matches, some_of, ExtensionConfig, Unnamed};
 use super::{CallError, Hook, Transport, HOOKS_API_VERSION, OTHER_CATALOG_HOOKS};
 use crate::error::{Error, Result};
+use crate::limits::{plain_or_quoted, quote_untrusted};
 
 /// `defaultDiscoveryTimeout`, and a handler's timeout when discovery gives none.
 pub const DEFAULT_TIMEOUT_SECONDS: i64 = 10;
@@ -52,6 +53,9 @@ pub struct Reply {
 pub struct Registry {
     configs: Vec<ExtensionConfig>,
     handlers: BTreeMap<String, Handler>,
+    /// The ExtensionConfigs no `--runtime-extension` names: a handler of theirs is an
+    /// error that says which flag to pass.
+    unnamed: Vec<Unnamed>,
 }
 
 impl Registry {
@@ -63,7 +67,17 @@ impl Registry {
                 handlers.insert(h.name.clone(), h);
             }
         }
-        Ok(Registry { configs, handlers })
+        Ok(Registry {
+            configs,
+            handlers,
+            unnamed: Vec::new(),
+        })
+    }
+
+    /// The ExtensionConfigs among the inputs that are not called (no flag names them).
+    pub fn with_unnamed(mut self, unnamed: Vec<Unnamed>) -> Registry {
+        self.unnamed = unnamed;
+        self
     }
 
     /// The registered handlers, by name.
@@ -86,8 +100,25 @@ impl Registry {
         for_object: ForObject,
         mut request: Map<String, Value>,
     ) -> Result<Reply> {
-        let fail =
-            |msg: String| Error::new(format!("failed to call extension handler {name:?}{msg}"));
+        let fail = |msg: String| {
+            Error::new(format!(
+                "failed to call extension handler {}{msg}",
+                quote_untrusted(name)
+            ))
+        };
+        let unnamed = name
+            .split_once('.')
+            .and_then(|(_, ext)| self.unnamed.iter().find(|u| u.name == ext));
+        if let (None, Some(u)) = (self.handlers.get(name), unnamed) {
+            return Err(fail(format!(
+                ": ExtensionConfig {:?} ({}) is not named by --runtime-extension: pass --runtime-extension {}=URL (capi-render calls an extension only at the URL the command line gives)",
+                u.name, u.source, u.name
+            ))
+            .with_hint(format!(
+                "run the extension locally and pass --runtime-extension {}=http://127.0.0.1:PORT (https with --runtime-extension-ca FILE); its own spec.clientConfig is never used",
+                u.name
+            )));
+        }
         let h = self.handlers.get(name).ok_or_else(|| {
             let known: Vec<&str> = self
                 .handlers
@@ -95,8 +126,9 @@ impl Registry {
                 .filter(|h| h.hook == hook)
                 .map(|h| h.name.as_str())
                 .collect();
+            let q = quote_untrusted(name);
             fail(format!(
-                ": failed to get extension handler {name:?} from registry: handler with name {name:?} has not been registered"
+                ": failed to get extension handler {q} from registry: handler with name {q} has not been registered"
             ))
             .with_hint(if known.is_empty() {
                 format!(
@@ -104,7 +136,7 @@ impl Registry {
                     hook.name()
                 )
             } else {
-                format!("{} handlers registered: {}", hook.name(), known.join(", "))
+                format!("{} handlers registered: {}", hook.name(), some_of(&known))
             })
         })?;
         if h.hook != hook {
@@ -194,10 +226,13 @@ fn check_status(response: &Value, operation: &str, target: &str) -> Result<()> {
     match status {
         "Success" => Ok(()),
         "Failure" => Err(Error::new(format!(
-            "failed to {operation} {target:?}: got failure response with message: {message}"
+            "failed to {operation} {target:?}: got failure response with message: {}",
+            plain_or_quoted(message)
         ))),
         other => Err(Error::new(format!(
-            "failed to {operation} {target:?}: got unknown response status {other:?} with message: {message}"
+            "failed to {operation} {target:?}: got unknown response status {} with message: {}",
+            quote_untrusted(other),
+            plain_or_quoted(message)
         ))),
     }
 }
@@ -232,15 +267,16 @@ fn discover_one(c: &ExtensionConfig, index: usize, t: &dyn Transport) -> Result<
         .get("handlers")
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice);
-    let mut errs = Vec::new();
+    let mut errs = Faults::default();
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for h in list {
-        let name = h.get("name").and_then(Value::as_str).unwrap_or("");
-        if !seen.insert(name) {
+        let raw_name = h.get("name").and_then(Value::as_str).unwrap_or("");
+        let name = plain_or_quoted(raw_name);
+        if !seen.insert(raw_name) {
             errs.push(format!("duplicate name for handler {name} found"));
         }
-        if let Some(why) = dns1123_label_error(name) {
+        if let Some(why) = dns1123_label_error(raw_name) {
             errs.push(format!("handler name {name} is not valid: [{why}]"));
         }
         let timeout = h
@@ -258,7 +294,8 @@ fn discover_one(c: &ExtensionConfig, index: usize, t: &dyn Transport) -> Result<
             .unwrap_or("Fail");
         if policy != "Fail" && policy != "Ignore" {
             errs.push(format!(
-                "handler {name} failurePolicy {policy} must equal \"Ignore\" or \"Fail\""
+                "handler {name} failurePolicy {} must equal \"Ignore\" or \"Fail\"",
+                plain_or_quoted(policy)
             ));
         }
         let api = h
@@ -274,13 +311,14 @@ fn discover_one(c: &ExtensionConfig, index: usize, t: &dyn Transport) -> Result<
             hook.is_some() || api == HOOKS_API_VERSION && OTHER_CATALOG_HOOKS.contains(&hook_name);
         if !in_catalog {
             errs.push(format!(
-                "handler {name} requestHook {api}/{hook_name} is not in the Runtime SDK catalog"
+                "handler {name} requestHook {} is not in the Runtime SDK catalog",
+                plain_or_quoted(&format!("{api}/{hook_name}"))
             ));
         }
         if let Some(hook) = hook.filter(|h| *h != Hook::Discovery) {
             out.push(Handler {
-                name: format!("{name}.{}", c.name),
-                handler: name.to_string(),
+                name: format!("{raw_name}.{}", c.name),
+                handler: raw_name.to_string(),
                 hook,
                 timeout_seconds: timeout,
                 ignore_failures: policy == "Ignore",
@@ -291,11 +329,46 @@ fn discover_one(c: &ExtensionConfig, index: usize, t: &dyn Transport) -> Result<
     if !errs.is_empty() {
         return Err(fail(format!(
             "failed to validate discovery response: {}",
-            crate::go::errors::aggregate(errs)
+            errs.text()
         )));
     }
     Ok(out)
 }
+
+/// A discovery answer's faults: the first [`LISTED_ERRORS`] distinct ones kept, the
+/// others counted, so an answer of 150,000 bad handlers gives an error of a few lines.
+#[derive(Default)]
+struct Faults {
+    listed: Vec<String>,
+    more: usize,
+}
+
+impl Faults {
+    fn push(&mut self, fault: String) {
+        if self.listed.contains(&fault) {
+        } else if self.listed.len() < LISTED_ERRORS {
+            self.listed.push(fault);
+        } else {
+            self.more += 1;
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.listed.is_empty()
+    }
+
+    /// As Cluster API's aggregate (`[a, b]`), and how many more there are.
+    fn text(self) -> String {
+        let shown = crate::go::errors::aggregate(self.listed);
+        match self.more {
+            0 => shown,
+            n => format!("{shown} (and {n} more)"),
+        }
+    }
+}
+
+/// At most this many of a discovery answer's faults are listed in its error.
+pub const LISTED_ERRORS: usize = 5;
 
 /// `validation.IsDNS1123Label`'s first complaint, if any.
 fn dns1123_label_error(s: &str) -> Option<&'static str> {

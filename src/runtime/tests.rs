@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::config::{check_url, extension_configs, parse_flag, selector_matches};
+use super::config::{check_url, extension_configs, parse_flag, selector_matches, UrlPolicy};
 use super::registry::{ForObject, Registry};
 use super::{CallError, Hook, Transport};
 
@@ -43,15 +43,28 @@ fn ext_config(name: &str, url: &str, extra: Value) -> Value {
         "metadata": {"name": name}, "spec": spec})
 }
 
+/// The configs, each named by a `--runtime-extension` at the URL its
+/// `spec.clientConfig.url` holds here.
 fn configs(objs: &[Value]) -> Vec<super::ExtensionConfig> {
+    let urls = objs
+        .iter()
+        .map(|o| {
+            let url = o.pointer("/spec/clientConfig/url").unwrap().as_str();
+            (
+                o["metadata"]["name"].as_str().unwrap().to_string(),
+                url.unwrap().to_string(),
+            )
+        })
+        .collect();
     extension_configs(
         objs.iter()
             .enumerate()
             .map(|(i, o)| (format!("in.yaml[{i}]"), o)),
-        &BTreeMap::new(),
-        false,
+        &urls,
+        UrlPolicy::default(),
     )
     .unwrap()
+    .0
 }
 
 fn discovery() -> Value {
@@ -402,21 +415,104 @@ fn urls_are_loopback_unless_remote_extensions_are_allowed() {
 }
 
 #[test]
-fn a_service_address_needs_a_flag_and_a_flag_needs_its_config() {
+fn only_the_command_line_says_where_an_extension_is_called() {
     let svc = json!({"apiVersion": "runtime.cluster.x-k8s.io/v1alpha1", "kind": "ExtensionConfig",
         "metadata": {"name": "ext"}, "spec": {"clientConfig": {"service": {"namespace": "x", "name": "svc"}}}});
-    let e = extension_configs([("f.yaml".to_string(), &svc)], &BTreeMap::new(), false).unwrap_err();
-    assert!(e.message().contains("(Service x/svc)"), "{e}");
-    assert!(e
-        .hint()
-        .unwrap()
-        .contains("--runtime-extension ext=https://127.0.0.1:PORT"));
+    let own = ext_config(
+        "own",
+        "http://localhost:1/admin/delete?confirm=yes&x=",
+        json!({}),
+    );
+    let inputs = || {
+        [
+            ("f.yaml, document 1".to_string(), &svc),
+            ("g.yaml, document 2".to_string(), &own),
+        ]
+    };
+    let none = BTreeMap::new();
+    // No flag: nothing is called, whatever the ExtensionConfigs' own clientConfig says.
+    let (called, unnamed) = extension_configs(inputs(), &none, UrlPolicy::default()).unwrap();
+    assert!(called.is_empty());
+    assert_eq!(
+        unnamed.iter().map(|u| u.name.as_str()).collect::<Vec<_>>(),
+        ["ext", "own"]
+    );
+    // A flag names one: that one is called at the flag's URL, the other is not.
     let urls = BTreeMap::from([("ext".to_string(), "https://127.0.0.1:9443".to_string())]);
-    let c = extension_configs([("f.yaml".to_string(), &svc)], &urls, false).unwrap();
-    assert_eq!(c[0].url, "https://127.0.0.1:9443");
+    let (called, unnamed) = extension_configs(inputs(), &urls, UrlPolicy::default()).unwrap();
+    assert_eq!(called.len(), 1);
+    assert_eq!(called[0].url, "https://127.0.0.1:9443");
+    assert_eq!(unnamed.len(), 1);
+    assert_eq!(unnamed[0].source, "g.yaml, document 2");
+    // A flag naming no ExtensionConfig is an error.
     let urls = BTreeMap::from([("nope".to_string(), "https://127.0.0.1:9443".to_string())]);
-    let e = extension_configs([("f.yaml".to_string(), &svc)], &urls, false).unwrap_err();
+    let e = extension_configs(inputs(), &urls, UrlPolicy::default()).unwrap_err();
     assert!(e.message().contains("no ExtensionConfig \"nope\""), "{e}");
+    // A class that needs the unnamed one is told which flag to pass; nothing is called.
+    let fake = Fake {
+        answers: vec![("/discovery", Ok(discovery()))],
+        ..Default::default()
+    };
+    let urls = BTreeMap::from([("ext".to_string(), "https://127.0.0.1:9443".to_string())]);
+    let (called, unnamed) = extension_configs(inputs(), &urls, UrlPolicy::default()).unwrap();
+    let reg = Registry::discover(called, &fake)
+        .unwrap()
+        .with_unnamed(unnamed);
+    fake.seen.lock().unwrap().clear();
+    let e = reg
+        .call(
+            &fake,
+            Hook::GeneratePatches,
+            "generate-patches.own",
+            FOR,
+            Map::new(),
+        )
+        .unwrap_err();
+    assert!(
+        e.message().contains(
+            "ExtensionConfig \"own\" (g.yaml, document 2) is not named by --runtime-extension"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.message().contains("pass --runtime-extension own=URL"),
+        "{e}"
+    );
+    assert!(fake.seen.lock().unwrap().is_empty());
+}
+
+#[test]
+fn answers_are_quoted_bounded_in_errors() {
+    // 150,000 invalid handler names: five named, the rest counted.
+    let handlers: Vec<Value> = (0..150_000)
+        .map(|i| json!({"name": format!("Bad_{i}"), "requestHook": {"apiVersion": "hooks.runtime.cluster.x-k8s.io/v1alpha1", "hook": "GeneratePatches"}}))
+        .collect();
+    let fake = Fake {
+        answers: vec![(
+            "/discovery",
+            Ok(json!({"status": "Success", "handlers": handlers})),
+        )],
+        ..Default::default()
+    };
+    let cfgs = || configs(&[ext_config("ext", "http://127.0.0.1:1", json!({}))]);
+    let e = Registry::discover(cfgs(), &fake).unwrap_err().to_string();
+    assert!(e.len() < 4096, "{} bytes", e.len());
+    assert!(e.contains("handler name Bad_4 is not valid"), "{e}");
+    assert!(!e.contains("Bad_5 "), "{e}");
+    assert!(e.ends_with("(and 149995 more)"), "{e}");
+    // A failure message of control characters and megabytes: escaped and cut.
+    let message = "\u{1b}[2J".repeat(1 << 20);
+    let fake = Fake {
+        answers: vec![(
+            "/discovery",
+            Ok(json!({"status": "Failure", "message": message})),
+        )],
+        ..Default::default()
+    };
+    let e = Registry::discover(cfgs(), &fake).unwrap_err().to_string();
+    assert!(e.len() < 4096 + 200, "{} bytes", e.len());
+    assert!(!e.contains('\u{1b}'), "{e}");
+    assert!(e.contains(r#"\x1b[2J"#), "{e}");
 }
 
 /// Holds every call a while and counts how many overlap: (in flight, most at once).

@@ -53,10 +53,8 @@ pub fn discover_variables(
         ) {
             Ok(r) => r,
             Err(e) => {
-                errs.push(
-                    e.wrap(format!("failed to call DiscoverVariables for patch {name}"))
-                        .to_string(),
-                );
+                let e = e.wrap(format!("failed to call DiscoverVariables for patch {name}"));
+                errs.push(crate::limits::escaped_excerpt(&e.to_string()));
                 continue;
             }
         };
@@ -73,7 +71,9 @@ pub fn discover_variables(
         let probe = json!({"metadata": {"name": obj::name(cc), "namespace": obj::namespace(cc)},
             "spec": {"variables": vars}});
         if let Err(e) = super::variables::validate_cluster_class_variables(&probe) {
-            errs.push(e.wrap(format!("{name}.variables")).to_string());
+            // Cut: an answer of 150,000 bad definitions is not repeated whole.
+            let e = e.wrap(format!("{name}.variables")).to_string();
+            errs.push(crate::limits::escaped_excerpt(&e));
             continue;
         }
         let mut names = Vec::new();
@@ -100,4 +100,56 @@ pub fn discover_variables(
         )));
     }
     Ok((Value::Array(by_name.into_values().collect()), discovered))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::config::{extension_configs, UrlPolicy};
+    use crate::runtime::{CallError, Registry, Transport};
+    use std::time::Duration;
+
+    /// An extension whose DiscoverVariables answers 20,000 bad definitions.
+    struct Many;
+
+    impl Transport for Many {
+        fn post(
+            &self,
+            url: &str,
+            _: &[u8],
+            _: Duration,
+        ) -> std::result::Result<Vec<u8>, CallError> {
+            let answer = if url.ends_with("/discovery") {
+                json!({"status": "Success", "handlers": [{"name": "vars",
+                    "requestHook": {"apiVersion": crate::runtime::HOOKS_API_VERSION, "hook": "DiscoverVariables"}}]})
+            } else {
+                let vars: Vec<Value> = (0..20_000)
+                    .map(|i| {
+                        json!({"name": format!("Bad Name\u{1}{i}"), "required": false,
+                        "schema": {"openAPIV3Schema": {"type": "nope"}}})
+                    })
+                    .collect();
+                json!({"status": "Success", "variables": vars})
+            };
+            Ok(answer.to_string().into_bytes())
+        }
+    }
+
+    #[test]
+    fn an_answer_of_many_bad_variables_gives_a_short_error() {
+        let ext = json!({"apiVersion": "runtime.cluster.x-k8s.io/v1alpha1", "kind": "ExtensionConfig",
+            "metadata": {"name": "ext"}, "spec": {}});
+        let urls = BTreeMap::from([("ext".to_string(), "http://127.0.0.1:1".to_string())]);
+        let (configs, _) =
+            extension_configs([("e.yaml".to_string(), &ext)], &urls, UrlPolicy::default()).unwrap();
+        let registry = Registry::discover(configs, &Many).unwrap();
+        let rt = Runtime::new(registry, Box::new(Many), BTreeMap::new());
+        let cc = json!({"metadata": {"name": "c", "namespace": "ns"},
+            "spec": {"patches": [{"name": "p", "external": {"discoverVariablesExtension": "vars.ext"}}]}});
+        let e = discover_variables(&cc, json!([]), &rt)
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 4096 + 300, "{} bytes", e.len());
+        assert!(!e.contains('\u{1}'), "{e}");
+    }
 }

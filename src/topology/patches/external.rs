@@ -230,7 +230,8 @@ pub fn apply_response(items: &mut [Item], response: &Value) -> Result<()> {
                 jsonpatch::apply(&mut doc, &ops).map_err(
                     |(Failure::Decode(e) | Failure::Apply(e))| {
                         Error::new(format!(
-                            "failed to apply patch: error applying json patch (RFC6902): {e}"
+                            "failed to apply patch: error applying json patch (RFC6902): {}",
+                            crate::limits::plain_or_quoted(&e.to_string())
                         ))
                     },
                 )?;
@@ -250,7 +251,8 @@ pub fn apply_response(items: &mut [Item], response: &Value) -> Result<()> {
             }
             other => {
                 return Err(Error::new(format!(
-                    "failed to apply patch: unknown patch type {other:?} for item {id}"
+                    "failed to apply patch: unknown patch type {} for item {id}",
+                    crate::limits::quote_untrusted(other)
                 )))
             }
         }
@@ -480,5 +482,16 @@ mod tests {
             .unwrap_err()
             .message()
             .starts_with("failed to apply patch: error applying json patch (RFC6902)"));
+        // An answer's text is quoted in 4 KiB, its control characters escaped.
+        let huge = "\u{1}".repeat(1 << 20);
+        for bad in [
+            json!({"items": [{"uid": uid(0), "patchType": huge}]}),
+            json!({"items": [{"uid": uid(0), "patchType": "JSONPatch",
+                "patch": b64(&json!([{"op": "replace", "path": format!("/spec/{huge}"), "value": 1}]))}]}),
+        ] {
+            let e = apply_response(&mut items, &bad).unwrap_err().to_string();
+            assert!(e.len() < 4096 + 200, "{} bytes", e.len());
+            assert!(!e.contains('\u{1}'));
+        }
     }
 }
