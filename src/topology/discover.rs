@@ -109,7 +109,10 @@ mod tests {
     use crate::runtime::{CallError, Registry, Transport};
     use std::time::Duration;
 
-    /// An extension whose DiscoverVariables answers 20,000 bad definitions.
+    /// How many bad definitions the extension answers.
+    const N: usize = 20_000;
+
+    /// An extension whose DiscoverVariables answers N bad definitions.
     struct Many;
 
     impl Transport for Many {
@@ -123,7 +126,7 @@ mod tests {
                 json!({"status": "Success", "handlers": [{"name": "vars",
                     "requestHook": {"apiVersion": crate::runtime::HOOKS_API_VERSION, "hook": "DiscoverVariables"}}]})
             } else {
-                let vars: Vec<Value> = (0..20_000)
+                let vars: Vec<Value> = (0..N)
                     .map(|i| {
                         json!({"name": format!("Bad Name\u{1}{i}"), "required": false,
                         "schema": {"openAPIV3Schema": {"type": "nope"}}})

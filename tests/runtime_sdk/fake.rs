@@ -25,6 +25,9 @@ pub struct Behaviour {
     pub generate_delay: u64,
     /// The request line of every request it got (shared by the clones).
     pub requests: Arc<Mutex<Vec<String>>>,
+    /// When not 0: generate-patches also adds a 1 KiB value and copies its parent into
+    /// itself this many times (2ⁿ KiB if applied whole).
+    pub doubling: usize,
 }
 
 impl Default for Behaviour {
@@ -35,6 +38,7 @@ impl Default for Behaviour {
             generate_timeout: 10,
             generate_delay: 0,
             requests: Arc::default(),
+            doubling: 0,
         }
     }
 }
@@ -129,7 +133,15 @@ fn answer(path: &str, req: &Value, b: &Behaviour) -> Value {
                     .and_then(Value::as_str)
                     .unwrap_or("");
                 let image = format!("{}-{}-{version}", b.image, tag.as_str().unwrap_or(""));
-                let ops = json!([{"op": "add", "path": "/spec/template/spec/customImage", "value": image}]);
+                let mut ops = json!([{"op": "add", "path": "/spec/template/spec/customImage", "value": image}]);
+                if b.doubling > 0 {
+                    let grow = "/spec/template/spec/grow";
+                    let list = ops.as_array_mut().unwrap();
+                    list.push(json!({"op": "add", "path": grow, "value": {"a": "x".repeat(1024)}}));
+                    for k in 0..b.doubling {
+                        list.push(json!({"op": "copy", "from": grow, "path": format!("{grow}/c{k}")}));
+                    }
+                }
                 json!({"uid": i["uid"], "patchType": "JSONPatch", "patch": b64(ops.to_string().as_bytes())})
             })
             .collect();

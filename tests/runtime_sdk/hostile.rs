@@ -221,3 +221,27 @@ fn an_answer_is_quoted_in_4_kib_with_its_control_characters_escaped() {
     }
     assert!(faults.is_empty(), "{faults:#?}");
 }
+
+/// An extension's GeneratePatches answer of an `add` and 24 `copy`s of a value into
+/// itself (16 GiB if built; the process aborted, issue 55) stops at `--max-patch-bytes`.
+#[test]
+fn an_answer_that_doubles_a_value_stops_at_the_patch_byte_limit() {
+    let Some(_) = common::corpus_path(E2E) else {
+        return;
+    };
+    let s = common::Scratch::new("rsdk-doubling");
+    inputs(s.path(), "    - name: imageTag\n      value: v7\n", 1);
+    let (url, _) = serve(Behaviour {
+        doubling: 24,
+        ..Behaviour::default()
+    });
+    let o = render(s.path(), &url, &[]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains(
+            "over the JSON patch value limit of 16777216 bytes (raise it with --max-patch-bytes)"
+        ),
+        "{e}"
+    );
+}
