@@ -135,15 +135,6 @@ pub fn mirror_secret(p: &BundleProvider, registry: &str) -> (String, Value) {
     (name, secret)
 }
 
-/// The bundle's YAML for `objs` (a final newline).
-pub(super) fn yaml_file(objs: &[Value]) -> Vec<u8> {
-    let mut s = crate::yaml::from_objects(objs);
-    if !s.is_empty() && !s.ends_with('\n') {
-        s.push('\n');
-    }
-    s.into_bytes()
-}
-
 /// `repository/<label>/<version>/...`: the version folder's files byte for byte, or,
 /// for a ConfigMap/OCI source, the two files the release consists of.
 fn repository_subset(p: &BundleProvider) -> Result<Vec<(String, Vec<u8>)>> {
@@ -182,7 +173,7 @@ fn provider_files(p: &BundleProvider, opts: &BundleOptions) -> Result<Vec<(Strin
     // namespace before the objects in it.
     out.push((
         format!("configmaps/{ns}/{NAMESPACE_FILE}"),
-        yaml_file(&[crate::operator::namespace_object(ns)]),
+        super::inputs::yaml_file(&[crate::operator::namespace_object(ns)]),
     ));
     let cm = provider_configmap(
         p.cr.ptype,
@@ -195,7 +186,7 @@ fn provider_files(p: &BundleProvider, opts: &BundleOptions) -> Result<Vec<(Strin
     );
     out.push((
         format!("configmaps/{ns}/{}.yaml", p.unit_name()),
-        yaml_file(&[cm]),
+        super::inputs::yaml_file(&[cm]),
     ));
     let mut secret_name = None;
     if let Some(reg) = &opts.image_registry {
@@ -212,13 +203,13 @@ fn provider_files(p: &BundleProvider, opts: &BundleOptions) -> Result<Vec<(Strin
         };
         out.push((
             format!("configmaps/{ns}/{}-images-secret.yaml", p.stem()),
-            yaml_file(&objs),
+            super::inputs::yaml_file(&objs),
         ));
         secret_name = Some(name);
     }
     out.push((
         format!("configmaps/{ns}/{}-provider.yaml", p.stem()),
-        yaml_file(&[provider_snippet(p, secret_name.as_deref())]),
+        super::inputs::yaml_file(&[provider_snippet(p, secret_name.as_deref())]),
     ));
     if opts.oci {
         let (mt, ct) = oci::file_titles(p.operator_type(), &p.cr.name, &p.release.version);
@@ -308,7 +299,7 @@ pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)>
         }
         tree.insert(
             format!("rendered/{}/{}.yaml", p.cr.namespace, p.stem()),
-            yaml_file(&r.unit.objects),
+            super::inputs::yaml_file(&r.unit.objects),
         );
     }
     if let Some(cm) = crate::certmanager::read(&res.config)? {
@@ -331,7 +322,7 @@ pub fn build(paths: &[PathBuf], opts: &BundleOptions) -> Result<(Tree, Summary)>
         );
         tree.insert(
             "rendered/cert-manager/cert-manager.yaml".to_string(),
-            yaml_file(&objs),
+            super::inputs::yaml_file(&objs),
         );
         summary.cert_manager = Some(cm.version.clone());
     }

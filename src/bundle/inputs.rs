@@ -113,7 +113,7 @@ pub fn record(objects: &[InputObject], res: &Resolution) -> Result<Vec<(String, 
     }
     let mut out = Vec::new();
     if !objs.is_empty() {
-        out.push((OBJECTS.to_string(), super::build::yaml_file(&objs)));
+        out.push((OBJECTS.to_string(), yaml_file(&objs)));
     }
     if let Some(imgs) = res.config.images_as_written() {
         let m: Map<String, Value> = imgs
@@ -123,10 +123,7 @@ pub fn record(objects: &[InputObject], res: &Resolution) -> Result<Vec<(String, 
                 (k.clone(), v)
             })
             .collect();
-        out.push((
-            CONFIG.to_string(),
-            super::build::yaml_file(&[json!({ "images": m })]),
-        ));
+        out.push((CONFIG.to_string(), yaml_file(&[json!({ "images": m })])));
     }
     Ok(out)
 }
@@ -210,6 +207,15 @@ pub fn read(tree: &Tree) -> Result<Recorded> {
         out.config = Some(Config::from_text(text, Path::new(CONFIG), BTreeMap::new())?);
     }
     Ok(out)
+}
+
+/// The bundle's YAML for `objs` (a final newline).
+pub(super) fn yaml_file(objs: &[Value]) -> Vec<u8> {
+    let mut s = crate::yaml::from_objects(objs);
+    if !s.is_empty() && !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s.into_bytes()
 }
 
 #[cfg(test)]

@@ -14,9 +14,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::build::{render_options, yaml_file, BundleOptions};
+use super::build::{render_options, BundleOptions};
 use super::difference;
 use super::images;
+use super::inputs::yaml_file;
 use super::stage::Tree;
 use crate::error::{Error, Result};
 use crate::model::InputObject;

@@ -40,7 +40,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, Error> {
 /// reads it as an option: a `rev` starting with `-` is refused, and `git rev-parse`
 /// reads it after `--end-of-options`.
 fn commit_of(top: &Path, rev: &str) -> Result<String, Error> {
-    let shown = capi_render::limits::quote_untrusted(rev);
+    let shown = capi_render::go::untrusted::quote_untrusted(rev);
     let refuse = |why: &str| {
         Error::new(format!("--base {shown}: {why}"))
             .with_hint("name a commit, branch or tag, e.g. --base origin/main or --base HEAD~1")
@@ -114,7 +114,7 @@ pub fn base_side(rev: &str, paths: &[PathBuf]) -> Result<(Scratch, Vec<PathBuf>)
     git(&top, &args).map_err(|e| {
         e.with_hint(format!(
             "check that {} holds the paths given with -f",
-            capi_render::limits::quote_untrusted(rev)
+            capi_render::go::untrusted::quote_untrusted(rev)
         ))
     })?;
     let tree = dir.join("tree");

@@ -78,7 +78,7 @@ impl Http for Ureq {
         limit: u64,
         sink: &mut dyn std::io::Write,
     ) -> Result<u64, GetFailure> {
-        let shown = capi_render::limits::quote_untrusted(url);
+        let shown = capi_render::go::untrusted::quote_untrusted(url);
         let mut req = self.agent.get(url).header("User-Agent", "capi-render");
         if let Some((api, t)) = &self.token {
             if fetch::token_goes_to(url, api) {
@@ -97,7 +97,7 @@ impl Http for Ureq {
                 .read_to_end(&mut body);
             return Err(fail(format!(
                 "{status}: {}",
-                capi_render::limits::quote_untrusted(&String::from_utf8_lossy(&body))
+                capi_render::go::untrusted::quote_untrusted(&String::from_utf8_lossy(&body))
             )));
         }
         // One byte past the limit tells a body that is too large; the sink never gets it.

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use capi_render::error::Error;
-use capi_render::limits::quote_untrusted_bytes;
+use capi_render::go::untrusted::quote_untrusted_bytes;
 use capi_render::render::Rendering;
 use capi_render::runtime::config::{is_loopback_url, UrlPolicy};
 use capi_render::runtime::{CallError, Transport};

@@ -27,3 +27,4 @@ pub mod quote;
 pub mod regex;
 pub mod strconv;
 pub mod unstructured;
+pub mod untrusted;

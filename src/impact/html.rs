@@ -9,20 +9,7 @@ use super::ClusterImpact;
 
 /// Text escaped for HTML element content and attribute values (a value from the inputs
 /// goes through [`inert::html`], which also shows its hidden characters).
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use super::inert::escape_html as escape;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#1f2328}\
 h1{font-size:1.4em}.headline{font-size:1.15em;font-weight:600}\

@@ -73,7 +73,7 @@ pub fn lines(s: &str) -> Cow<'_, str> {
 /// A value for an HTML element or attribute (and for HTML inside Markdown, such as a
 /// `<summary>`): [`text`], then `&`, `<`, `>`, `"` and `'` as entities.
 pub fn html(s: &str) -> String {
-    super::html::escape(&text(s))
+    escape_html(&text(s))
 }
 
 /// Whether a GFM renderer (or GitHub after it) may turn `word` into a link or a
@@ -149,14 +149,36 @@ fn escape_word(word: &str, first: bool, out: &mut String) {
                 out.push('\\');
                 out.push(c);
             }
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+            c => match entity(c) {
+                Some(e) => out.push_str(e),
+                None => out.push(c),
+            },
         }
     }
+}
+
+/// The HTML entity a character is written as in element content and attribute values.
+fn entity(c: char) -> Option<&'static str> {
+    Some(match c {
+        '&' => "&amp;",
+        '<' => "&lt;",
+        '>' => "&gt;",
+        '"' => "&quot;",
+        '\'' => "&#39;",
+        _ => return None,
+    })
+}
+
+/// Text escaped for HTML element content and attribute values.
+pub fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match entity(c) {
+            Some(e) => out.push_str(e),
+            None => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

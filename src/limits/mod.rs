@@ -31,9 +31,7 @@ pub mod memory;
 mod meter;
 mod quote;
 pub use meter::Meter;
-pub use quote::{
-    escaped_excerpt, excerpt, plain_or_quoted, quote_untrusted, quote_untrusted_bytes, QUOTE_BYTES,
-};
+pub use quote::{excerpt, QUOTE_BYTES};
 
 const KI: u64 = 1024;
 const MI: u64 = 1024 * 1024;

@@ -51,8 +51,10 @@ impl GetFailure {
     /// The error, a body too large said as over `limit` (`--max-file-bytes`).
     pub fn into_error(self, url: &str, limit: Limit, amount: u64) -> Error {
         match self {
-            GetFailure::TooLarge => crate::limits::over_limit(limit, amount, None)
-                .wrap(format!("GET {}", crate::limits::quote_untrusted(url))),
+            GetFailure::TooLarge => crate::limits::over_limit(limit, amount, None).wrap(format!(
+                "GET {}",
+                crate::go::untrusted::quote_untrusted(url)
+            )),
             GetFailure::Other(e) => e,
         }
     }

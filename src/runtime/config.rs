@@ -105,7 +105,7 @@ pub fn extension_configs<'a>(
         if let Some(prev) = prev {
             return Err(Error::new(format!(
                 "{source}: ExtensionConfig {} is also defined in {prev}",
-                crate::limits::quote_untrusted(&name)
+                crate::go::untrusted::quote_untrusted(&name)
             ))
             .with_hint("keep one ExtensionConfig of each name among the inputs"));
         }
@@ -141,7 +141,7 @@ pub fn some_of(names: &[&str]) -> String {
     let shown: Vec<String> = names
         .iter()
         .take(SHOWN)
-        .map(|n| crate::limits::plain_or_quoted(n).into_owned())
+        .map(|n| crate::go::untrusted::plain_or_quoted(n).into_owned())
         .collect();
     match names.len().saturating_sub(SHOWN) {
         0 => shown.join(", "),
@@ -175,7 +175,7 @@ pub fn parse_flag(s: &str) -> Result<(String, String)> {
 /// The URL's scheme is http or https, and its host a loopback address unless
 /// `allow_remote`.
 pub fn check_url(url: &str, allow_remote: bool) -> Result<()> {
-    let shown = || crate::limits::quote_untrusted(url);
+    let shown = || crate::go::untrusted::quote_untrusted(url);
     let host = host_of(url).ok_or_else(|| {
         Error::new(format!(
             "URL {} is not http://HOST[:PORT][/PATH] or https://HOST[:PORT][/PATH]",

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use super::config::{selector_matches, some_of, ExtensionConfig, Unnamed};
 use super::{CallError, Hook, Transport, HOOKS_API_VERSION, OTHER_CATALOG_HOOKS};
 use crate::error::{Error, Result};
-use crate::limits::{plain_or_quoted, quote_untrusted};
+use crate::go::untrusted::{plain_or_quoted, quote_untrusted};
 
 /// `defaultDiscoveryTimeout`, and a handler's timeout when discovery gives none.
 pub const DEFAULT_TIMEOUT_SECONDS: i64 = 10;

@@ -54,7 +54,7 @@ pub fn discover_variables(
             Ok(r) => r,
             Err(e) => {
                 let e = e.wrap(format!("failed to call DiscoverVariables for patch {name}"));
-                errs.push(crate::limits::escaped_excerpt(&e.to_string()));
+                errs.push(crate::go::untrusted::escaped_excerpt(&e.to_string()));
                 continue;
             }
         };
@@ -73,7 +73,7 @@ pub fn discover_variables(
         if let Err(e) = super::variables::validate_cluster_class_variables(&probe) {
             // Cut: an answer of 150,000 bad definitions is not repeated whole.
             let e = e.wrap(format!("{name}.variables")).to_string();
-            errs.push(crate::limits::escaped_excerpt(&e));
+            errs.push(crate::go::untrusted::escaped_excerpt(&e));
             continue;
         }
         let mut names = Vec::new();

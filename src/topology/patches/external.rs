@@ -231,7 +231,7 @@ pub fn apply_response(items: &mut [Item], response: &Value) -> Result<()> {
                     |(Failure::Decode(e) | Failure::Apply(e))| {
                         Error::new(format!(
                             "failed to apply patch: error applying json patch (RFC6902): {}",
-                            crate::limits::plain_or_quoted(&e.to_string())
+                            crate::go::untrusted::plain_or_quoted(&e.to_string())
                         ))
                     },
                 )?;
@@ -252,7 +252,7 @@ pub fn apply_response(items: &mut [Item], response: &Value) -> Result<()> {
             other => {
                 return Err(Error::new(format!(
                     "failed to apply patch: unknown patch type {} for item {id}",
-                    crate::limits::quote_untrusted(other)
+                    crate::go::untrusted::quote_untrusted(other)
                 )))
             }
         }
