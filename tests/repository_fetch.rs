@@ -170,7 +170,10 @@ fn provider_crs_fetch_their_versions_and_the_quick_start_renders_them() {
     let o = fetch(s.path(), &url, &["-f", "bad.yaml"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("releases/tags/v1.13.9\": 404 Not Found"), "{err}");
+    assert!(
+        err.contains("releases/tags/v1.13.9\": 404 Not Found"),
+        "{err}"
+    );
 }
 
 /// The KRM example (`fixtures/gitops/krm`, `docs/src/reference/krm.md`) as the book shows

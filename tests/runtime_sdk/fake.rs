@@ -43,6 +43,26 @@ impl Default for Behaviour {
     }
 }
 
+/// One HTTP request read off `s`: its request line and its body (`Content-Length`).
+fn read_request(s: &std::net::TcpStream) -> (String, Vec<u8>) {
+    let mut r = BufReader::new(s.try_clone().unwrap());
+    let mut line = String::new();
+    let _ = r.read_line(&mut line);
+    let mut len = 0;
+    loop {
+        let mut h = String::new();
+        if r.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
+            break;
+        }
+        if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+            len = v.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; len];
+    let _ = r.read_exact(&mut body);
+    (line, body)
+}
+
 /// Serve the fake extension until the test process ends; its URL, and the behaviour to
 /// change between runs.
 pub fn serve(b: Behaviour) -> (String, Arc<Mutex<Behaviour>>) {
@@ -54,21 +74,7 @@ pub fn serve(b: Behaviour) -> (String, Arc<Mutex<Behaviour>>) {
         for s in l.incoming().flatten() {
             let state = state.clone();
             std::thread::spawn(move || {
-                let mut r = BufReader::new(s.try_clone().unwrap());
-                let mut line = String::new();
-                let _ = r.read_line(&mut line);
-                let mut len = 0;
-                loop {
-                    let mut h = String::new();
-                    if r.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
-                        break;
-                    }
-                    if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
-                        len = v.trim().parse().unwrap_or(0);
-                    }
-                }
-                let mut body = vec![0; len];
-                let _ = r.read_exact(&mut body);
+                let (line, body) = read_request(&s);
                 let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
                 let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
                 let b = state.lock().unwrap().clone();
@@ -243,21 +249,8 @@ pub fn stub(response: Vec<u8>) -> (String, Arc<Mutex<Vec<String>>>) {
         for s in l.incoming().flatten() {
             let (record, response) = (record.clone(), response.clone());
             std::thread::spawn(move || {
-                let mut r = BufReader::new(s.try_clone().unwrap());
-                let mut line = String::new();
-                let _ = r.read_line(&mut line);
+                let (line, _) = read_request(&s);
                 record.lock().unwrap().push(line.trim_end().to_string());
-                let mut len = 0;
-                loop {
-                    let mut h = String::new();
-                    if r.read_line(&mut h).unwrap_or(0) == 0 || h == "\r\n" {
-                        break;
-                    }
-                    if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
-                        len = v.trim().parse().unwrap_or(0);
-                    }
-                }
-                let _ = r.read_exact(&mut vec![0; len]);
                 let mut s = s;
                 let _ = s.write_all(&response);
             });
