@@ -65,6 +65,10 @@ enum Over {
 /// its digits), if it is at most `budget` bytes and at most `depth` levels deep
 /// below its own level. An explicit stack: no recursion however deep `v` is.
 fn measure(v: &Value, budget: u64, depth: usize) -> Result<u64, Over> {
+    // Most values a patch adds are scalars: no stack for them.
+    if let Some(n) = scalar_len(v) {
+        return if n > budget { Err(Over::Bytes) } else { Ok(n) };
+    }
     let mut size: u64 = 0;
     let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
     while let Some((v, d)) = stack.pop() {
@@ -72,10 +76,9 @@ fn measure(v: &Value, budget: u64, depth: usize) -> Result<u64, Over> {
             return Err(Over::Depth);
         }
         size += match v {
-            Value::Null => 4,
-            Value::Bool(b) => 4 + u64::from(!b),
-            Value::Number(n) => number_len(n),
-            Value::String(s) => s.len() as u64 + 2,
+            Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+                scalar_len(v).unwrap_or(0)
+            }
             Value::Array(a) => {
                 stack.extend(a.iter().map(|x| (x, d + 1)));
                 // Brackets and commas.
@@ -93,6 +96,17 @@ fn measure(v: &Value, budget: u64, depth: usize) -> Result<u64, Over> {
         }
     }
     Ok(size)
+}
+
+/// The compact JSON size of a scalar; `None` for a list or a map.
+fn scalar_len(v: &Value) -> Option<u64> {
+    Some(match v {
+        Value::Null => 4,
+        Value::Bool(b) => 4 + u64::from(!b),
+        Value::Number(n) => number_len(n),
+        Value::String(s) => s.len() as u64 + 2,
+        Value::Array(_) | Value::Object(_) => return None,
+    })
 }
 
 /// Digits of an integer; a float at its longest shortest form.
