@@ -234,6 +234,35 @@ pub fn render(dir: &std::path::Path, url: &str, extra: &[&str]) -> std::process:
     )
 }
 
+/// A Git work tree (`--from-lock` follows the lock's paths inside it) with the inputs
+/// in `in/` (`imageTag: v7`, one control-plane machine); the tree's `in/` and `out/`.
+pub fn work_tree(s: &common::Scratch) -> (std::path::PathBuf, std::path::PathBuf) {
+    std::fs::create_dir_all(s.path().join(".git")).unwrap();
+    let dir = s.path().join("in");
+    inputs(&dir, "    - name: imageTag\n      value: v7\n", 1);
+    (dir, s.path().join("out"))
+}
+
+/// `render -o out` of `dir`'s inputs, the extension at `url`, with `extra` flags.
+pub fn render_tree(
+    dir: &std::path::Path,
+    out: &std::path::Path,
+    url: &str,
+    extra: &[&str],
+) -> std::process::Output {
+    common::run(
+        common::bin()
+            .args(["render", "-q", "-f"])
+            .arg(dir)
+            .arg("-o")
+            .arg(out)
+            .arg("--runtime-extension")
+            .arg(format!("{EXT}={url}"))
+            .args(extra),
+        None,
+    )
+}
+
 pub fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

@@ -8,7 +8,10 @@
 use serde_json::json;
 
 use super::common;
-use super::fake::{inputs, render, response, serve, stderr, stub, Behaviour, CONFIG, E2E, EXT};
+use super::fake::{
+    inputs, render, render_tree, response, serve, stderr, stub, work_tree, Behaviour, CONFIG, E2E,
+    EXT,
+};
 
 fn port_of(url: &str) -> &str {
     url.rsplit(':').next().unwrap()
@@ -20,21 +23,9 @@ fn a_lock_asking_for_remote_calls_makes_no_connection() {
         return;
     };
     let s = common::Scratch::new("rsdk-lock-remote");
-    std::fs::create_dir_all(s.path().join(".git")).unwrap();
     let (url, _) = serve(Behaviour::default());
-    let dir = s.path().join("in");
-    inputs(&dir, "    - name: imageTag\n      value: v7\n", 1);
-    let out = s.path().join("out");
-    let o = common::run(
-        common::bin()
-            .args(["render", "-q", "-f"])
-            .arg(&dir)
-            .arg("-o")
-            .arg(&out)
-            .arg("--runtime-extension")
-            .arg(format!("{EXT}={url}")),
-        None,
-    );
+    let (dir, out) = work_tree(&s);
+    let o = render_tree(&dir, &out, &url, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // A pull request edits the lock: remote calls allowed, the extension at 0.0.0.0
     // (this machine, where a recording extension listens on loopback).

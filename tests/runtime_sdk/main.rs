@@ -15,7 +15,10 @@ mod common;
 mod fake;
 mod hostile;
 
-use fake::{inputs, regex_lite_defaults, render, serve, stderr, Behaviour, CONFIG, E2E, EXT};
+use fake::{
+    inputs, regex_lite_defaults, render, render_tree, serve, stderr, work_tree, Behaviour, CONFIG,
+    E2E, EXT,
+};
 
 #[test]
 fn each_hook_is_called_and_its_answer_applied() {
@@ -151,25 +154,9 @@ fn check_fails_when_the_extension_answers_differently_and_from_lock_calls_it_fro
         return;
     };
     let s = common::Scratch::new("rsdk-check");
-    // A work tree: --from-lock follows the lock's paths inside it.
-    std::fs::create_dir_all(s.path().join(".git")).unwrap();
     let (url, state) = serve(Behaviour::default());
-    let dir = s.path().join("in");
-    inputs(&dir, "    - name: imageTag\n      value: v7\n", 1);
-    let out = s.path().join("out");
-    let tree = |extra: &[&str]| {
-        common::run(
-            common::bin()
-                .args(["render", "-q", "-f"])
-                .arg(&dir)
-                .arg("-o")
-                .arg(&out)
-                .arg("--runtime-extension")
-                .arg(format!("{EXT}={url}"))
-                .args(extra),
-            None,
-        )
-    };
+    let (dir, out) = work_tree(&s);
+    let tree = |extra: &[&str]| render_tree(&dir, &out, &url, extra);
     let o = tree(&[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = tree(&["--check"]);
