@@ -17,6 +17,7 @@
 //!   its lock and `--check`), `diff` (change impact), `krm` (the KRM function) and
 //!   `bundle` (air-gapped bundles).
 
+pub mod admission;
 pub mod admit;
 pub mod bundle;
 pub mod certmanager;

@@ -1,0 +1,1 @@
+//! The Cluster and ClusterClass CRDs admission checks against.

@@ -1,0 +1,1 @@
+//! Fields an apiVersion does not declare: refused or pruned.
