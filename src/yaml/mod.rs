@@ -10,6 +10,7 @@
 //!   [`resolve`] (the YAML 1.1 resolution table the writer uses to choose quoting).
 
 pub mod emit;
+pub mod field_line;
 pub mod keysort;
 pub mod locate;
 mod merge;
