@@ -186,7 +186,7 @@ mod tests {
         );
         assert_eq!(
             field_position(DOC, "spec.variables[0].required"),
-            Some((13, 27))
+            Some((13, 25))
         );
     }
 
