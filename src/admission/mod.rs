@@ -26,3 +26,150 @@ pub enum FieldValidation {
     /// Pruned, with a warning (the API server's default, e.g. for Flux's server-side apply).
     Warn,
 }
+
+pub mod schema;
+
+use serde_json::Value;
+
+use crate::topology::variables::field_error::invalid_object_message;
+pub use crds::CoreCrds;
+
+/// Why Cluster API (or the API server in front of it) refuses an object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The message as the API server returns it (a webhook's is prefixed with
+    /// `admission webhook "NAME" denied the request: `).
+    pub message: String,
+    /// The field the first error names (the line an error points at).
+    pub field: String,
+    /// One line per unknown field (strict field validation).
+    pub lines: Vec<String>,
+    /// What to do next.
+    pub hint: String,
+}
+
+/// A webhook's refusal over `errs` (not empty) of `kind` `name`.
+fn webhook_refusal(
+    webhook: &str,
+    kind: &str,
+    name: &str,
+    errs: &[crate::topology::variables::field_error::FieldError],
+) -> Refusal {
+    Refusal {
+        message: format!(
+            "admission webhook {} denied the request: {}",
+            crate::go::quote::quote(webhook),
+            invalid_object_message(&format!("{kind}.cluster.x-k8s.io"), name, errs)
+        ),
+        field: errs.first().map(|e| e.field.clone()).unwrap_or_default(),
+        lines: Vec::new(),
+        hint: format!(
+            "fix the field named above: Cluster API {}'s {kind} webhook refuses it",
+            crds::BUILT_IN_RELEASE
+        ),
+    }
+}
+
+/// An admitted object as the controllers read it (pruned, defaulted), and the warnings.
+#[derive(Debug, Clone)]
+pub struct Admitted {
+    pub value: Value,
+    pub warnings: Vec<String>,
+}
+
+fn version_of(o: &Value) -> &str {
+    let api = o.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    api.rsplit_once('/').map_or("", |(_, v)| v)
+}
+
+fn name_of(o: &Value) -> &str {
+    o.pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// A `cluster.x-k8s.io/v1beta2` ClusterClass through the API server and Cluster API
+/// v1.14.2: decoding against its CRD, schema validation, the validating webhook. The
+/// admitted class carries `status.variables` as the ClusterClass controller computes
+/// them (what the Cluster webhook reads).
+pub fn admit_class(
+    raw: &Value,
+    crds: Option<&CoreCrds>,
+    mode: FieldValidation,
+) -> Result<Admitted, Refusal> {
+    let version = version_of(raw);
+    let Some(vs) = crds::for_version(crds, version).get(version, "ClusterClass") else {
+        return Ok(Admitted {
+            value: raw.clone(),
+            warnings: Vec::new(),
+        });
+    };
+    let schema::Decoded {
+        mut value,
+        mut warnings,
+    } = schema::decode(raw, vs, mode)?;
+    class::default(&mut value);
+    schema::validate(&value, vs, "ClusterClass", name_of(raw))?;
+    let (errs, w) = class::validate_create(&value);
+    warnings.extend(w);
+    if !errs.is_empty() {
+        return Err(webhook_refusal(
+            "validation.clusterclass.cluster.x-k8s.io",
+            "ClusterClass",
+            name_of(raw),
+            &errs,
+        ));
+    }
+    let status = class::status_variables(&value);
+    if let Some(m) = value.as_object_mut() {
+        let st = m
+            .entry("status")
+            .or_insert_with(|| Value::Object(Default::default()));
+        if let Some(st) = st.as_object_mut() {
+            st.insert("variables".into(), status);
+        }
+    }
+    Ok(Admitted { value, warnings })
+}
+
+/// A `cluster.x-k8s.io/v1beta2` Cluster through the API server and Cluster API v1.14.2,
+/// against its admitted ClusterClass (`None`: not among the inputs): decoding, the
+/// defaulting webhook, schema validation, the validating webhook.
+pub fn admit_cluster(
+    raw: &Value,
+    class: Option<&Value>,
+    crds: Option<&CoreCrds>,
+    mode: FieldValidation,
+) -> Result<Admitted, Refusal> {
+    let version = version_of(raw);
+    let Some(vs) = crds::for_version(crds, version).get(version, "Cluster") else {
+        return Ok(Admitted {
+            value: raw.clone(),
+            warnings: Vec::new(),
+        });
+    };
+    let schema::Decoded {
+        mut value,
+        mut warnings,
+    } = schema::decode(raw, vs, mode)?;
+    cluster::default(&mut value, class).map_err(|message| Refusal {
+        message: format!(
+            "admission webhook \"default.cluster.cluster.x-k8s.io\" denied the request: {message}"
+        ),
+        field: String::new(),
+        lines: Vec::new(),
+        hint: "fix the Cluster's variables or topology named above".into(),
+    })?;
+    schema::validate(&value, vs, "Cluster", name_of(raw))?;
+    let (errs, w) = cluster::validate_create(&value, class);
+    warnings.extend(w);
+    if !errs.is_empty() {
+        return Err(webhook_refusal(
+            "validation.cluster.cluster.x-k8s.io",
+            "Cluster",
+            name_of(raw),
+            &errs,
+        ));
+    }
+    Ok(Admitted { value, warnings })
+}
