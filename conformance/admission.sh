@@ -9,6 +9,7 @@
 #
 #   conformance/admission.sh              regenerate the goldens into a scratch directory,
 #                       fail if a committed one differs, then compare capi-render with them
+#                       (CAPI_RENDER=BINARY skips the build of the checkout's binary)
 #   conformance/admission.sh update       rewrite golden/admission/<case>.txt (and
 #                       <case>.desired.yaml) from the oracle
 #   conformance/admission.sh differences  rewrite conformance/admission/differences/
