@@ -103,7 +103,7 @@ while IFS='|' read -r name base head flags; do
   bargs=(); cargs=(); hargs=(); aargs=(); n=0
   for t in $base; do n=$((n + 1)); f=$(input "$name" base $n "$t"); bargs+=(-f "$f"); cargs+=(-f "$f"); done
   for t in $head; do n=$((n + 1)); f=$(input "$name" head $n "$t"); hargs+=(--against "$f"); aargs+=(--against "$f"); done
-  if ! "$oracle" --impact ${fl[@]+"${fl[@]}"} "${bargs[@]}" "${hargs[@]}" >"$work/$name.oracle.json" 2>"$work/$name.err"; then
+  if ! "$oracle" --impact --crds "$root/src/admission/crds-v1.14.2.yaml" ${fl[@]+"${fl[@]}"} "${bargs[@]}" "${hargs[@]}" >"$work/$name.oracle.json" 2>"$work/$name.err"; then
     echo "FAIL $name: the oracle failed:"; cat "$work/$name.err"; status=1; continue
   fi
   gold="$root/golden/impact/$name.json"

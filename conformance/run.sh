@@ -133,6 +133,7 @@ if [ "$mode" = update ]; then
   # Goldens that their own scripts rewrite (and check for staleness in check mode).
   CAPI_CORPUS="$CAPI_CORPUS" "$here/topology-v1beta2.sh" update || fail=1
   CAPI_CORPUS="$CAPI_CORPUS" "$here/impact.sh" update || fail=1
+  CAPI_RENDER="$capi" CAPI_CORPUS="$CAPI_CORPUS" "$here/admission.sh" update || fail=1
   echo "golden files regenerated ($ncases clusterctl cases)"
   exit 0
 fi
@@ -143,8 +144,8 @@ for model_new in "$work/golden"/typed-model*.json; do
   if ! cmp -s "$model_new" "$model_old"; then note "FAIL: $model_old differs from typegen's output"; fail=1; fi
   rm -f "$model_new"
 done
-# topology*, impact: their scripts below regenerate and compare them.
-if ! diff -r -x topology-variables -x topology -x topology-v1beta2 -x impact "$root/golden" "$work/golden" >"$work/golden.diff"; then
+# topology*, impact, admission: their scripts below regenerate and compare them.
+if ! diff -r -x topology-variables -x topology -x topology-v1beta2 -x impact -x admission "$root/golden" "$work/golden" >"$work/golden.diff"; then
   note "FAIL: committed golden files differ from what the real tools produce now:"; head -50 "$work/golden.diff" >&2; fail=1
 fi
 
@@ -253,6 +254,10 @@ took topology.sh
 # v1beta2 topologies against CAPI v1.14.2's exp/topology/desiredstate (golden/topology-v1beta2).
 CAPI_CORPUS="$CAPI_CORPUS" "$here/topology-v1beta2.sh" "$mode" || fail=1
 took topology-v1beta2.sh
+# Admission (issue 58): refusals and admissions against CAPI v1.14.2's CRD schema and
+# webhooks (golden/admission).
+CAPI_RENDER="$capi" CAPI_CORPUS="$CAPI_CORPUS" "$here/admission.sh" "$mode" || fail=1
+took admission.sh
 # `diff`'s rollout impact against CAPI v1.14.2's up-to-date code (golden/impact).
 CAPI_CORPUS="$CAPI_CORPUS" "$here/impact.sh" "$mode" || fail=1
 took impact.sh

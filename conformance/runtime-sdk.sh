@@ -55,7 +55,8 @@ while IFS='|' read -r case cls cluster cfg want; do
   n=$((n + 1))
   files=(-f "$cls" -f "$cases/$cluster" -f "$cases/$cfg")
   set +e
-  "$oracle" "${files[@]}" --extension "$name=$url" --extension-ca "$ca" >"$work/go.yaml" 2>"$work/go.err"; go_rc=$?
+  # The oracle admits the inputs first (the v1.14.2 CRDs and webhooks), as Cluster API would.
+  "$oracle" --crds "$root/src/admission/crds-v1.14.2.yaml" "${files[@]}" --extension "$name=$url" --extension-ca "$ca" >"$work/go.yaml" 2>"$work/go.err"; go_rc=$?
   env -i PATH="$PATH" "$capi" render --stdout -q --clusters desired "${files[@]}" \
     --runtime-extension "$name=$url" --runtime-extension-ca "$ca" >"$work/ours.yaml" 2>"$work/ours.err"; rc=$?
   set -e

@@ -41,6 +41,10 @@ trap 'rm -rf "$work"' EXIT
 
 # --- tools ----------------------------------------------------------------------------
 oracle=$("$here/oracle-v1beta2.sh")
+# The oracle admits each input first, as the API server and Cluster API would (the v1.14.2
+# Cluster and ClusterClass CRDs, field validation Strict, the webhooks): a case Cluster API
+# refuses fails here (refusals are conformance/admission.sh's cases).
+crds="$root/src/admission/crds-v1.14.2.yaml"
 (cd "$root" && cargo build --release --quiet)
 capi="${CARGO_TARGET_DIR:-$root/target}/release/capi-render"
 
@@ -75,7 +79,7 @@ while IFS='|' read -r name files flags; do
   args=()
   while read -r f; do args+=(-f "$f"); done < <(inputs "$name" "${fl[@]}")
   mkdir -p "$work/go/$name"
-  if ! "$oracle" ${cflags[@]+"${cflags[@]}"} "${args[@]}" >"$work/go/$name/desired.yaml" 2>"$work/go/$name.err"; then
+  if ! "$oracle" --crds "$crds" ${cflags[@]+"${cflags[@]}"} "${args[@]}" >"$work/go/$name/desired.yaml" 2>"$work/go/$name.err"; then
     echo "FAIL $name: the oracle failed:"; cat "$work/go/$name.err"; status=1; continue
   fi
   gold="$root/golden/topology-v1beta2/$name/desired.yaml"

@@ -1,23 +1,36 @@
 // desiredstateref: the desired state that Cluster API's own topology code computes for one
-// cluster.x-k8s.io/v1beta2 Cluster with spec.topology, offline. It is the oracle of
-// conformance/topology-v1beta2.sh, which compares `capi-render render --stdout` with it.
+// cluster.x-k8s.io/v1beta2 Cluster with spec.topology, offline, after Cluster API's own
+// admission of its inputs. It is the oracle of conformance/topology-v1beta2.sh, which
+// compares `capi-render render --stdout` with it, of conformance/impact.sh (--impact), and
+// of conformance/admission.sh (--admit-only: refusals).
 //
-//	desiredstateref [--capi-version v1.14.2] -f FILE [-f FILE]...
-//	desiredstateref --impact [--capi-version v1.14.2] -f FILE... --against FILE...
+//	desiredstateref [--crds FILE [--field-validation strict|warn]] [--admit-only] [--capi-version v1.14.2] -f FILE [-f FILE]...
+//	desiredstateref --impact [--crds FILE] [--capi-version v1.14.2] -f FILE... --against FILE...
 //
 // (--impact: the rollout impact of a change, conformance/impact.sh's oracle; impact.go.)
 //
 // The files hold one topology Cluster, its ClusterClass and the class's templates (any
 // order; `---`-separated YAML). What runs is CAPI's code, pinned in go.mod:
+//   - admission (admit.go), as when the API server with Cluster API v1.14.2's webhooks
+//     creates each ClusterClass, then the Cluster: with --crds (the CRDs of the core
+//     provider, src/admission/crds-v1.14.2.yaml), the API server's handling of the CRD
+//     through apiextensions-apiserver's own code (unknown fields refused under field
+//     validation Strict, the default, or pruned with a warning under Warn; structural
+//     defaulting; the OpenAPI schema, list types and CEL rules through the CRD's own
+//     strategy and rest.BeforeCreate); the Cluster's defaulting webhook
+//     (admission.Cluster.Default: the "v" version prefix, variable defaulting and
+//     validation) through controller-runtime's defaulter handler, its JSON patch applied;
+//     the validating webhooks (admission.ClusterClass and admission.Cluster ValidateCreate,
+//     the Cluster's with a client holding the reconciled classes). A refusal exits 1 with
+//     the API server's message; --admit-only prints `admitted` (warnings on stderr) and
+//     stops there;
 //   - the ClusterClass controller's inline-variable status (status.variables, one "inline"
 //     definition per spec.variables entry; this is the only step written here, mirroring
 //     internal/controllers/clusterclass, which a module outside CAPI cannot import), with
 //     observedGeneration and the VariablesReady condition set as after a reconcile;
 //   - a cluster.x-k8s.io/v1beta1 Cluster or ClusterClass converted to v1beta2 by the
 //     conversion webhook's own functions (core/webhooks/conversion), as the API server
-//     serves it to the v1beta2 controllers;
-//   - the Cluster defaulting webhook's topology defaulting: the "v" version prefix and
-//     admission.Cluster.DefaultAndValidateVariables (public, meant for exactly this use);
+//     serves it to the webhooks and the v1beta2 controllers;
 //   - the blueprint as the topology controller's getBlueprint builds it (templates looked
 //     up by the class's templateRefs in the class's namespace);
 //   - exp/topology/desiredstate's Generator (patch engine included; no runtime client:
@@ -31,6 +44,10 @@
 //     annotation these functions add (a JSON copy of the v1beta2 object, for a lossless
 //     round trip through the API server) is removed: it is storage bookkeeping, not desired
 //     state, and capi-render does not write it.
+//
+// The feature gates are those Cluster API's topology needs: ClusterTopology, MachinePool,
+// MachineTaintPropagation on; RuntimeSDK on only with a runtime extension (runtime.go).
+// Templates are not admitted (their providers' CRDs and webhooks are not Cluster API's).
 //
 // The management cluster's CRDs are the one input that the files cannot give: the
 // generator reads the ControlPlane CRD's contract labels. The oracle gives every kind of
@@ -66,7 +83,6 @@ import (
 	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
-	"sigs.k8s.io/cluster-api/core/webhooks/admission"
 	"sigs.k8s.io/cluster-api/core/webhooks/conversion"
 	"sigs.k8s.io/cluster-api/exp/topology/desiredstate"
 	"sigs.k8s.io/cluster-api/exp/topology/scope"
@@ -106,8 +122,12 @@ func main() {
 			i = j
 			continue
 		}
-		fail(fmt.Errorf("usage: desiredstateref [--capi-version v1.14.2] [--extension NAME=URL --extension-ca FILE] -f FILE [-f FILE]...\n" +
-			"       desiredstateref --impact [--capi-version v1.14.2] -f FILE... --against FILE..."))
+		if j, ok := admitFlag(args, i); ok {
+			i = j
+			continue
+		}
+		fail(fmt.Errorf("usage: desiredstateref [--crds FILE [--field-validation strict|warn]] [--admit-only] [--capi-version v1.14.2] [--extension NAME=URL --extension-ca FILE] -f FILE [-f FILE]...\n" +
+			"       desiredstateref --impact [--crds FILE] [--capi-version v1.14.2] -f FILE... --against FILE..."))
 	}
 	var out []byte
 	var err error
@@ -152,9 +172,9 @@ func readObjects(files []string) ([]*unstructured.Unstructured, error) {
 	return objs, nil
 }
 
-// toTyped decodes a Cluster or ClusterClass as the API server stores it: fields that the
-// CRD schema does not know are pruned, with a warning (the server's default field
-// validation, "Warn"; kubectl's "Strict" would refuse the object instead).
+// toTyped decodes an admitted Cluster or ClusterClass into its Go type. With --crds the CRD
+// stage (admit.go) has already refused or pruned every unknown field; without it, a field
+// the Go type does not know is pruned here with a warning (field validation Warn).
 func toTyped(u *unstructured.Unstructured, into interface{}) error {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, into, true); err != nil {
 		fmt.Fprintf(os.Stderr, "Warning: %s %s/%s: %v (pruned)\n", u.GetKind(), u.GetNamespace(), u.GetName(), err)
@@ -167,6 +187,9 @@ func run(files []string, inputVersion bool) ([]byte, error) {
 	g, err := generate(files, inputVersion)
 	if err != nil {
 		return nil, err
+	}
+	if admitOpts.only {
+		return []byte("admitted\n"), nil
 	}
 	return render(g.desired, g.v1beta1Out)
 }
@@ -201,9 +224,9 @@ func generate(files []string, inputVersion bool) (*generated, error) {
 		}
 	}
 
-	var cluster *clusterv1.Cluster
-	v1beta1Out := false
-	classes := map[string]*clusterv1.ClusterClass{}
+	// The inputs: the Cluster, the ClusterClasses, the templates.
+	var clusterU *unstructured.Unstructured
+	var classUs []*unstructured.Unstructured
 	templates := map[string]*unstructured.Unstructured{}
 	gvks := map[schema.GroupVersionKind]bool{}
 	for _, u := range objs {
@@ -213,28 +236,56 @@ func generate(files []string, inputVersion bool) (*generated, error) {
 		gvk := u.GroupVersionKind()
 		switch {
 		case gvk.Group == clusterv1.GroupVersion.Group && gvk.Kind == "Cluster":
-			if cluster != nil {
+			if clusterU != nil {
 				return nil, fmt.Errorf("more than one Cluster")
 			}
-			c, err := decodeCluster(u)
-			if err != nil {
-				return nil, err
-			}
-			cluster = c
-			v1beta1Out = inputVersion && gvk.Version == "v1beta1"
+			clusterU = u
 		case gvk.Group == clusterv1.GroupVersion.Group && gvk.Kind == "ClusterClass":
-			cc, err := decodeClass(u)
-			if err != nil {
-				return nil, err
-			}
-			classes[cc.Namespace+"/"+cc.Name] = cc
+			classUs = append(classUs, u)
 		default:
 			templates[key(gvk.GroupKind(), u.GetNamespace(), u.GetName())] = u
 			gvks[gvk] = true
 			gvks[gvk.GroupVersion().WithKind(strings.TrimSuffix(gvk.Kind, "Template"))] = true
 		}
 	}
-	if cluster == nil || !cluster.Spec.Topology.IsDefined() {
+
+	// Admission (admit.go): each ClusterClass, the ClusterClass controller's status, then
+	// the Cluster against the reconciled classes.
+	adm, err := newAdmitter()
+	if err != nil {
+		return nil, err
+	}
+	classes := map[string]*clusterv1.ClusterClass{}
+	var classObjs []client.Object
+	for _, u := range classUs {
+		cc, err := adm.admitClass(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		reconcileClass(cc)
+		if rc != nil {
+			if err := reconcileVariables(ctx, rc, cc); err != nil {
+				return nil, err
+			}
+		}
+		classes[cc.Namespace+"/"+cc.Name] = cc
+		classObjs = append(classObjs, cc.DeepCopy())
+	}
+	if clusterU == nil {
+		return nil, fmt.Errorf("no Cluster with spec.topology")
+	}
+	classSch := runtime.NewScheme()
+	_ = clusterv1.AddToScheme(classSch)
+	classClient := fake.NewClientBuilder().WithScheme(classSch).WithObjects(classObjs...).Build()
+	cluster, err := adm.admitCluster(ctx, clusterU, classClient)
+	if err != nil {
+		return nil, err
+	}
+	if admitOpts.only {
+		return &generated{cluster: cluster}, nil
+	}
+	v1beta1Out := inputVersion && clusterU.GroupVersionKind().Version == "v1beta1"
+	if !cluster.Spec.Topology.IsDefined() {
 		return nil, fmt.Errorf("no Cluster with spec.topology")
 	}
 	classNS := cluster.Spec.Topology.ClassRef.Namespace
@@ -249,20 +300,6 @@ func generate(files []string, inputVersion bool) (*generated, error) {
 		if p.External != nil && rc == nil {
 			return nil, fmt.Errorf("ClusterClass %s has external patch %q: needs a runtime extension", clusterClass.Name, p.Name)
 		}
-	}
-	reconcileClass(clusterClass)
-	if rc != nil {
-		if err := reconcileVariables(ctx, rc, clusterClass); err != nil {
-			return nil, err
-		}
-	}
-
-	// The Cluster defaulting webhook (topology part).
-	if !strings.HasPrefix(cluster.Spec.Topology.Version, "v") {
-		cluster.Spec.Topology.Version = "v" + cluster.Spec.Topology.Version
-	}
-	if errs := (&admission.Cluster{}).DefaultAndValidateVariables(ctx, cluster, nil, clusterClass); len(errs) > 0 {
-		return nil, fmt.Errorf("Cluster %s/%s: %v", cluster.Namespace, cluster.Name, errs.ToAggregate())
 	}
 
 	// The current state of a Cluster being created, as the topology controller's
