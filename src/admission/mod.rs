@@ -16,16 +16,7 @@ pub mod cluster;
 pub mod crds;
 pub mod fields;
 
-/// How a field the object's apiVersion does not declare is handled (kubectl's
-/// `--validate` / the API server's `fieldValidation`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum FieldValidation {
-    /// An error naming the field (kubectl's default).
-    #[default]
-    Strict,
-    /// Pruned, with a warning (the API server's default, e.g. for Flux's server-side apply).
-    Warn,
-}
+pub use crate::model::FieldValidation;
 
 pub mod schema;
 

@@ -60,6 +60,8 @@ pub fn render_options(opts: &BundleOptions) -> RenderOptions {
         // The bundle installs the config Secrets beside the rendering.
         secrets: Default::default(),
         no_validate: false,
+        // Bundles carry providers: no topology object is admitted.
+        field_validation: Default::default(),
     }
 }
 

@@ -109,6 +109,7 @@ pub fn run(a: &DiffArgs, config: Option<&Path>, repository: Option<&Path>) -> Ex
         allow_empty: true,
         clusters: a.clusters.mode(),
         capi_version: a.clusters.capi_version.clone(),
+        field_validation: a.clusters.field_validation(),
         // Config Secret values show as their `${VAR}`: a diff is printed.
         secrets: capi_render::model::SecretsMode::Placeholders,
         ..RenderOptions::default()
@@ -258,6 +259,7 @@ fn recorded(
         clusters: super::ClustersArg {
             clusters: c.clusters.as_str().to_string(),
             capi_version: c.capi_version.clone(),
+            field_validation: c.field_validation.as_str().to_string(),
         },
         extensions: a.extensions.clone(),
     };

@@ -124,11 +124,28 @@ pub struct ClustersArg {
     /// v1beta2, written back as v1beta1); older or unset: clusterctl v1.10.10's semantics.
     #[arg(long = "capi-version", value_name = "VERSION")]
     pub capi_version: Option<String>,
+    /// What admission does with a field a Cluster's or ClusterClass's apiVersion does not
+    /// declare (a v1beta1 field in a v1beta2 object, a typo). `strict` (kubectl's
+    /// default): an error naming the field and, where the other API version has it, the
+    /// one to use. `warn`: pruned with a warning, as the API server does for a
+    /// server-side apply that does not ask for strict validation (Flux).
+    #[arg(
+        long = "field-validation",
+        value_name = "MODE",
+        default_value = "strict",
+        value_parser = clap::builder::PossibleValuesParser::new(capi_render::model::FieldValidation::NAMES)
+    )]
+    pub field_validation: String,
 }
 
 impl ClustersArg {
     /// The mode (clap accepts only the mode names).
     pub fn mode(&self) -> capi_render::model::ClusterMode {
         capi_render::model::ClusterMode::parse(&self.clusters).unwrap_or_default()
+    }
+
+    /// `--field-validation` (clap accepts only the mode names).
+    pub fn field_validation(&self) -> capi_render::model::FieldValidation {
+        capi_render::model::FieldValidation::parse(&self.field_validation).unwrap_or_default()
     }
 }

@@ -251,6 +251,7 @@ fn command_of(
         flux_extras: topts.flux_extras.clone(),
         argocd: topts.argocd.clone().map(|s| (s, topts.flux_path.clone())),
         capi_version: a.clusters.capi_version.clone(),
+        field_validation: a.clusters.field_validation(),
         secrets: secrets_mode(a).unwrap_or_default(),
         sops_age: {
             let mut r: Vec<String> = a
@@ -331,6 +332,7 @@ fn from_lock(
         clusters: super::ClustersArg {
             clusters: c.clusters.as_str().to_string(),
             capi_version: c.capi_version.clone(),
+            field_validation: c.field_validation.as_str().to_string(),
         },
         output_format: a.output_format,
         reads_inside: Some(gitops::repository_root(out)?),
@@ -413,6 +415,7 @@ fn prepare_deferring(
         reads_inside: a.reads_inside.clone(),
         secrets: secrets_mode(a)?,
         no_validate: a.no_validate,
+        field_validation: a.clusters.field_validation(),
         ..RenderOptions::default()
     };
     let mut r = super::prepare_deferring(&a.files, &opts, deferral)?;

@@ -34,6 +34,8 @@ pub struct RenderCommand {
     pub argocd: Option<(super::argocd::Settings, String)>,
     /// `--capi-version`: the core provider version v1beta1 topologies render under.
     pub capi_version: Option<String>,
+    /// `--field-validation` (recorded when not `strict`, as `fieldValidation`).
+    pub field_validation: crate::model::FieldValidation,
     /// `--secrets` (recorded when not `keep`).
     pub secrets: crate::model::SecretsMode,
     /// `--secrets sops`: the `--sops-age-recipient`s (sorted) and `--sops-flux-secret`
@@ -76,6 +78,12 @@ impl RenderCommand {
         }
         if let Some(v) = &self.capi_version {
             m.insert("capiVersion".into(), Value::from(v.as_str()));
+        }
+        if self.field_validation != crate::model::FieldValidation::Strict {
+            m.insert(
+                "fieldValidation".into(),
+                Value::from(self.field_validation.as_str()),
+            );
         }
         if self.secrets != crate::model::SecretsMode::Keep {
             m.insert("secrets".into(), Value::from(self.secrets.as_str()));
@@ -203,6 +211,11 @@ impl RenderCommand {
                 },
             },
             capi_version: text("capiVersion")?,
+            field_validation: match text("fieldValidation")? {
+                None => crate::model::FieldValidation::Strict,
+                Some(f) => crate::model::FieldValidation::parse(&f)
+                    .ok_or_else(|| format!("fieldValidation: {f:?} is not strict or warn"))?,
+            },
             flux,
             flux_extras,
             secrets: match text("secrets")?.as_deref() {

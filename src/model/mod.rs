@@ -13,6 +13,6 @@ pub mod unit;
 
 pub use hash::{hex, sha256_hex};
 pub use unit::{
-    unit_dir, ClusterMode, InputFile, InputObject, ProviderInfo, RenderOptions, RenderSet,
-    RenderedUnit, SealedFile, SecretsMode, UnitKind, NAMESPACES_DIR, REVIEW_DIR,
+    unit_dir, ClusterMode, FieldValidation, InputFile, InputObject, ProviderInfo, RenderOptions,
+    RenderSet, RenderedUnit, SealedFile, SecretsMode, UnitKind, NAMESPACES_DIR, REVIEW_DIR,
 };

@@ -187,6 +187,37 @@ impl ClusterMode {
     }
 }
 
+/// `--field-validation`: what admission does with a field a Cluster's or ClusterClass's
+/// apiVersion does not declare (the API server's `fieldValidation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FieldValidation {
+    /// An error naming the field (kubectl's default).
+    #[default]
+    Strict,
+    /// Pruned, with a warning (the API server's default, e.g. for Flux's server-side
+    /// apply).
+    Warn,
+}
+
+impl FieldValidation {
+    pub const NAMES: [&'static str; 2] = ["strict", "warn"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FieldValidation::Strict => "strict",
+            FieldValidation::Warn => "warn",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<FieldValidation> {
+        match s {
+            "strict" => Some(FieldValidation::Strict),
+            "warn" => Some(FieldValidation::Warn),
+            _ => None,
+        }
+    }
+}
+
 /// Options of a render run.
 #[derive(Debug, Clone, Default)]
 pub struct RenderOptions {
@@ -221,6 +252,9 @@ pub struct RenderOptions {
     /// `--no-validate`: do not check the input objects against the CRDs the tree
     /// installs ([`crate::validate`] is on by default).
     pub no_validate: bool,
+    /// `--field-validation`: unknown fields of Clusters and ClusterClasses
+    /// ([`crate::admission`]).
+    pub field_validation: FieldValidation,
 }
 
 /// `render --secrets`: what becomes of the values a provider's config Secret gives
