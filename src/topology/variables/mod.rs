@@ -232,6 +232,21 @@ pub fn default_and_validate_cluster_variables(
     cluster: &mut Value,
     defs: &index::Definitions,
 ) -> Result<Vec<String>> {
+    let (errs, warnings) = default_and_validate_errors(cluster, defs);
+    if errs.is_empty() {
+        Ok(warnings)
+    } else {
+        Err(cluster_webhook_error(cluster, &errs))
+    }
+}
+
+/// [`default_and_validate_cluster_variables`] returning Go's field errors themselves
+/// (defaulting's, then validation's) and the warnings, for callers that print the
+/// refusal their own way (the v1.14.2 admission of [`crate::admission::cluster`]).
+pub fn default_and_validate_errors(
+    cluster: &mut Value,
+    defs: &index::Definitions,
+) -> (Vec<FieldError>, Vec<String>) {
     let (mut errs, failed) = default_lists(cluster, defs);
     // Validation sees the failed lists as Go decodes user input (a copy of the Cluster
     // only when there is one).
@@ -245,11 +260,7 @@ pub fn default_and_validate_cluster_variables(
     }
     let report = validate_lists(&view, defs);
     errs.extend(report.errors);
-    if errs.is_empty() {
-        Ok(report.warnings)
-    } else {
-        Err(cluster_webhook_error(cluster, &errs))
-    }
+    (errs, report.warnings)
 }
 
 #[cfg(test)]
