@@ -8,6 +8,7 @@ use crate::model::{
 };
 use serde_json::Value;
 
+mod admission;
 mod class_units;
 pub mod core_version;
 mod crd_check;
@@ -174,6 +175,13 @@ pub fn prepare(
     let v1beta2_core = core.as_deref().is_some_and(core_version::is_v1beta2_core);
     let (mut providers, mut extra, mut warnings) =
         crate::operator::render_providers(&inputs.objects, opts)?;
+    warnings.extend(admission::admit(
+        &mut inputs.objects,
+        &mut inputs.clusters,
+        &providers,
+        opts.repository.as_deref(),
+        opts.field_validation,
+    )?);
     let off = opts.no_validate;
     warnings.extend(crd_check::validate_inputs(
         &inputs,

@@ -124,11 +124,12 @@ pub fn admit_class(
 }
 
 /// A `cluster.x-k8s.io/v1beta2` Cluster through the API server and Cluster API v1.14.2,
-/// against its admitted ClusterClass (`None`: not among the inputs): decoding, the
-/// defaulting webhook, schema validation, the validating webhook.
+/// against its admitted ClusterClass (`None`: not among the inputs), prepared once for
+/// all its Clusters ([`cluster::Class::new`]): decoding, the defaulting webhook, schema
+/// validation, the validating webhook.
 pub fn admit_cluster(
     raw: &Value,
-    class: Option<&Value>,
+    class: Option<&cluster::Class>,
     crds: Option<&CoreCrds>,
     mode: FieldValidation,
 ) -> Result<Admitted, Refusal> {
@@ -143,7 +144,9 @@ pub fn admit_cluster(
         mut value,
         mut warnings,
     } = schema::decode(raw, vs, mode)?;
-    cluster::default(&mut value, class).map_err(|message| Refusal {
+    let (defaulted, w) = cluster::default_with(&mut value, class);
+    warnings.extend(w);
+    defaulted.map_err(|message| Refusal {
         message: format!(
             "admission webhook \"default.cluster.cluster.x-k8s.io\" denied the request: {message}"
         ),
@@ -152,7 +155,7 @@ pub fn admit_cluster(
         hint: "fix the Cluster's variables or topology named above".into(),
     })?;
     schema::validate(&value, vs, "Cluster", name_of(raw))?;
-    let (errs, w) = cluster::validate_create(&value, class);
+    let (errs, w) = cluster::validate_create_with(&value, class);
     warnings.extend(w);
     if !errs.is_empty() {
         return Err(webhook_refusal(

@@ -37,7 +37,11 @@ pub(super) fn validate_inputs(
     let mut index =
         crate::validate::CrdIndex::from_objects(providers.iter().flat_map(|u| &u.objects));
     use crate::model::object::{api_version, group_of, kind};
-    let checked = |v: &Value| !CONSUMED_GROUPS.contains(&group_of(api_version(v)));
+    // v1beta2 Clusters and ClusterClasses went through admission (`super::admission`).
+    let admitted = |v: &Value| {
+        crate::topology::v1beta2::is_cluster(v) || crate::topology::v1beta2::is_cluster_class(v)
+    };
+    let checked = |v: &Value| !CONSUMED_GROUPS.contains(&group_of(api_version(v))) && !admitted(v);
     let missing: BTreeSet<(String, String)> = inputs
         .objects
         .iter()
@@ -70,11 +74,15 @@ pub(super) fn validate_inputs(
     }
     // One topology Cluster decoded at a time: a fleet's Clusters stay compact.
     let clusters = inputs.clusters.iter().filter_map(|c| {
-        c.value.as_ref().map(|v| InputObject {
-            file: c.file.to_string(),
-            doc: c.doc,
-            value: v.decode(),
-        })
+        c.value
+            .as_ref()
+            .map(|v| v.decode())
+            .filter(|v| !admitted(v))
+            .map(|value| InputObject {
+                file: c.file.to_string(),
+                doc: c.doc,
+                value,
+            })
     });
     let objects = inputs
         .objects
@@ -101,7 +109,7 @@ pub(super) fn validate_inputs(
 /// The CRDs of the newest release (by semver) of every provider directory in the
 /// clusterctl repository `dir` (`DIR/<label>/<version>/*components.yaml`), each file
 /// read within the run's limits. A directory that is no release is skipped.
-fn repository_crds(dir: &Path) -> crate::Result<Vec<Value>> {
+pub(super) fn repository_crds(dir: &Path) -> crate::Result<Vec<Value>> {
     let mut out = Vec::new();
     let Ok(labels) = std::fs::read_dir(dir) else {
         return Ok(out);
