@@ -123,6 +123,33 @@ pub fn admit_class(
     Ok(Admitted { value, warnings })
 }
 
+/// The webhook answers with the patch to the Cluster's typed re-encoding: an empty list
+/// of variable values (`omitempty`) is no field of it.
+fn omit_empty_variables(cluster: &mut Value) {
+    use crate::model::pointer::Pointer as _;
+    let empty = |v: Option<&Value>| v.and_then(Value::as_array).is_some_and(Vec::is_empty);
+    let mut holders = vec![
+        ("/spec/topology".to_string(), "variables"),
+        ("/spec/topology/controlPlane/variables".to_string(), "overrides"),
+    ];
+    for kind in ["machineDeployments", "machinePools"] {
+        let n = cluster
+            .pointer(&format!("/spec/topology/workers/{kind}"))
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        for i in 0..n {
+            holders.push((format!("/spec/topology/workers/{kind}/{i}/variables"), "overrides"));
+        }
+    }
+    for (p, k) in holders {
+        if let Some(Value::Object(m)) = cluster.ptr_mut(&p) {
+            if empty(m.get(k)) {
+                m.remove(k);
+            }
+        }
+    }
+}
+
 /// A `cluster.x-k8s.io/v1beta2` Cluster through the API server and Cluster API v1.14.2,
 /// against its admitted ClusterClass (`None`: not among the inputs), prepared once for
 /// all its Clusters ([`cluster::Class::new`]): decoding, the defaulting webhook, schema
@@ -146,6 +173,7 @@ pub fn admit_cluster(
     } = schema::decode(raw, vs, mode)?;
     let (defaulted, w) = cluster::default_with(&mut value, class);
     warnings.extend(w);
+    omit_empty_variables(&mut value);
     defaulted.map_err(|message| Refusal {
         message: format!(
             "admission webhook \"default.cluster.cluster.x-k8s.io\" denied the request: {message}"
