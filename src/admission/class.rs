@@ -15,6 +15,6 @@ pub fn validate_create(_cc: &Value) -> (Vec<FieldError>, Vec<String>) {
 }
 
 /// `status.variables` as v1.14.2's ClusterClass controller computes them.
-pub fn status_variables(_cc: &Value) -> Value {
-    Value::Array(Vec::new())
+pub fn status_variables(cc: &Value) -> Value {
+    crate::topology::variables::status_variables(cc).unwrap_or(Value::Array(Vec::new()))
 }

@@ -130,7 +130,10 @@ fn omit_empty_variables(cluster: &mut Value) {
     let empty = |v: Option<&Value>| v.and_then(Value::as_array).is_some_and(Vec::is_empty);
     let mut holders = vec![
         ("/spec/topology".to_string(), "variables"),
-        ("/spec/topology/controlPlane/variables".to_string(), "overrides"),
+        (
+            "/spec/topology/controlPlane/variables".to_string(),
+            "overrides",
+        ),
     ];
     for kind in ["machineDeployments", "machinePools"] {
         let n = cluster
@@ -138,7 +141,10 @@ fn omit_empty_variables(cluster: &mut Value) {
             .and_then(Value::as_array)
             .map_or(0, Vec::len);
         for i in 0..n {
-            holders.push((format!("/spec/topology/workers/{kind}/{i}/variables"), "overrides"));
+            holders.push((
+                format!("/spec/topology/workers/{kind}/{i}/variables"),
+                "overrides",
+            ));
         }
     }
     for (p, k) in holders {
@@ -195,3 +201,6 @@ pub fn admit_cluster(
     }
     Ok(Admitted { value, warnings })
 }
+
+#[cfg(test)]
+mod tests;

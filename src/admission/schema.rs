@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::crds::VersionSchema;
 use super::{fields, FieldValidation, Refusal};
-use crate::topology::variables::field_error::{aggregate, ErrorType, FieldError};
+use crate::topology::variables::field_error::{aggregate, json_bad_value, ErrorType, FieldError};
 use crate::topology::variables::{cel, openapi, unknown_fields::unknown_fields};
 
 /// The object as decoded and stored, and the warnings of decoding it.
@@ -67,14 +67,13 @@ pub fn decode(raw: &Value, vs: &VersionSchema, mode: FieldValidation) -> Result<
     Ok(Decoded { value, warnings })
 }
 
-/// Go's `%#v` of a list-map key for `field.Duplicate`.
+/// `field.Duplicate` of a list-map item: its key as JSON (`{"name":"a"}`, `{}`).
 fn duplicate(path: String, key: Option<(&str, &Value)>) -> FieldError {
-    use crate::topology::variables::field_error::{go_sharp_v, BadValue};
     let shown = match key {
-        Some((k, v)) => go_sharp_v(&serde_json::json!({ k: v })),
-        None => "map[string]interface {}{}".to_string(),
+        Some((k, v)) => serde_json::json!({ k: v }),
+        None => serde_json::json!({}),
     };
-    FieldError::new(ErrorType::Duplicate, &path, BadValue::GoSyntax(shown), "")
+    FieldError::new(ErrorType::Duplicate, &path, json_bad_value(&shown), "")
 }
 
 /// `structurallisttype.ValidateListSetsAndMaps` over the raw schema `s`: duplicate items
@@ -176,7 +175,10 @@ pub fn validate(v: &Value, vs: &VersionSchema, kind: &str, name: &str) -> Result
                 "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
             ));
         } else {
-            let mut c = cel::Outcome::default();
+            let mut c = cel::Outcome {
+                crd_values: true,
+                ..cel::Outcome::default()
+            };
             cel::validate(&vs.schema, v, "", None, &mut c);
             errs.extend(c.errors);
         }

@@ -59,6 +59,13 @@ fn name_of(v: &Value) -> &str {
 
 /// The line of `field` in document `doc` of `file` (read again: only a refusal asks).
 fn field_line(file: &str, doc: usize, field: &str) -> Option<usize> {
+    // A named list item (`machineDeployments[md-0]`) as its index in the document.
+    let parsed = |d: &str| {
+        crate::yaml::read::parse_documents(d)
+            .ok()?
+            .into_iter()
+            .next()
+    };
     let limit = crate::limits::Limits::current().file_bytes;
     let text = crate::limits::read_text_within(Path::new(file), file, limit, |e| {
         crate::Error::new(e.to_string())
@@ -66,7 +73,11 @@ fn field_line(file: &str, doc: usize, field: &str) -> Option<usize> {
     .ok()??;
     let docs = crate::yaml::split::split_documents_at(&text).ok()?;
     let (start, d) = docs.get(doc)?;
-    let (line, _) = crate::yaml::field_line::field_position(d, field)?;
+    let field = match parsed(d) {
+        Some(v) => crate::yaml::field_line::resolve_list_keys(&v, field),
+        None => field.to_string(),
+    };
+    let (line, _) = crate::yaml::field_line::field_position(d, &field)?;
     Some(start + line - 1)
 }
 

@@ -161,6 +161,51 @@ pub fn field_position(doc: &str, path: &str) -> Option<(usize, usize)> {
     }
 }
 
+/// `path` with each `[key]` that names an item of a list in `v` (Go prints a list-map
+/// item by its `name`, e.g. `machineDeployments[md-0]`) written as that item's index.
+pub fn resolve_list_keys(v: &serde_json::Value, path: &str) -> String {
+    use serde_json::Value;
+    let mut out = String::new();
+    let mut at = Some(v);
+    for seg in segments(path) {
+        match seg {
+            Seg::Key(k) => match at {
+                Some(Value::Array(items)) => {
+                    let i = items
+                        .iter()
+                        .position(|x| x.get("name").and_then(Value::as_str) == Some(&k));
+                    match i {
+                        Some(i) => {
+                            out.push_str(&format!("[{i}]"));
+                            at = items.get(i);
+                        }
+                        None => {
+                            out.push_str(&format!("[{k}]"));
+                            at = None;
+                        }
+                    }
+                }
+                Some(Value::Object(m)) if !out.is_empty() && k.contains(['/', '.']) => {
+                    out.push_str(&format!("[{k}]"));
+                    at = m.get(&k);
+                }
+                other => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(&k);
+                    at = other.and_then(|o| o.get(&k));
+                }
+            },
+            Seg::Index(i) => {
+                out.push_str(&format!("[{i}]"));
+                at = at.and_then(|o| o.get(i));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,6 +247,19 @@ mod tests {
             Some((9, 5))
         );
         assert_eq!(field_position(DOC, "metadata.name"), Some((2, 1)));
+    }
+
+    #[test]
+    fn list_items_named_by_key_become_indexes() {
+        let v = serde_json::json!({"spec": {"workers": {"machineDeployments": [{"name": "a"}, {"name": "md-0", "taints": [{"key": "k"}]}]}}});
+        assert_eq!(
+            resolve_list_keys(&v, "spec.workers.machineDeployments[md-0].taints[0].key"),
+            "spec.workers.machineDeployments[1].taints[0].key"
+        );
+        assert_eq!(
+            resolve_list_keys(&v, "spec.workers.machineDeployments[zz]"),
+            "spec.workers.machineDeployments[zz]"
+        );
     }
 
     #[test]

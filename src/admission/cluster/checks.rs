@@ -102,7 +102,8 @@ fn worker_topology_errors(
 fn health_check_value_errors(hc: &Value, path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if let Some(n) = obj::get(hc, &["checks", "nodeStartupTimeoutSeconds"])
-        .and_then(Value::as_i64)
+        .and_then(Value::as_number)
+        .and_then(crate::go::json::as_int64)
         .filter(|n| *n != 0 && *n < 30)
     {
         errs.push(FieldError::invalid(
@@ -231,7 +232,14 @@ pub fn autoscaler_errors(cluster: &Value, cc: Option<&Value>) -> Vec<FieldError>
             continue;
         };
         let field = child(&worker_path("machineDeployments", md), "replicas");
-        let value = || BadValue::Int(replicas.as_i64().unwrap_or_default());
+        let value = || {
+            BadValue::Int(
+                replicas
+                    .as_number()
+                    .and_then(crate::go::json::as_int64)
+                    .unwrap_or_default(),
+            )
+        };
         if has_autoscaler_annotation(md.get("metadata")) {
             errs.push(FieldError::invalid(
                 &field,

@@ -210,6 +210,21 @@ pub fn go_sharp_v(v: &serde_json::Value) -> String {
     }
 }
 
+/// A decoded JSON value as apimachinery v0.36's `ErrorBody` prints a bad value: a string
+/// quoted, a number or bool as is, anything else as JSON (`json.Marshal`).
+pub fn json_bad_value(v: &serde_json::Value) -> BadValue {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => BadValue::Str(s.clone()),
+        Value::Bool(b) => BadValue::Bool(*b),
+        Value::Number(n) => match crate::go::json::as_int64(n) {
+            Some(i) => BadValue::Int(i),
+            None => BadValue::Float(n.as_f64().unwrap_or(0.0)),
+        },
+        other => BadValue::GoSyntax(other.to_string()),
+    }
+}
+
 /// `ErrorList.ToAggregate().Error()`: one message, or `[a, b]` without duplicates.
 pub fn aggregate(errs: &[FieldError]) -> String {
     crate::go::errors::aggregate(errs.iter().map(ToString::to_string))

@@ -25,6 +25,10 @@ use value::{from_json, Val};
 pub struct Outcome {
     pub errors: Vec<FieldError>,
     pub warnings: Vec<String>,
+    /// A failed rule names the value it failed on, as the API server's CRD validation
+    /// of apiextensions v0.36 does (an object or array: its type only), instead of the
+    /// schema's type.
+    pub crd_values: bool,
 }
 
 /// Evaluates every rule of `schema` and its nested schemas against `value`; `fld_path`
@@ -149,6 +153,10 @@ fn validate_rule(
     }
     let self_val = from_json(value, Some(schema));
     let scope = Scope::root(vec![("self".to_string(), self_val)]);
+    let crd_bad = out.crd_values.then(|| match value {
+        Value::Object(_) | Value::Array(_) => BadValue::Omit,
+        v => super::field_error::json_bad_value(v),
+    });
     let bad = || BadValue::Str(raw.unwrap_or(&schema.type_).to_string());
     let result = eval::eval(&expr, &scope);
     match result {
@@ -160,13 +168,15 @@ fn validate_rule(
                 child(fld_path, &normalized_field_path(&rule.field_path))
             };
             let detail = message(rule, &scope, fld_path, out);
+            // The value the rule failed on (CRD validation), else the schema's type.
+            let failed = || crd_bad.clone().unwrap_or_else(bad);
             let mut e = match rule.reason.as_str() {
                 "FieldValueForbidden" => FieldError::forbidden(&path, detail),
                 "FieldValueRequired" => FieldError::required(&path, detail),
-                "FieldValueDuplicate" => FieldError::new(ErrorType::Duplicate, &path, bad(), ""),
-                _ => FieldError::invalid(&path, bad(), detail),
+                "FieldValueDuplicate" => FieldError::new(ErrorType::Duplicate, &path, failed(), ""),
+                _ => FieldError::invalid(&path, failed(), detail),
             };
-            e.bad_value = bad();
+            e.bad_value = failed();
             out.errors.push(e);
         }
         Err(EvalError::Runtime(m)) if m.starts_with("no such overload") => out.errors.push(FieldError::invalid(
