@@ -181,6 +181,7 @@ pub fn prepare(
         &providers,
         opts.repository.as_deref(),
         opts.field_validation,
+        v1beta2_core,
     )?);
     let off = opts.no_validate;
     warnings.extend(crd_check::validate_inputs(
@@ -188,6 +189,7 @@ pub fn prepare(
         &providers,
         opts.repository.as_deref(),
         off,
+        v1beta2_core,
     )?);
     if opts.cert_manager {
         let (unit, file) = cert_manager_unit(opts)?;

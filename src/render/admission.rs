@@ -119,8 +119,14 @@ pub(super) fn admit(
     providers: &[RenderedUnit],
     repository: Option<&Path>,
     mode: FieldValidation,
+    v1beta2_core: bool,
 ) -> crate::Result<Vec<String>> {
-    let any_class = objects.iter().any(|o| is_cluster_class(&o.value));
+    use crate::topology::input;
+    // v1beta1 objects are admitted under a v1.11+ core (the API server converts them).
+    let v1beta1_class = |v: &Value| v1beta2_core && input::is_cluster_class(v);
+    let any_class = objects
+        .iter()
+        .any(|o| is_cluster_class(&o.value) || v1beta1_class(&o.value));
     let any_cluster = clusters.iter().any(|c| c.value.is_some());
     if !any_class && !any_cluster {
         return Ok(Vec::new());
@@ -152,7 +158,9 @@ pub(super) fn admit(
         if pruned {
             o.value = as_input(&o.value, a.value.clone());
         }
-        classes.insert(key, a.value);
+        if is_cluster_class(&o.value) {
+            classes.insert(key, a.value);
+        }
     }
     let prepared: HashMap<&(String, String), admission::cluster::Class> = classes
         .iter()
@@ -165,6 +173,18 @@ pub(super) fn admit(
                 return Ok((None, Vec::new()));
             };
             let v = compact.decode();
+            if v1beta2_core && input::is_cluster(&v) {
+                let who = format!("Cluster {}/{}", namespace_of(&v), name_of(&v));
+                let a = admission::admit_v1beta1_cluster(&v, crds.as_ref(), mode)
+                    .map_err(|r| refusal_error(&c.file, c.doc, &who, &r))?;
+                let shown = a
+                    .warnings
+                    .iter()
+                    .map(|w| format!("{}, document {}: {who}: {w}", c.file, c.doc + 1))
+                    .collect();
+                let pruned = mode == FieldValidation::Warn && !a.warnings.is_empty();
+                return Ok((pruned.then(|| as_input(&v, a.value)), shown));
+            }
             if !is_cluster(&v) {
                 return Ok((None, Vec::new()));
             }

@@ -30,6 +30,7 @@ pub(super) fn validate_inputs(
     providers: &[RenderedUnit],
     repository: Option<&Path>,
     off: bool,
+    v1beta2_core: bool,
 ) -> crate::Result<Vec<String>> {
     if off {
         return Ok(Vec::new());
@@ -37,9 +38,13 @@ pub(super) fn validate_inputs(
     let mut index =
         crate::validate::CrdIndex::from_objects(providers.iter().flat_map(|u| &u.objects));
     use crate::model::object::{api_version, group_of, kind};
-    // v1beta2 Clusters and ClusterClasses went through admission (`super::admission`).
+    // v1beta2 Clusters and ClusterClasses (and v1beta1 ones under a v1.11+ core) went
+    // through admission (`super::admission`).
     let admitted = |v: &Value| {
-        crate::topology::v1beta2::is_cluster(v) || crate::topology::v1beta2::is_cluster_class(v)
+        use crate::topology::{input, v1beta2};
+        v1beta2::is_cluster(v)
+            || v1beta2::is_cluster_class(v)
+            || (v1beta2_core && (input::is_cluster(v) || input::is_cluster_class(v)))
     };
     let checked = |v: &Value| !CONSUMED_GROUPS.contains(&group_of(api_version(v))) && !admitted(v);
     let missing: BTreeSet<(String, String)> = inputs
