@@ -51,6 +51,16 @@ pub enum BadValue {
     Omit,
     /// Printed as is: Go's `%#v` of a map or slice.
     GoSyntax(String),
+    /// Printed as is: Go's `json.Marshal` of a value that is not a string, number or
+    /// bool (how apimachinery v0.33+, Cluster API v1.14's, prints every other value,
+    /// nil included).
+    Json(String),
+    /// One value in both forms: printed as `go_syntax` (Go's `%#v`, apimachinery before
+    /// v0.33); `json` is what v0.33+ prints ([`BadValue::Json`]).
+    GoSyntaxJson {
+        go_syntax: String,
+        json: String,
+    },
 }
 
 /// One `field.Error`.
@@ -162,7 +172,11 @@ impl FieldError {
                 BadValue::Float(f) => format!("{}: {}", self.kind.text(), go_v_float(*f)),
                 BadValue::Bool(b) => format!("{}: {b}", self.kind.text()),
                 BadValue::Null => format!("{}: \"null\"", self.kind.text()),
-                BadValue::GoSyntax(v) => format!("{}: {v}", self.kind.text()),
+                BadValue::GoSyntax(v)
+                | BadValue::Json(v)
+                | BadValue::GoSyntaxJson { go_syntax: v, .. } => {
+                    format!("{}: {v}", self.kind.text())
+                }
             },
         };
         if !self.detail.is_empty() {
