@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use super::list;
 use crate::topology::variables::definitions::variable_definition_errors_v1beta2;
-use crate::topology::variables::field_error::{BadValue, ErrorType, FieldError};
+use crate::topology::variables::field_error::{ErrorType, FieldError};
 
 /// The variable errors of the class, as v1.14.2 prints them.
 pub(super) fn definition_errors(cc: &Value) -> Vec<FieldError> {
@@ -21,15 +21,11 @@ pub(super) fn definition_errors(cc: &Value) -> Vec<FieldError> {
         .collect()
 }
 
-/// A field error of the shared (v0.32-worded) port in apimachinery v0.36's words: a
-/// complex or nil bad value is printed as JSON; label and annotation texts
-/// ([`super::meta`]); "1 item", "1 byte".
+/// A field error of the shared (v0.32-worded) port in apimachinery v0.36's words: bad
+/// values as v0.33+ prints them (a complex or nil value as JSON, a failed CEL rule's
+/// value itself); label and annotation texts ([`super::meta`]); "1 item", "1 byte".
 fn to_v036(mut e: FieldError) -> FieldError {
-    e.bad_value = match e.bad_value {
-        BadValue::Null => BadValue::Json("null".into()),
-        BadValue::GoSyntaxJson { json, .. } => BadValue::Json(json),
-        other => other,
-    };
+    e.bad_value = e.bad_value.since_v033();
     let metadata = [".deprecatedV1Beta1Metadata.", ".x-metadata."]
         .iter()
         .any(|m| format!("{}.", e.field).contains(m));
@@ -64,15 +60,31 @@ pub(super) fn status_variables(cc: &Value) -> Value {
             .pointer("/schema/openAPIV3Schema")
             .filter(|s| s.is_object())
         {
+            // `omitzero`: a schema with only empty lists and maps is not zero (its
+            // slices and maps are not nil), though it prints as `{}`.
+            let has_collection = [
+                "properties",
+                "required",
+                "enum",
+                "allOf",
+                "oneOf",
+                "anyOf",
+                "x-kubernetes-validations",
+            ]
+            .iter()
+            .any(|k| s.get(*k).is_some_and(|v| v.is_array() || v.is_object()));
             let s = typed_schema(s);
-            if s.as_object().is_some_and(|o| !o.is_empty()) {
+            if has_collection || s.as_object().is_some_and(|o| !o.is_empty()) {
                 def.insert("schema".into(), json!({ "openAPIV3Schema": s }));
             }
         }
-        by_name.insert(
-            name,
-            json!({"name": name, "definitionsConflict": false, "definitions": [def]}),
-        );
+        let mut entry = Map::new();
+        if !name.is_empty() {
+            entry.insert("name".into(), Value::from(name));
+        }
+        entry.insert("definitionsConflict".into(), Value::Bool(false));
+        entry.insert("definitions".into(), Value::Array(vec![Value::Object(def)]));
+        by_name.insert(name, Value::Object(entry));
     }
     Value::Array(by_name.into_values().collect())
 }

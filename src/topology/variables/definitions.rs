@@ -257,7 +257,8 @@ fn schema_errors(
         e.schema
             .extend(openapi::to_field_errors(&oa, &child(path, "example"), None));
     }
-    for (i, v) in s.enum_.iter().enumerate() {
+    // Go skips a nil (null) enum value.
+    for (i, v) in s.enum_.iter().enumerate().filter(|(_, v)| !v.is_null()) {
         let oa = openapi::validate(s, v, "", &mut w);
         e.schema.extend(openapi::to_field_errors(
             &oa,
@@ -400,7 +401,7 @@ fn rules_errors(
     if let Some(ex) = &s.example {
         cel::validate(s, ex, &child(path, "example"), None, &mut out);
     }
-    for (i, v) in s.enum_.iter().enumerate() {
+    for (i, v) in s.enum_.iter().enumerate().filter(|(_, v)| !v.is_null()) {
         cel::validate(s, v, &index(&child(path, "enum"), i), None, &mut out);
     }
     e.cel.extend(out.errors);
@@ -547,7 +548,10 @@ fn go_validation_rule(r: &super::schema::ValidationRule) -> BadValue {
         js(&r.message_expression),
         js(&r.field_path)
     );
-    BadValue::GoSyntaxJson { go_syntax, json }
+    BadValue::Versioned {
+        before_v033: Box::new(BadValue::GoSyntax(go_syntax)),
+        since_v033: Box::new(BadValue::Json(json)),
+    }
 }
 
 /// CEL type information cannot be built for a root `array` schema (apiserver's

@@ -160,13 +160,25 @@ fn validate_rule(
                 child(fld_path, &normalized_field_path(&rule.field_path))
             };
             let detail = message(rule, &scope, fld_path, out);
+            // apiextensions v0.33+ reports a failed rule with the value itself (omitted
+            // for an object or a list) rather than the schema's type.
+            let failed = || match raw {
+                Some(_) => bad(),
+                None => BadValue::Versioned {
+                    before_v033: Box::new(bad()),
+                    since_v033: Box::new(match schema.type_.as_str() {
+                        "object" | "array" => BadValue::Omit,
+                        _ => super::openapi::go_value(value),
+                    }),
+                },
+            };
             let mut e = match rule.reason.as_str() {
                 "FieldValueForbidden" => FieldError::forbidden(&path, detail),
                 "FieldValueRequired" => FieldError::required(&path, detail),
-                "FieldValueDuplicate" => FieldError::new(ErrorType::Duplicate, &path, bad(), ""),
-                _ => FieldError::invalid(&path, bad(), detail),
+                "FieldValueDuplicate" => FieldError::new(ErrorType::Duplicate, &path, failed(), ""),
+                _ => FieldError::invalid(&path, failed(), detail),
             };
-            e.bad_value = bad();
+            e.bad_value = failed();
             out.errors.push(e);
         }
         Err(EvalError::Runtime(m)) if m.starts_with("no such overload") => out.errors.push(FieldError::invalid(

@@ -548,9 +548,9 @@ pub fn go_value(v: &Value) -> BadValue {
             Some(i) => BadValue::Int(i),
             None => BadValue::Float(n.as_f64().unwrap_or(0.0)),
         },
-        other => BadValue::GoSyntaxJson {
-            go_syntax: super::field_error::go_sharp_v(other),
-            json: crate::go::json::marshal(other),
+        other => BadValue::Versioned {
+            before_v033: Box::new(BadValue::GoSyntax(super::field_error::go_sharp_v(other))),
+            since_v033: Box::new(BadValue::Json(crate::go::json::marshal(other))),
         },
     }
 }
