@@ -40,6 +40,24 @@ pub fn variable_definition_errors_with(
     cluster_class: &Value,
     cost_budget: bool,
 ) -> Vec<FieldError> {
+    errors_of(cluster_class, cost_budget, None)
+}
+
+/// [`variable_definition_errors`] of a `cluster.x-k8s.io/v1beta2` ClusterClass (Cluster
+/// API v1.14): a variable's metadata is read from `deprecatedV1Beta1Metadata` only, and
+/// its errors are reported at that path.
+pub fn variable_definition_errors_v1beta2(cluster_class: &Value) -> Vec<FieldError> {
+    errors_of(cluster_class, true, Some("deprecatedV1Beta1Metadata"))
+}
+
+/// The variable rules; `metadata_field`: where a variable's metadata is (`None`: v1beta1's
+/// `metadata`, or a converted v1beta2 class's `deprecatedV1Beta1Metadata`, reported as
+/// `metadata`).
+fn errors_of(
+    cluster_class: &Value,
+    cost_budget: bool,
+    metadata_field: Option<&str>,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let vars = cluster_class
         .ptr("/spec/variables")
@@ -86,10 +104,13 @@ pub fn variable_definition_errors_with(
                 "variable name cannot contain \".\"",
             ));
         }
-        errs.extend(metadata::metadata_errors(
-            v.get("metadata").or(v.get("deprecatedV1Beta1Metadata")),
-            &format!("{path}.metadata"),
-        ));
+        errs.extend(match metadata_field {
+            None => metadata::metadata_errors(
+                v.get("metadata").or(v.get("deprecatedV1Beta1Metadata")),
+                &format!("{path}.metadata"),
+            ),
+            Some(f) => metadata::metadata_errors(v.get(f), &child(&path, f)),
+        });
         let schema_path = format!("{path}.schema.openAPIV3Schema");
         if let Some(raw_schema) = v.ptr("/schema/openAPIV3Schema") {
             x_metadata_errors(raw_schema, &schema_path, &mut errs);
@@ -236,7 +257,8 @@ fn schema_errors(
         e.schema
             .extend(openapi::to_field_errors(&oa, &child(path, "example"), None));
     }
-    for (i, v) in s.enum_.iter().enumerate() {
+    // Go skips a nil (null) enum value.
+    for (i, v) in s.enum_.iter().enumerate().filter(|(_, v)| !v.is_null()) {
         let oa = openapi::validate(s, v, "", &mut w);
         e.schema.extend(openapi::to_field_errors(
             &oa,
@@ -324,7 +346,7 @@ fn rules_errors(
             total.observe(&rp, Some(0));
             e.cel.push(FieldError::invalid(
                 &rp,
-                BadValue::GoSyntax(go_validation_rule(r)),
+                go_validation_rule(r),
                 format!("compilation failed: ERROR: <input>:{err}"),
             ));
             continue;
@@ -336,11 +358,8 @@ fn rules_errors(
             .and_then(|d| cel::check::rule_error(&r.rule, d))
         {
             total.observe(&rp, Some(0));
-            e.cel.push(FieldError::invalid(
-                &rp,
-                BadValue::GoSyntax(go_validation_rule(r)),
-                detail,
-            ));
+            e.cel
+                .push(FieldError::invalid(&rp, go_validation_rule(r), detail));
             continue;
         }
         let msg_error = message_expression_error(r, decl.as_ref());
@@ -361,7 +380,7 @@ fn rules_errors(
         if let Some(detail) = msg_error {
             e.cel.push(FieldError::invalid(
                 &child(&index(&vp, i), "messageExpression"),
-                BadValue::GoSyntax(go_validation_rule(r)),
+                go_validation_rule(r),
                 detail,
             ));
         }
@@ -382,7 +401,7 @@ fn rules_errors(
     if let Some(ex) = &s.example {
         cel::validate(s, ex, &child(path, "example"), None, &mut out);
     }
-    for (i, v) in s.enum_.iter().enumerate() {
+    for (i, v) in s.enum_.iter().enumerate().filter(|(_, v)| !v.is_null()) {
         cel::validate(s, v, &index(&child(path, "enum"), i), None, &mut out);
     }
     e.cel.extend(out.errors);
@@ -504,17 +523,35 @@ fn message_expression_error(
     cel::check::message_expression_error(&r.message_expression, decl?)
 }
 
-/// Go's `%#v` of an `apiextensions.ValidationRule` (pointers that are set print as an
-/// address in Go; here as `(0x1)`, a placeholder).
-fn go_validation_rule(r: &super::schema::ValidationRule) -> String {
+/// An `apiextensions.ValidationRule` as a bad value: Go's `%#v` (pointers that are set
+/// print as an address in Go; here as `(0x1)`, a placeholder) and its `json.Marshal` (the
+/// internal type has no JSON tags: Go's field names).
+fn go_validation_rule(r: &super::schema::ValidationRule) -> BadValue {
     let reason = if r.reason.is_empty() { "nil" } else { "0x1" };
-    format!(
+    let go_syntax = format!(
         "apiextensions.ValidationRule{{Rule:{}, Message:{}, MessageExpression:{}, Reason:(*apiextensions.FieldValueErrorReason)({reason}), FieldPath:{}, OptionalOldSelf:(*bool)(nil)}}",
         go_quote(&r.rule),
         go_quote(&r.message),
         go_quote(&r.message_expression),
         go_quote(&r.field_path)
-    )
+    );
+    let js = |s: &str| crate::go::json::marshal(&Value::from(s));
+    let json_reason = if r.reason.is_empty() {
+        "null".to_string()
+    } else {
+        js(&r.reason)
+    };
+    let json = format!(
+        "{{\"Rule\":{},\"Message\":{},\"MessageExpression\":{},\"Reason\":{json_reason},\"FieldPath\":{},\"OptionalOldSelf\":null}}",
+        js(&r.rule),
+        js(&r.message),
+        js(&r.message_expression),
+        js(&r.field_path)
+    );
+    BadValue::Versioned {
+        before_v033: Box::new(BadValue::GoSyntax(go_syntax)),
+        since_v033: Box::new(BadValue::Json(json)),
+    }
 }
 
 /// CEL type information cannot be built for a root `array` schema (apiserver's

@@ -51,6 +51,43 @@ pub enum BadValue {
     Omit,
     /// Printed as is: Go's `%#v` of a map or slice.
     GoSyntax(String),
+    /// Printed as is: Go's `json.Marshal` of a value that is not a string, number or
+    /// bool (how apimachinery v0.33+, Cluster API v1.14's, prints every other value,
+    /// nil included).
+    Json(String),
+    /// A value Kubernetes prints differently since v0.33 (Cluster API v1.14): printed as
+    /// `before_v033` (v0.32, clusterctl v1.10's); `since_v033` is the newer form
+    /// ([`BadValue::since_v033`]).
+    Versioned {
+        before_v033: Box<BadValue>,
+        since_v033: Box<BadValue>,
+    },
+}
+
+impl BadValue {
+    /// The value as apimachinery v0.33+ prints it: a [`BadValue::Versioned`]'s newer
+    /// form, nil as `null`.
+    pub fn since_v033(self) -> BadValue {
+        match self {
+            BadValue::Versioned { since_v033, .. } => since_v033.since_v033(),
+            BadValue::Null => BadValue::Json("null".into()),
+            other => other,
+        }
+    }
+
+    /// `ErrorBody`'s text of the value (`None`: omitted).
+    fn text(&self) -> Option<String> {
+        Some(match self {
+            BadValue::Omit => return None,
+            BadValue::Str(v) => go_quote(v),
+            BadValue::Int(i) => i.to_string(),
+            BadValue::Float(f) => go_v_float(*f),
+            BadValue::Bool(b) => b.to_string(),
+            BadValue::Null => "\"null\"".to_string(),
+            BadValue::GoSyntax(v) | BadValue::Json(v) => v.clone(),
+            BadValue::Versioned { before_v033, .. } => return before_v033.text(),
+        })
+    }
 }
 
 /// One `field.Error`.
@@ -155,14 +192,9 @@ impl FieldError {
             | ErrorType::Forbidden
             | ErrorType::TooLong
             | ErrorType::Internal => self.kind.text().to_string(),
-            _ => match &self.bad_value {
-                BadValue::Omit => self.kind.text().to_string(),
-                BadValue::Str(v) => format!("{}: {}", self.kind.text(), go_quote(v)),
-                BadValue::Int(i) => format!("{}: {i}", self.kind.text()),
-                BadValue::Float(f) => format!("{}: {}", self.kind.text(), go_v_float(*f)),
-                BadValue::Bool(b) => format!("{}: {b}", self.kind.text()),
-                BadValue::Null => format!("{}: \"null\"", self.kind.text()),
-                BadValue::GoSyntax(v) => format!("{}: {v}", self.kind.text()),
+            _ => match self.bad_value.text() {
+                None => self.kind.text().to_string(),
+                Some(v) => format!("{}: {v}", self.kind.text()),
             },
         };
         if !self.detail.is_empty() {

@@ -168,8 +168,20 @@ fn validate_rule(
                 child(fld_path, &normalized_field_path(&rule.field_path))
             };
             let detail = message(rule, &scope, fld_path, out);
-            // The value the rule failed on (CRD validation), else the schema's type.
-            let failed = || crd_bad.clone().unwrap_or_else(bad);
+            // The value the rule failed on (CRD validation: `crd_values`).
+            // apiextensions v0.33+ reports a failed rule with the value itself (omitted
+            // for an object or a list) rather than the schema's type.
+            let failed = || match raw {
+                _ if crd_bad.is_some() => crd_bad.clone().unwrap_or_else(bad),
+                Some(_) => bad(),
+                None => BadValue::Versioned {
+                    before_v033: Box::new(bad()),
+                    since_v033: Box::new(match schema.type_.as_str() {
+                        "object" | "array" => BadValue::Omit,
+                        _ => super::openapi::go_value(value),
+                    }),
+                },
+            };
             let mut e = match rule.reason.as_str() {
                 "FieldValueForbidden" => FieldError::forbidden(&path, detail),
                 "FieldValueRequired" => FieldError::required(&path, detail),

@@ -548,7 +548,10 @@ pub fn go_value(v: &Value) -> BadValue {
             Some(i) => BadValue::Int(i),
             None => BadValue::Float(n.as_f64().unwrap_or(0.0)),
         },
-        other => BadValue::GoSyntax(super::field_error::go_sharp_v(other)),
+        other => BadValue::Versioned {
+            before_v033: Box::new(BadValue::GoSyntax(super::field_error::go_sharp_v(other))),
+            since_v033: Box::new(BadValue::Json(crate::go::json::marshal(other))),
+        },
     }
 }
 
