@@ -222,3 +222,44 @@ fn an_unparsable_metadata_or_components_file_is_reported_once() {
         ]
     );
 }
+
+#[test]
+fn a_class_cluster_api_refuses_is_an_error_finding() {
+    // The v1beta2 class with v1beta1's machineHealthCheck, and a Cluster with
+    // zero surge and zero unavailable (fixtures/admission, compared with Cluster API by
+    // conformance/admission.sh).
+    let adm = root().join("fixtures/admission");
+    let o = bin()
+        .args(["lint", "-f"])
+        .arg(adm.join("class/class-v1beta1-machinehealthcheck.yaml"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("class-admission"), "{out}");
+    assert!(out.contains("spec.controlPlane.machineHealthCheck: unknown field in cluster.x-k8s.io/v1beta2 (v1beta2 calls it healthCheck)"), "{out}");
+    let o = bin()
+        .args(["lint", "-f"])
+        .arg(adm.join("base/class.yaml"))
+        .arg("-f")
+        .arg(adm.join("cluster/md-rollout-zero-surge-zero-unavailable.yaml"))
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("maxUnavailable and maxSurge cannot both be 0"),
+        "{out}"
+    );
+    // The valid base is admitted: no class-admission finding.
+    let o = bin()
+        .args(["lint", "-f"])
+        .arg(adm.join("base/class.yaml"))
+        .arg("-f")
+        .arg(adm.join("base/cluster.yaml"))
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&o.stdout).contains("class-admission"),
+        "{o:?}"
+    );
+}

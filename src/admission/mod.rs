@@ -222,7 +222,12 @@ pub fn admit_v1beta1_class(
     };
     let schema::Decoded { value, warnings } = schema::decode(raw, vs, mode)?;
     let typed = crate::validate::apply::webhook_round_trip(&value);
-    schema::validate(typed.as_ref().unwrap_or(&value), vs, "ClusterClass", name_of(raw))?;
+    schema::validate(
+        typed.as_ref().unwrap_or(&value),
+        vs,
+        "ClusterClass",
+        name_of(raw),
+    )?;
     Ok(Admitted { value, warnings })
 }
 
@@ -246,7 +251,12 @@ pub fn admit_v1beta1_cluster(
     // The defaulting webhook answers with the typed re-encoding (`omitempty` fields such
     // as `classNamespace: ""` dropped) before the schema sees it.
     let typed = crate::validate::apply::webhook_round_trip(&value);
-    schema::validate(typed.as_ref().unwrap_or(&value), vs, "Cluster", name_of(raw))?;
+    schema::validate(
+        typed.as_ref().unwrap_or(&value),
+        vs,
+        "Cluster",
+        name_of(raw),
+    )?;
     let Ok(mut hub) = crate::topology::v1beta2::hub::cluster(&value) else {
         // The conversion's own error is the render's (with its field).
         return Ok(Admitted { value, warnings });
