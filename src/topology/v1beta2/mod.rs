@@ -7,9 +7,11 @@
 pub mod builtins;
 pub mod class;
 pub mod cluster;
+pub mod contract;
 pub mod head_fields;
 pub mod health_check;
 pub mod hub;
+pub mod md_health;
 pub mod mhc_source;
 pub mod objects;
 pub mod refs;
