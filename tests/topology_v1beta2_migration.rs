@@ -151,3 +151,21 @@ fn a_control_plane_machine_template_that_is_no_map_is_refused_under_v1_14() {
     );
     assert!(ok.is_ok(), "{ok:?}");
 }
+
+#[test]
+fn a_v1beta1_class_finds_its_templates_in_its_own_namespace_under_v1_14() {
+    // Its references name namespace `default`; the class and templates are in `hv`.
+    let docs = render("ref-namespace.yaml", CORE_V1_14).unwrap();
+    let cp = of_kind(&docs, "RKE2ControlPlane");
+    assert_eq!(cp[0]["metadata"]["namespace"], "hv");
+    assert_eq!(
+        cp[0]["metadata"]["annotations"]["cluster.x-k8s.io/cloned-from-name"],
+        "rke2-cp"
+    );
+    // clusterctl v1.10.10's ClusterClass webhook refuses it.
+    let e = render("ref-namespace.yaml", &[]).unwrap_err();
+    assert!(
+        e.contains("template must be in the same namespace as the ClusterClass (hv)"),
+        "{e}"
+    );
+}
