@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 /// server-side apply: empty maps and nulls kept, no round trip through clusterctl v1.10's Go
 /// types (the CAPI kinds still are: `v1beta2::objects` converts them from that form).
 pub fn objects(d: &Desired, applied: bool) -> Result<Vec<Value>> {
-    intent::creation_order(d)?
+    intent::creation_order(d, !applied)?
         .iter()
         .map(|step| {
             let capi = crate::topology::obj::api_version(step.object) == "cluster.x-k8s.io/v1beta1";

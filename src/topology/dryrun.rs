@@ -58,7 +58,7 @@ fn with_owner(mut o: Value, r: Value) -> Value {
 /// InfrastructureCluster and ControlPlane owned by the shim.
 pub fn created(desired: &Desired, cluster: &Value) -> Result<Vec<Value>> {
     let mut out = vec![store(shim(cluster), "1")?];
-    for step in intent::creation_order(desired)? {
+    for step in intent::creation_order(desired, true)? {
         let object = if step.cluster_owned {
             with_owner(step.object.clone(), shim_ref(cluster))
         } else {

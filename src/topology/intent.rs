@@ -180,9 +180,12 @@ pub struct Step<'a> {
     pub cluster_owned: bool,
 }
 
-/// The desired objects in the order a new Cluster's reconcile creates them (the
-/// InfrastructureCluster's ignore paths may fail: [`infra_ignore_paths`]).
-pub fn creation_order(d: &Desired) -> Result<Vec<Step<'_>>> {
+/// The desired objects in the order a new Cluster's reconcile creates them, with the
+/// InfrastructureCluster's ignore paths when `ignore_paths` (they may fail:
+/// [`infra_ignore_paths`]). CAPI v1.14's desired state (v1beta2 Clusters) has none: they
+/// belong to its patch helper, after the desired state, so a patched endpoint port that is
+/// no integer is desired state there, not an error.
+pub fn creation_order(d: &Desired, ignore_paths: bool) -> Result<Vec<Step<'_>>> {
     let step = |object, cluster_owned| Step {
         object,
         ignore: Vec::new(),
@@ -190,7 +193,11 @@ pub fn creation_order(d: &Desired) -> Result<Vec<Step<'_>>> {
     };
     let mut out = vec![Step {
         object: &d.infra_cluster,
-        ignore: infra_ignore_paths(&d.infra_cluster)?,
+        ignore: if ignore_paths {
+            infra_ignore_paths(&d.infra_cluster)?
+        } else {
+            Vec::new()
+        },
         cluster_owned: true,
     }];
     out.extend(d.cp_infra_template.iter().map(|t| step(t, false)));
@@ -414,11 +421,28 @@ mod tests {
             mds: Vec::new(),
             mps: Vec::new(),
         };
-        let steps = creation_order(&d).unwrap();
+        let steps = creation_order(&d, true).unwrap();
         let kinds: Vec<&str> = steps.iter().map(|s| obj::kind(s.object)).collect();
         assert_eq!(kinds, ["I", "T", "CP"]);
         let owned: Vec<bool> = steps.iter().map(|s| s.cluster_owned).collect();
         assert_eq!(owned, [true, false, true]);
         assert_eq!(steps[0].ignore.len(), 1);
+        assert!(creation_order(&d, false).unwrap()[0].ignore.is_empty());
+    }
+
+    #[test]
+    fn an_endpoint_port_of_the_wrong_type_fails_only_with_ignore_paths() {
+        let d = Desired {
+            cluster: json!({}),
+            infra_cluster: json!({"kind": "I", "spec": {"controlPlaneEndpoint": {"port": "<no value>"}}}),
+            control_plane: json!({"kind": "CP"}),
+            cp_infra_template: None,
+            cp_mhc: None,
+            mds: Vec::new(),
+            mps: Vec::new(),
+        };
+        let e = creation_order(&d, true).err().unwrap().to_string();
+        assert!(e.contains("failed to calculate ignore paths"), "{e}");
+        assert_eq!(creation_order(&d, false).unwrap().len(), 2);
     }
 }

@@ -83,12 +83,34 @@ pub(super) fn control_plane(ctx: &Ctx, bp: &Blueprint, infra_tpl: Option<&Value>
             obj::kind(t)
         ))
     })?;
+    // CAPI v1.14 (v1beta2 Clusters, `head_builtins`) writes a v1beta2-contract
+    // ControlPlane's machine fields under `spec.machineTemplate.spec`; v1.10 and the
+    // v1beta1 contract one level up. A template's own fields at the other contract's
+    // paths stay as the template has them.
+    let v1beta2 =
+        bp.head_builtins && crate::topology::v1beta2::contract::is_v1beta2(obj::api_version(&cp));
+    let machine = |field: &str| -> Vec<String> {
+        let mut p = vec!["spec".to_string(), "machineTemplate".to_string()];
+        if v1beta2 {
+            p.push("spec".into());
+        }
+        p.push(field.into());
+        p
+    };
+    let set = |cp: &mut Value, path: Vec<String>, v: Value| {
+        let p: Vec<&str> = path.iter().map(String::as_str).collect();
+        obj::set(cp, &p, v);
+    };
     if let Some(it) = infra_tpl {
-        obj::set(
-            &mut cp,
-            &["spec", "machineTemplate", "infrastructureRef"],
-            obj::ref_to(it),
-        );
+        if bp.head_builtins {
+            not_a_map(&cp, &machine("infrastructureRef"))?;
+        }
+        let r = if v1beta2 {
+            crate::topology::v1beta2::refs::contract_ref(&obj::ref_to(it))
+        } else {
+            obj::ref_to(it)
+        };
+        set(&mut cp, machine("infrastructureRef"), r);
         let ml = obj::string_map(&cp, &["spec", "machineTemplate", "metadata", "labels"]);
         let ma = obj::string_map(&cp, &["spec", "machineTemplate", "metadata", "annotations"]);
         let mut md = Map::new();
@@ -113,11 +135,7 @@ pub(super) fn control_plane(ctx: &Ctx, bp: &Blueprint, infra_tpl: Option<&Value>
         obj::get(&bp.cc, &["spec", "controlPlane", "readinessGates"]).filter(|v| !v.is_null())
     });
     if let Some(g) = gates {
-        obj::set(
-            &mut cp,
-            &["spec", "machineTemplate", "readinessGates"],
-            g.clone(),
-        );
+        set(&mut cp, machine("readinessGates"), g.clone());
     }
     for f in [
         "nodeDrainTimeout",
@@ -127,16 +145,44 @@ pub(super) fn control_plane(ctx: &Ctx, bp: &Blueprint, infra_tpl: Option<&Value>
         let v = topo(cluster, &["controlPlane", f])
             .or_else(|| obj::get(&bp.cc, &["spec", "controlPlane", f]).filter(|v| !v.is_null()));
         if let Some(d) = v {
-            obj::set(
-                &mut cp,
-                &["spec", "machineTemplate", f],
-                Value::from(duration_text(d)?),
-            );
+            if v1beta2 {
+                let secs = crate::topology::v1beta2::seconds::from_duration(d, f)?;
+                let mut p = machine("deletion");
+                p.push(format!("{f}Seconds"));
+                set(&mut cp, p, secs);
+            } else {
+                set(&mut cp, machine(f), Value::from(duration_text(d)?));
+            }
         }
     }
     let version = obj::str_at(cluster, &["spec", "topology", "version"]);
     obj::set(&mut cp, &["spec", "version"], Value::from(version));
     Ok(cp)
+}
+
+/// CAPI v1.14 sets the machine template reference on the unstructured ControlPlane with
+/// `unstructured.SetNestedField`, which refuses to replace a value on the way that is no map
+/// (a template's `machineTemplate: null` or a scalar); v1.10's typed round trip had made it
+/// a map. The error is v1.14's.
+fn not_a_map(cp: &Value, path: &[String]) -> Result<()> {
+    let mut at = cp;
+    for (i, f) in path[..path.len() - 1].iter().enumerate() {
+        match at.get(f) {
+            None => return Ok(()),
+            Some(Value::Object(_)) => at = &at[f.as_str()],
+            Some(_) => {
+                return Err(Error::new(format!(
+                    "failed to compute ControlPlane: failed to set {} in the ControlPlane object: failed to set object reference on object {} {}/{}: value cannot be set because .{} is not a map[string]interface{{}}",
+                    path.join("."),
+                    clone::gvk_string(cp),
+                    obj::namespace(cp),
+                    obj::name(cp),
+                    path[..=i].join(".")
+                )))
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A `metav1.Duration` printed as Go's `time.Duration.String()`.

@@ -49,10 +49,10 @@ pub fn holder_reference(item: &Item, desired: &Desired) -> Value {
         Holder::ControlPlaneInfra => {
             let cp = &desired.control_plane;
             // The control plane's contract: v1beta1 references sit one level up.
-            let path = if obj::api_version(cp).ends_with("/v1beta1") {
-                "spec.machineTemplate.infrastructureRef"
-            } else {
+            let path = if crate::topology::v1beta2::contract::is_v1beta2(obj::api_version(cp)) {
                 "spec.machineTemplate.spec.infrastructureRef"
+            } else {
+                "spec.machineTemplate.infrastructureRef"
             };
             r(obj::api_version(cp), obj::kind(cp), cp, path)
         }

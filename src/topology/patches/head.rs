@@ -76,6 +76,45 @@ pub(super) const ALWAYS_PRESERVE: &[&[&str]] = &[
     ],
 ];
 
+/// What patches can never change on the ControlPlane (v1.14's `updateDesiredState`, in
+/// its order): the machine fields of both contracts, replicas, version, `rollout.after`.
+pub(super) const CONTROL_PLANE_PRESERVE: &[&[&str]] = &[
+    &["spec", "machineTemplate", "metadata"],
+    &["spec", "machineTemplate", "readinessGates"],
+    &["spec", "machineTemplate", "spec", "readinessGates"],
+    &["spec", "machineTemplate", "taints"],
+    &["spec", "machineTemplate", "spec", "taints"],
+    &["spec", "machineTemplate", "infrastructureRef"],
+    &["spec", "machineTemplate", "spec", "infrastructureRef"],
+    &["spec", "machineTemplate", "nodeDrainTimeout"],
+    &["spec", "machineTemplate", "nodeVolumeDetachTimeout"],
+    &["spec", "machineTemplate", "nodeDeletionTimeout"],
+    &[
+        "spec",
+        "machineTemplate",
+        "spec",
+        "deletion",
+        "nodeDrainTimeoutSeconds",
+    ],
+    &[
+        "spec",
+        "machineTemplate",
+        "spec",
+        "deletion",
+        "nodeVolumeDetachTimeoutSeconds",
+    ],
+    &[
+        "spec",
+        "machineTemplate",
+        "spec",
+        "deletion",
+        "nodeDeletionTimeoutSeconds",
+    ],
+    &["spec", "replicas"],
+    &["spec", "version"],
+    &["spec", "rollout", "after"],
+];
+
 /// Annotations a request item never carries (`cleanupUnstructured`).
 const HIDDEN_ANNOTATIONS: [&str; 2] = [
     "kubectl.kubernetes.io/last-applied-configuration",

@@ -456,7 +456,7 @@ fn update_desired(desired: &mut Desired, items: &[Item]) -> Result<()> {
 /// field only when the patched template has it (v1.13+ skips a template without
 /// `spec.template.spec`); the topology's labels and cloned-from annotations stay.
 fn update_desired_head(desired: &mut Desired, items: &[Item]) {
-    let cp_preserve: Vec<&[&str]> = CP_PRESERVE
+    let cp_preserve: Vec<&[&str]> = head::CONTROL_PLANE_PRESERVE
         .iter()
         .chain(head::ALWAYS_PRESERVE)
         .copied()

@@ -73,8 +73,15 @@ pub fn machine_deployment(md: &mut Value, cluster: &Value, cc: &Value) {
             }
         }
     }
+    // A v1beta1 class's maxInFlight is its strategy's remediation.
     let path = ["healthCheck", "remediation", "maxInFlight"];
-    if let Some(m) = first(&topology, &class, &path) {
+    let class_in_flight = present(obj::get(&class, &path)).or_else(|| {
+        present(obj::get(
+            &class,
+            &["strategy", "remediation", "maxInFlight"],
+        ))
+    });
+    if let Some(m) = present(obj::get(&topology, &path)).or(class_in_flight) {
         obj::set(md, &["spec", "remediation", "maxInFlight"], m.clone());
     }
     rollout(md, &topology);

@@ -123,7 +123,7 @@ fn member(m: &Value, path: &str, is_md: bool) -> Result<Value> {
 }
 
 /// A v1beta1 topology `machineHealthCheck` as v1beta2's `healthCheck`.
-fn health_check(mhc: &Value, path: &str) -> Result<Map<String, Value>> {
+pub fn health_check(mhc: &Value, path: &str) -> Result<Map<String, Value>> {
     let mut spec = health_check::mhc_spec_to_v1beta2(mhc).map_err(|e| e.wrap(path))?;
     let mut out = spec.as_object_mut().map(std::mem::take).unwrap_or_default();
     if let Some(e) = mhc.get("enable").filter(|v| !v.is_null()) {

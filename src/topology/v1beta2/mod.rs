@@ -7,9 +7,11 @@
 pub mod builtins;
 pub mod class;
 pub mod cluster;
+pub mod contract;
 pub mod head_fields;
 pub mod health_check;
 pub mod hub;
+pub mod md_health;
 pub mod mhc_source;
 pub mod objects;
 pub mod refs;
@@ -70,7 +72,9 @@ pub fn render_cluster_deferring(
                 }
                 engine_inputs.push(cc);
             }
-        } else if !input::is_cluster_class(o) || ours {
+        } else if input::is_cluster_class(o) && ours {
+            engine_inputs.push(class_refs_in_own_namespace(o));
+        } else if !input::is_cluster_class(o) {
             engine_inputs.push(o.clone());
         }
     }
@@ -143,6 +147,38 @@ pub fn render_v1beta1_cluster(
         .map(|o| spoke::object(o, &lookup))
         .collect::<Result<Vec<_>>>()
         .map_err(|e| e.wrap("converting the desired objects to v1beta1"))
+}
+
+/// A v1beta1 ClusterClass as the v1beta2 controller reads it: the conversion webhook keeps
+/// only `{apiVersion, kind, name}` of each template reference (v1beta2's `templateRef`), so
+/// every template is the one in the class's namespace, whatever `ref.namespace` said.
+fn class_refs_in_own_namespace(cc: &Value) -> Value {
+    let mut out = cc.clone();
+    let ns = Value::from(obj::namespace(cc));
+    let mut refs: Vec<String> = [
+        "/spec/infrastructure/ref",
+        "/spec/controlPlane/ref",
+        "/spec/controlPlane/machineInfrastructure/ref",
+    ]
+    .iter()
+    .map(|p| p.to_string())
+    .collect();
+    for list in ["machineDeployments", "machinePools"] {
+        let n = obj::get(cc, &["spec", "workers", list])
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        for i in 0..n {
+            for t in ["bootstrap", "infrastructure"] {
+                refs.push(format!("/spec/workers/{list}/{i}/template/{t}/ref"));
+            }
+        }
+    }
+    for p in refs {
+        if let Some(Value::Object(r)) = out.pointer_mut(&p) {
+            r.insert("namespace".into(), ns.clone());
+        }
+    }
+    out
 }
 
 /// A v1beta1 Cluster renders with clusterctl v1.10.10's semantics, which need a v1beta1
@@ -226,6 +262,32 @@ fn external_patches(cc: &Value) -> Result<()> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_v1beta1_class_finds_its_templates_in_its_own_namespace() {
+        let cc = json!({"apiVersion": V1BETA1, "kind": "ClusterClass", "metadata": {"name": "k", "namespace": "hv"},
+            "spec": {"infrastructure": {"ref": {"kind": "I", "name": "i", "namespace": "default"}},
+                "controlPlane": {"ref": {"kind": "C", "name": "c"},
+                    "machineInfrastructure": {"ref": {"kind": "M", "name": "m", "namespace": "x"}}},
+                "workers": {"machineDeployments": [{"class": "w", "template": {
+                    "bootstrap": {"ref": {"kind": "B", "name": "b", "namespace": "default"}},
+                    "infrastructure": {"ref": {"kind": "M", "name": "m"}}}}]}}});
+        let out = class_refs_in_own_namespace(&cc);
+        for p in [
+            "/spec/infrastructure/ref",
+            "/spec/controlPlane/ref",
+            "/spec/controlPlane/machineInfrastructure/ref",
+            "/spec/workers/machineDeployments/0/template/bootstrap/ref",
+            "/spec/workers/machineDeployments/0/template/infrastructure/ref",
+        ] {
+            assert_eq!(
+                out.pointer(&format!("{p}/namespace")),
+                Some(&json!("hv")),
+                "{p}"
+            );
+        }
+        assert_eq!(class_refs_in_own_namespace(&json!(3)), json!(3));
+    }
 
     #[test]
     fn v1beta1_cluster_with_v1beta2_class_is_a_clear_error() {

@@ -1,7 +1,8 @@
 //! The engine's desired objects (v1beta1 shapes) as HEAD's controller writes them
 //! for a v1beta2 Cluster: Cluster, MachineDeployment, MachinePool and
-//! MachineHealthCheck in `cluster.x-k8s.io/v1beta2`, refs as `{apiGroup, kind, name}`,
-//! and v1beta2-contract ControlPlanes with `spec.machineTemplate.spec.*`.
+//! MachineHealthCheck in `cluster.x-k8s.io/v1beta2`, refs as `{apiGroup, kind, name}`
+//! (a ControlPlane's machine fields are already at its contract's paths: the engine writes
+//! them there for v1beta2 Clusters), and the fields HEAD computes ([`head_fields`]).
 
 use serde_json::{Map, Value};
 
@@ -62,12 +63,9 @@ pub fn to_v1beta2(objs: Vec<Value>, inputs: &Inputs) -> Result<Vec<Value>> {
                 o
             }
             _ if is_control_plane(&o, &cp_ref) => {
-                let v1beta2_contract = obj::api_version(&o).ends_with("/v1beta2");
-                let mut cp = if v1beta2_contract {
-                    control_plane_to_v1beta2(o)?
-                } else {
-                    o
-                };
+                // The engine wrote the machine fields at the contract's paths.
+                let v1beta2_contract = super::contract::is_v1beta2(obj::api_version(&o));
+                let mut cp = o;
                 head_fields::control_plane(&mut cp, cluster, inputs.class, v1beta2_contract);
                 cp
             }
@@ -75,6 +73,7 @@ pub fn to_v1beta2(objs: Vec<Value>, inputs: &Inputs) -> Result<Vec<Value>> {
         };
         out.push(o);
     }
+    super::md_health::reconcile(&mut out, cluster, inputs.class)?;
     Ok(out)
 }
 
@@ -93,8 +92,7 @@ fn owner_refs_to_v1beta2(o: &mut Value) {
     }
 }
 
-/// The ControlPlane the Cluster references. Its contract is read from its apiVersion
-/// (`…/v1beta2`: v1beta2 contract), not from the CRD's contract labels.
+/// The ControlPlane the Cluster references.
 fn is_control_plane(o: &Value, cp_ref: &Value) -> bool {
     obj::kind(o) == obj::str_at(cp_ref, &["kind"]) && obj::name(o) == obj::str_at(cp_ref, &["name"])
 }
@@ -232,6 +230,8 @@ fn workers_to_v1beta2(mut o: Value) -> Result<Value> {
         tspec.insert("minReadySeconds".into(), m);
     }
     if let Some(mut st) = spec.remove("strategy") {
+        // v1beta1's `strategy.remediation` is v1beta2's `spec.remediation` (`head_fields`).
+        obj::remove(&mut st, &["remediation"]);
         if let Some(p) = obj::remove(&mut st, &["rollingUpdate", "deletePolicy"]) {
             let mut del = Value::Object(Map::new());
             obj::set(&mut del, &["order"], p);
@@ -249,46 +249,6 @@ fn workers_to_v1beta2(mut o: Value) -> Result<Value> {
     let mut s = Value::Object(spec);
     obj::set(&mut s, &["template", "spec"], Value::Object(tspec));
     obj::set(&mut o, &["spec"], s);
-    Ok(o)
-}
-
-/// A v1beta2-contract ControlPlane: `spec.machineTemplate.spec.{infrastructureRef,
-/// readinessGates, deletion}`.
-fn control_plane_to_v1beta2(mut o: Value) -> Result<Value> {
-    let Some(mt) = obj::get(&o, &["spec", "machineTemplate"])
-        .and_then(Value::as_object)
-        .cloned()
-    else {
-        return Ok(o);
-    };
-    let mut mt = mt;
-    let mut inner = mt
-        .get("spec")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    if let Some(r) = mt.remove("infrastructureRef") {
-        inner.insert("infrastructureRef".into(), refs::contract_ref(&r));
-    }
-    if let Some(g) = mt.remove("readinessGates") {
-        inner.insert("readinessGates".into(), g);
-    }
-    // Field by field over the template's own `machineTemplate.spec.deletion`: the
-    // class / topology values replace only the fields they set.
-    let d = deletion_seconds(&mut mt, "spec.machineTemplate")?;
-    if !d.is_empty() {
-        let mut merged = inner
-            .get("deletion")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        merged.extend(d);
-        inner.insert("deletion".into(), Value::Object(merged));
-    }
-    if !inner.is_empty() {
-        mt.insert("spec".into(), Value::Object(inner));
-    }
-    obj::set(&mut o, &["spec", "machineTemplate"], Value::Object(mt));
     Ok(o)
 }
 
@@ -406,46 +366,6 @@ mod tests {
         inp["spec"]["topology"]["version"] = json!("1.33.0");
         let out = to_v1beta2(vec![after], &inp).unwrap();
         assert_eq!(out[0]["spec"]["topology"]["version"], "v1.33.0");
-    }
-
-    #[test]
-    fn v1beta2_contract_control_plane_moves_to_machine_template_spec() {
-        let cp = json!({"apiVersion": "cp.io/v1beta2", "kind": "KCP", "metadata": {"name": "c-2"},
-            "spec": {"machineTemplate": {"metadata": {"labels": {"a": "b"}},
-                "infrastructureRef": {"apiVersion": "i.io/v1beta2", "kind": "MT", "name": "m", "namespace": "ns"},
-                "readinessGates": [{"conditionType": "X"}],
-                "nodeDrainTimeout": "2m0s"}}});
-        let out = to_v1beta2(vec![cp, cluster_after()], &input()).unwrap();
-        assert_eq!(
-            out[0]["spec"]["machineTemplate"],
-            json!({"metadata": {"labels": {"a": "b"}},
-            "spec": {"infrastructureRef": {"apiGroup": "i.io", "kind": "MT", "name": "m"},
-                "readinessGates": [{"conditionType": "X"}],
-                "deletion": {"nodeDrainTimeoutSeconds": 120}}})
-        );
-    }
-
-    #[test]
-    fn template_deletion_fields_stay_beside_the_topology_ones() {
-        let cp = json!({"apiVersion": "cp.io/v1beta2", "kind": "KCP", "metadata": {"name": "c-2"},
-            "spec": {"machineTemplate": {"nodeDeletionTimeout": "30s",
-                "spec": {"deletion": {"nodeDrainTimeoutSeconds": 1, "nodeDeletionTimeoutSeconds": 5}}}}});
-        let out = to_v1beta2(vec![cp, cluster_after()], &input()).unwrap();
-        assert_eq!(
-            out[0]["spec"]["machineTemplate"]["spec"]["deletion"],
-            json!({"nodeDrainTimeoutSeconds": 1, "nodeDeletionTimeoutSeconds": 30})
-        );
-    }
-
-    #[test]
-    fn v1beta1_contract_control_plane_keeps_durations() {
-        let mut cp = json!({"apiVersion": "cp.io/v1beta1", "kind": "KCP", "metadata": {"name": "c-2"},
-            "spec": {"machineTemplate": {"nodeDrainTimeout": "2m0s"}}});
-        let mut c = cluster_after();
-        c["spec"]["controlPlaneRef"]["apiVersion"] = json!("cp.io/v1beta1");
-        let out = to_v1beta2(vec![cp.clone(), c], &input()).unwrap();
-        owner_refs_to_v1beta2(&mut cp);
-        assert_eq!(out[0], cp);
     }
 
     #[test]
