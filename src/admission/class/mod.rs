@@ -28,6 +28,11 @@ mod semver;
 mod templates;
 mod variables;
 
+// Rules the Cluster webhook shares (taints, metadata, versions), for its port to reuse.
+pub use meta::{label_key_errors, metadata_errors};
+pub use semver::{compare_with_build_tags, parse_tolerant, Version};
+pub use templates::machine_taints;
+
 #[cfg(test)]
 mod corpus_tests;
 #[cfg(test)]

@@ -693,6 +693,32 @@ mod tests {
             "spec.variables[e].schema.openAPIV3Schema.enum[1]: Invalid value: 9:  in body should be less than or equal to 3",
         ]);
         assert!(texts(json!({"spec": {"variables": [{"name": "ok", "schema": {"openAPIV3Schema": {"type": "string", "example": "x"}}}]}})).is_empty());
+        // A null enum value is nil in Go, which skips it (v1.10 and v1.14 alike).
+        assert!(texts(json!({"spec": {"variables": [{"name": "n", "schema": {"openAPIV3Schema": {"type": "string", "enum": ["a", null],
+            "x-kubernetes-validations": [{"rule": "self == 'a'"}]}}}]}})).is_empty());
+    }
+
+    #[test]
+    fn v1beta2_metadata_path() {
+        let cc = json!({"spec": {"variables": [{"name": "v", "metadata": {"labels": {"-a": "b"}},
+            "deprecatedV1Beta1Metadata": {"labels": {"-c": "d"}}, "schema": {"openAPIV3Schema": {"type": "string"}}}]}});
+        let fields = |errs: Vec<FieldError>| -> Vec<(String, BadValue)> {
+            errs.into_iter().map(|e| (e.field, e.bad_value)).collect()
+        };
+        assert_eq!(
+            fields(variable_definition_errors(&cc)),
+            [(
+                "spec.variables[v].metadata.labels".to_string(),
+                BadValue::Str("-a".into())
+            )]
+        );
+        assert_eq!(
+            fields(variable_definition_errors_v1beta2(&cc)),
+            [(
+                "spec.variables[v].deprecatedV1Beta1Metadata.labels".to_string(),
+                BadValue::Str("-c".into())
+            )]
+        );
     }
 
     #[test]

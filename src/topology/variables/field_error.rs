@@ -379,6 +379,27 @@ mod tests {
     }
 
     #[test]
+    fn versioned_values_print_the_older_form() {
+        let v = BadValue::Versioned {
+            before_v033: Box::new(BadValue::Str("string".into())),
+            since_v033: Box::new(BadValue::Versioned {
+                before_v033: Box::new(BadValue::Omit),
+                since_v033: Box::new(BadValue::Json("{\"a\":1}".into())),
+            }),
+        };
+        let e = FieldError::invalid("p", v.clone(), "d");
+        assert_eq!(e.to_string(), "p: Invalid value: \"string\": d");
+        let e = FieldError::invalid("p", v.since_v033(), "d");
+        assert_eq!(e.to_string(), "p: Invalid value: {\"a\":1}: d");
+        let e = FieldError::invalid("p", BadValue::Null, "d");
+        assert_eq!(e.to_string(), "p: Invalid value: \"null\": d");
+        let e = FieldError::invalid("p", BadValue::Null.since_v033(), "d");
+        assert_eq!(e.to_string(), "p: Invalid value: null: d");
+        let e = FieldError::invalid("p", BadValue::Omit, "d");
+        assert_eq!(e.to_string(), "p: Invalid value: d");
+    }
+
+    #[test]
     fn paths() {
         let p = key(&child(&child("spec", "topology"), "variables"), "x");
         assert_eq!(
