@@ -157,7 +157,11 @@ fn the_versions_page_lists_what_a_v1_14_core_changes_in_v1beta1_topologies() {
     // as conformance/admission.sh's `cluster-version-not-semver` shows).
     assert_eq!(
         refused,
-        ["cp-machine-template-null", "duplicate-keys", "version-odd-suffix"]
+        [
+            "cp-machine-template-null",
+            "duplicate-keys",
+            "version-odd-suffix"
+        ]
     );
     let mut table = format!(
         "{BEGIN}\n\nMeasured on {cases} cases of `fixtures/topology/` (the corpus v1.10.10 classes among them):\n\n| kind | field | under a v1.11+ core | cases |\n|---|---|---|---|\n"
