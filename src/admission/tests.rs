@@ -132,3 +132,11 @@ fn health_check_and_autoscaler_rules_read_integers() {
         r.message
     );
 }
+
+#[test]
+fn a_class_health_check_reads_its_integer_as_go_decodes_it() {
+    // YAML integers reach us as Go's float64 (sigs.k8s.io/yaml); 10 is still 10.
+    let class = docs("fixtures/admission/class/class-cp-healthcheck-startup-timeout.yaml");
+    let r = admit_class(find(&class, "ClusterClass"), None, FieldValidation::Strict).unwrap_err();
+    assert!(r.message.ends_with("spec.controlPlane.healthCheck.checks.nodeStartupTimeoutSeconds: Invalid value: 10: must be at least 30s"), "{}", r.message);
+}

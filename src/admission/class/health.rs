@@ -87,7 +87,9 @@ fn is_defined(hc: &Value, workers: bool) -> bool {
 /// `validateMachineHealthCheckNodeStartupTimeoutSeconds` and
 /// `validateMachineHealthCheckUnhealthyLessThanOrEqualTo` of one health check at `path`.
 fn common(hc: &Value, path: &str, errs: &mut Vec<FieldError>) {
-    if let Some(t) = obj::get(hc, &["checks", "nodeStartupTimeoutSeconds"]).and_then(Value::as_i64)
+    if let Some(t) = obj::get(hc, &["checks", "nodeStartupTimeoutSeconds"])
+        .and_then(Value::as_number)
+        .and_then(crate::go::json::as_int64)
     {
         if t != 0 && t < 30 {
             errs.push(FieldError::invalid(
