@@ -19,6 +19,9 @@ pub mod fields;
 pub use crate::model::FieldValidation;
 
 pub mod schema;
+pub mod v1beta1;
+
+pub use v1beta1::{admit_v1beta1_class, admit_v1beta1_cluster};
 
 use serde_json::Value;
 
@@ -58,6 +61,18 @@ fn webhook_refusal(
             "fix the field named above: Cluster API {}'s {kind} webhook refuses it",
             crds::BUILT_IN_RELEASE
         ),
+    }
+}
+
+/// The Cluster defaulting webhook's refusal (`message`: its NewInvalid text).
+fn default_refusal(message: String) -> Refusal {
+    Refusal {
+        message: format!(
+            "admission webhook \"default.cluster.cluster.x-k8s.io\" denied the request: {message}"
+        ),
+        field: String::new(),
+        lines: Vec::new(),
+        hint: "fix the Cluster's variables or topology named above".into(),
     }
 }
 
@@ -180,14 +195,7 @@ pub fn admit_cluster(
     let (defaulted, w) = cluster::default_with(&mut value, class);
     warnings.extend(w);
     omit_empty_variables(&mut value);
-    defaulted.map_err(|message| Refusal {
-        message: format!(
-            "admission webhook \"default.cluster.cluster.x-k8s.io\" denied the request: {message}"
-        ),
-        field: String::new(),
-        lines: Vec::new(),
-        hint: "fix the Cluster's variables or topology named above".into(),
-    })?;
+    defaulted.map_err(default_refusal)?;
     schema::validate(&value, vs, "Cluster", name_of(raw))?;
     let (errs, w) = cluster::validate_create_with(&value, class);
     warnings.extend(w);
@@ -204,80 +212,3 @@ pub fn admit_cluster(
 
 #[cfg(test)]
 mod tests;
-
-/// A `cluster.x-k8s.io/v1beta1` ClusterClass under a v1.11+ core: decoded and validated
-/// against the v1beta1 schema of the core CRD (the API server converts it to v1beta2
-/// for the controllers; the ClusterClass webhook's v1.14.2 rules on the converted class
-/// are not run here: the v1beta1 rules of [`crate::topology`] apply when it renders).
-pub fn admit_v1beta1_class(
-    raw: &Value,
-    crds: Option<&CoreCrds>,
-    mode: FieldValidation,
-) -> Result<Admitted, Refusal> {
-    let Some(vs) = crds::for_version(crds, "v1beta1").get("v1beta1", "ClusterClass") else {
-        return Ok(Admitted {
-            value: raw.clone(),
-            warnings: Vec::new(),
-        });
-    };
-    let schema::Decoded { value, warnings } = schema::decode(raw, vs, mode)?;
-    let typed = crate::validate::apply::webhook_round_trip(&value);
-    schema::validate(
-        typed.as_ref().unwrap_or(&value),
-        vs,
-        "ClusterClass",
-        name_of(raw),
-    )?;
-    Ok(Admitted { value, warnings })
-}
-
-/// A `cluster.x-k8s.io/v1beta1` topology Cluster under a v1.11+ core: decoded and
-/// validated against the v1beta1 schema, then converted to v1beta2 as the conversion
-/// webhook does and checked by the Cluster webhook's rules that need no class (the
-/// class-dependent ones run when it renders). The admitted value is the v1beta1 object
-/// as stored.
-pub fn admit_v1beta1_cluster(
-    raw: &Value,
-    crds: Option<&CoreCrds>,
-    mode: FieldValidation,
-) -> Result<Admitted, Refusal> {
-    let Some(vs) = crds::for_version(crds, "v1beta1").get("v1beta1", "Cluster") else {
-        return Ok(Admitted {
-            value: raw.clone(),
-            warnings: Vec::new(),
-        });
-    };
-    let schema::Decoded { value, warnings } = schema::decode(raw, vs, mode)?;
-    // The defaulting webhook answers with the typed re-encoding (`omitempty` fields such
-    // as `classNamespace: ""` dropped) before the schema sees it.
-    let typed = crate::validate::apply::webhook_round_trip(&value);
-    schema::validate(
-        typed.as_ref().unwrap_or(&value),
-        vs,
-        "Cluster",
-        name_of(raw),
-    )?;
-    let Ok(mut hub) = crate::topology::v1beta2::hub::cluster(&value) else {
-        // The conversion's own error is the render's (with its field).
-        return Ok(Admitted { value, warnings });
-    };
-    let (defaulted, _) = cluster::default_with(&mut hub, None);
-    defaulted.map_err(|message| Refusal {
-        message: format!(
-            "admission webhook \"default.cluster.cluster.x-k8s.io\" denied the request: {message}"
-        ),
-        field: String::new(),
-        lines: Vec::new(),
-        hint: "fix the Cluster's topology named above".into(),
-    })?;
-    let (errs, _) = cluster::validate_create_with(&hub, None);
-    if !errs.is_empty() {
-        return Err(webhook_refusal(
-            "validation.cluster.cluster.x-k8s.io",
-            "Cluster",
-            name_of(raw),
-            &errs,
-        ));
-    }
-    Ok(Admitted { value, warnings })
-}
