@@ -116,7 +116,13 @@ pub fn admit_class(
     } = schema::decode(raw, vs, mode)?;
     class::default(&mut value);
     schema::validate(&value, vs, "ClusterClass", name_of(raw))?;
-    let (errs, w) = class::validate_create(&value);
+    // External patches are render's to call or defer (`--runtime-extension`), so the
+    // RuntimeSDK gate is on, as Cluster API runs classes with extensions.
+    let gates = class::Gates {
+        runtime_sdk: true,
+        ..class::Gates::default()
+    };
+    let (errs, w) = class::validate_create_with(&value, &gates);
     warnings.extend(w);
     if !errs.is_empty() {
         return Err(webhook_refusal(

@@ -13,7 +13,6 @@
 //! findings as text, JSON or SARIF 2.1.0. Every rule is listed in [`RULES`] with its
 //! meaning and source.
 
-pub mod admission;
 pub mod classes;
 pub mod components;
 pub mod contracts;
@@ -100,7 +99,6 @@ pub const RULES: &[RuleInfo] = &[
     RuleInfo { id: "class-template-ref", severity: Severity::Error, meaning: "a ClusterClass references a template (infrastructure, control plane, machine infrastructure, worker bootstrap/infrastructure) that is not among the inputs", source: "spec R8.4; topology.md (ClusterClass blueprint)" },
     RuleInfo { id: "class-variable", severity: Severity::Error, meaning: "a patch uses a variable (`valueFrom.variable`, or `.name` / `$.name` in `valueFrom.template` and `enabledIf`) that the ClusterClass does not declare and that is not a builtin, or a Cluster sets a variable its ClusterClass does not declare", source: "topology.md (patches, variables); CAPI ClusterClass webhook" },
     RuleInfo { id: "class-patch-path", severity: Severity::Error, meaning: "a JSON patch path does not exist in the schema of the template it selects (from the CRDs among the inputs)", source: "topology.md (inline patches); CAPI ClusterClass patch validation" },
-    RuleInfo { id: "class-admission", severity: Severity::Error, meaning: "Cluster API v1.14.2 refuses a v1beta2 ClusterClass or Cluster: the core CRD's schema (strict field validation: a v1beta1 field in a v1beta2 object), or the ClusterClass / Cluster webhook; the message is Cluster API's", source: "issue 58; Cluster API v1.14.2 core/webhooks/admission, core CRDs" },
     RuleInfo { id: "class-go-template", severity: Severity::Error, meaning: "a patch's `enabledIf` or `valueFrom.template` does not parse as a Go template with sprig", source: "topology.md (patches: enabledIf, valueFrom.template)" },
 ];
 
@@ -271,7 +269,6 @@ pub fn lint_provider(dir: &Path) -> Result<Vec<Finding>> {
         }
         let class_docs: Vec<&Doc> = templates.iter().flat_map(|f| f.docs.iter()).collect();
         findings.extend(classes::check(&class_docs, &index));
-        findings.extend(admission::check(&class_docs));
     }
     finish(findings)
 }
@@ -293,7 +290,6 @@ pub fn lint_files(paths: &[PathBuf]) -> Result<Vec<Finding>> {
         findings.extend(classes::check_file(f));
     }
     findings.extend(classes::check(&docs, &index));
-    findings.extend(admission::check(&docs));
     finish(findings)
 }
 

@@ -162,9 +162,25 @@ pub(super) fn admit(
             classes.insert(key, a.value);
         }
     }
+    // A class whose variables a runtime extension discovers has its status variables
+    // only when render calls the extension: the Cluster's variables are defaulted and
+    // validated then (the topology engine), not here.
+    let discovers = |cc: &Value| {
+        cc.pointer("/spec/patches")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|p| p.pointer("/external/discoverVariablesExtension").is_some())
+    };
     let prepared: HashMap<&(String, String), admission::cluster::Class> = classes
         .iter()
-        .map(|(k, v)| (k, admission::cluster::Class::new(v)))
+        .map(|(k, v)| {
+            let mut c = admission::cluster::Class::new(v);
+            if discovers(v) {
+                c.reconciled = false;
+            }
+            (k, c)
+        })
         .collect();
     let results: Vec<crate::Result<(Option<Value>, Vec<String>)>> = clusters
         .par_iter()
@@ -203,9 +219,13 @@ pub(super) fn admit(
             let who = format!("Cluster {ns}/{}", name_of(&v));
             let a = admission::admit_cluster(&v, class, crds.as_ref(), mode)
                 .map_err(|r| refusal_error(&c.file, c.doc, &who, &r))?;
+            let discovered = class.is_some_and(|k| discovers(k.cc));
             let shown: Vec<String> = a
                 .warnings
                 .iter()
+                // A class not among the inputs is render's own error, with its hint.
+                .filter(|w| !w.contains("this ClusterClass does not exist"))
+                .filter(|w| !(discovered && w.contains("hasn't been successfully reconciled")))
                 .map(|w| format!("{}, document {}: {who}: {w}", c.file, c.doc + 1))
                 .collect();
             let pruned = mode == FieldValidation::Warn
