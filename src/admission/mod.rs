@@ -83,6 +83,16 @@ pub struct Admitted {
     pub warnings: Vec<String>,
 }
 
+impl Admitted {
+    /// `raw` as given: no CRD serves its version (nothing to check it against).
+    fn unchecked(raw: &Value) -> Admitted {
+        Admitted {
+            value: raw.clone(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
 fn version_of(o: &Value) -> &str {
     let api = o.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     api.rsplit_once('/').map_or("", |(_, v)| v)
@@ -105,10 +115,7 @@ pub fn admit_class(
 ) -> Result<Admitted, Refusal> {
     let version = version_of(raw);
     let Some(vs) = crds::for_version(crds, version).get(version, "ClusterClass") else {
-        return Ok(Admitted {
-            value: raw.clone(),
-            warnings: Vec::new(),
-        });
+        return Ok(Admitted::unchecked(raw));
     };
     let schema::Decoded {
         mut value,
@@ -189,10 +196,7 @@ pub fn admit_cluster(
 ) -> Result<Admitted, Refusal> {
     let version = version_of(raw);
     let Some(vs) = crds::for_version(crds, version).get(version, "Cluster") else {
-        return Ok(Admitted {
-            value: raw.clone(),
-            warnings: Vec::new(),
-        });
+        return Ok(Admitted::unchecked(raw));
     };
     let schema::Decoded {
         mut value,

@@ -30,10 +30,7 @@ fn schema_v1beta1(
     mode: FieldValidation,
 ) -> Result<Admitted, Refusal> {
     let Some(vs) = crds::for_version(crds, "v1beta1").get("v1beta1", kind) else {
-        return Ok(Admitted {
-            value: raw.clone(),
-            warnings: Vec::new(),
-        });
+        return Ok(Admitted::unchecked(raw));
     };
     let schema::Decoded { value, warnings } = schema::decode(raw, vs, mode)?;
     let typed = crate::validate::apply::webhook_round_trip(&value);
